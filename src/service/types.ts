@@ -1,0 +1,82 @@
+/**
+ * Contract of the service layer (6): `createAuth` and what it returns.
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Principal } from '../policy/subject';
+import type { Decision } from '../policy/decision';
+import type { Scope, ScopeEntry } from '../scopes/types';
+import type { UserRoles } from '../policy/types';
+import type { KeyRing } from '../tokens/types';
+import type { TokenStore } from '../stores/types';
+
+/** Where `createAuth` learns a user's roles. Called on every `authenticate`. */
+export interface MembershipSource {
+  rolesOf(userId: string): UserRoles | Promise<UserRoles>;
+}
+
+/**
+ * Options of {@link createAuth}. Checked once, when the object is built.
+ */
+export interface AuthOptions {
+  /** JWT `iss`, pinned on verify. */
+  issuer: string;
+  keys: KeyRing;
+  members: MembershipSource;
+  /** Default: a new `MemoryTokenStore`. */
+  tokens?: TokenStore;
+  /** The owner's own committer identity (T9). Default `svc:default/users/Identity/<userId>`. */
+  identityOf?: (userId: string) => string;
+  /** Injectable clock. Default `() => new Date()`. */
+  now?: () => Date;
+  /** Accepted clock skew for `iat`, in seconds. Default 5. */
+  clockToleranceSec?: number;
+  /** Entries in the verified-signature cache. Default 10 000; 0 disables it. */
+  signatureCacheSize?: number;
+  /** Milliseconds a store or membership call may take before it counts as unavailable. Default 5 000. */
+  storeTimeoutMs?: number;
+}
+
+/** A token as management shows it. The token value is never part of it. */
+export interface TokenInfo {
+  id: string;
+  name: string;
+  description: string | null;
+  status: 'active' | 'expired' | 'revoked';
+  scopes: Scope[] | null;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  committerIdentity: string | null;
+  parentId: string | null;
+}
+
+/** Input of `client(p).token.create`. */
+export interface CreateTokenInput {
+  name: string;
+  description?: string;
+  scopes?: ScopeEntry[];
+  /** `'<N>d'` or a number of days, 1 to 365. Default 30 days. */
+  expiresIn?: string | number;
+  committerIdentity?: string;
+}
+
+/** The SDK namespace `client(principal).token.*` (spec 4.2). */
+export interface TokenApi {
+  create(input: CreateTokenInput): Promise<{ token: string; info: TokenInfo; warnings: string[] }>;
+  list(): Promise<TokenInfo[]>;
+  get(name: string): Promise<TokenInfo>;
+  revoke(name: string): Promise<TokenInfo>;
+}
+
+/** What `createAuth` returns. */
+export interface Auth {
+  authenticate(token: string): Promise<Principal>;
+  authenticateRequest(req: Request | IncomingMessage): Promise<Principal>;
+  authorize(p: Principal, resource: string, permission: string, thingName?: string): Decision;
+  client(p: Principal): { token: TokenApi };
+  issueSession(userId: string, opts?: { expiresIn?: string }): Promise<string>;
+  issueComponentToken(userId: string, opts?: { scopes?: ScopeEntry[]; expiresIn?: string }): Promise<string>;
+  committer(p: Principal, override?: string): string;
+  revokeToken(tokenId: string): Promise<void>;
+}

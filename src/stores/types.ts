@@ -1,0 +1,94 @@
+/**
+ * The storage contract for token records. Small on purpose: a PostgreSQL or
+ * Redis adapter implements it in one file, and `svc-auth/testing` checks it.
+ *
+ * Records carry no secret: the token value is never stored (T8); the record is
+ * found by the JWT's `jti`.
+ * @module
+ */
+import type { Scope } from '../scopes/types';
+
+/** What kind of token a record belongs to. Sessions have no record. */
+export type RecordKind = 'pat' | 'component';
+
+/**
+ * One token's record. Immutable except `revokedAt`, which a store sets once.
+ * Dates are whole seconds (the JWT's `iat`/`exp`).
+ *
+ * @example
+ * ```ts
+ * const rec: TokenRecord = {
+ *   id: 'q0Zr…', kind: 'pat', ownerId: 'alice', name: 'ci', description: null,
+ *   scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }], parentId: null,
+ *   createdAt: new Date(), expiresAt: new Date(Date.now() + 864e5), revokedAt: null, committerIdentity: null,
+ * };
+ * ```
+ */
+export interface TokenRecord {
+  /** The JWT `jti`: at least 128 random bits, base64url. */
+  readonly id: string;
+  readonly kind: RecordKind;
+  /** The owning user id (the JWT `sub`). */
+  readonly ownerId: string;
+  /** Token name (S8); unique per owner among active PATs (T7). */
+  readonly name: string;
+  readonly description: string | null;
+  /** Validated scopes; `null` means full access of the owner (spec 2.2 rule 3). */
+  readonly scopes: readonly Scope[] | null;
+  /** The PAT that created this one, or `null`. */
+  readonly parentId: string | null;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+  readonly revokedAt: Date | null;
+  readonly committerIdentity: string | null;
+}
+
+/** Outcome of {@link TokenStore.insert}, as data: the service turns it into an error. */
+export type InsertResult =
+  /** Stored. */
+  | 'ok'
+  /** The owner already has an active PAT of this name (not revoked, `expiresAt > now`). */
+  | 'name_taken'
+  /** `parentId` names a record that is missing, revoked or expired at `now`. */
+  | 'parent_inactive';
+
+/**
+ * Where token records live. Implementations must be safe under concurrency
+ * (several calls, processes or servers at once) and must throw (or reject) on
+ * any failure rather than answer optimistically: the caller fails closed.
+ *
+ * @example
+ * ```ts
+ * class MyStore implements TokenStore {
+ *   async insert(record, now) { ... return 'ok'; }
+ *   async readChain(id) { ... }
+ *   async listByOwner(ownerId) { ... }
+ *   async revoke(ids, at) { ... }
+ * }
+ * ```
+ */
+export interface TokenStore {
+  /**
+   * Store a new record. Atomically: when `record.kind === 'pat'` and the owner
+   * holds another PAT with the same name that is active at `now`, nothing is
+   * stored and `'name_taken'` is returned; when `record.parentId` is set and that
+   * record is missing, revoked or expired at `now`, nothing is stored and
+   * `'parent_inactive'` is returned. A duplicate `id` is an error (throw).
+   */
+  insert(record: TokenRecord, now: Date): Promise<InsertResult>;
+  /**
+   * The record of `id` followed by its ancestors, nearest first
+   * (`[token, parent, grandparent, …]`), in one round trip; `null` when `id` is
+   * unknown. A chain whose ancestor is missing is returned as far as it goes;
+   * the caller treats it as invalid.
+   */
+  readChain(id: string): Promise<TokenRecord[] | null>;
+  /** Every record of one owner, of every kind and status, in creation order. */
+  listByOwner(ownerId: string): Promise<TokenRecord[]>;
+  /**
+   * Revoke each id and its whole descendant subtree (T6) at `at`, in one atomic
+   * step. Records already revoked keep their `revokedAt`. Unknown ids are
+   * ignored. Resolves to the ids newly revoked.
+   */
+  revoke(ids: readonly string[], at: Date): Promise<string[]>;
+}

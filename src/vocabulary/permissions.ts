@@ -1,0 +1,125 @@
+/**
+ * The seven permissions of spec 2.3. Each has a fixed bit so that a set of
+ * permissions is one small integer and a check is one AND.
+ * @module
+ */
+
+/** A permission a scope entry can list (spec 2.3). */
+export type Permission =
+  | 'repo:read'
+  | 'repo:write'
+  | 'repo:configure'
+  | 'repo:admin'
+  | 'org:read'
+  | 'org:configure'
+  | 'org:admin';
+
+/**
+ * Every permission, in the spec's order. Repo permissions come first.
+ *
+ * @example
+ * ```ts
+ * import { PERMISSIONS } from 'svc-auth';
+ * PERMISSIONS.includes('repo:read'); // true
+ * ```
+ */
+export const PERMISSIONS: readonly Permission[] = Object.freeze([
+  'repo:read',
+  'repo:write',
+  'repo:configure',
+  'repo:admin',
+  'org:read',
+  'org:configure',
+  'org:admin',
+] as const);
+
+/** The repo permissions (taken on an `org/repo` resource). */
+export const REPO_PERMISSIONS: readonly Permission[] = Object.freeze(PERMISSIONS.slice(0, 4));
+/** The org permissions (taken on an `org` resource). */
+export const ORG_PERMISSIONS: readonly Permission[] = Object.freeze(PERMISSIONS.slice(4));
+
+// A Map, not an object: a hostile permission string such as "__proto__" or
+// "constructor" must not find anything.
+const INDEX: ReadonlyMap<string, number> = new Map(PERMISSIONS.map((p, i) => [p, i]));
+
+/** Bit mask of all repo permissions. */
+export const REPO_MASK = 0b0001111;
+/** Bit mask of all org permissions. */
+export const ORG_MASK = 0b1110000;
+
+/**
+ * Is `value` one of the seven permissions?
+ *
+ * @example
+ * ```ts
+ * isPermission('repo:read'); // true
+ * isPermission('repo:*');    // false
+ * ```
+ */
+export function isPermission(value: unknown): value is Permission {
+  return typeof value === 'string' && INDEX.has(value);
+}
+
+/**
+ * Index of a permission in {@link PERMISSIONS}, or -1. Never throws.
+ *
+ * @example
+ * ```ts
+ * permissionIndex('org:read'); // 4
+ * ```
+ */
+export function permissionIndex(value: unknown): number {
+  if (typeof value !== 'string') return -1;
+  const i = INDEX.get(value);
+  return i === undefined ? -1 : i;
+}
+
+/**
+ * The bit of one permission (`1 << index`).
+ *
+ * @example
+ * ```ts
+ * permissionBit('repo:write'); // 2
+ * ```
+ */
+export function permissionBit(permission: Permission): number {
+  return 1 << (INDEX.get(permission) as number);
+}
+
+/**
+ * A set of permissions as a bit mask.
+ *
+ * @example
+ * ```ts
+ * permissionMask(['repo:read', 'repo:write']); // 3
+ * ```
+ */
+export function permissionMask(permissions: Iterable<Permission>): number {
+  let mask = 0;
+  for (const p of permissions) mask |= permissionBit(p);
+  return mask;
+}
+
+/**
+ * The permissions of a mask, in {@link PERMISSIONS} order.
+ *
+ * @example
+ * ```ts
+ * permissionsOf(3); // ['repo:read', 'repo:write']
+ * ```
+ */
+export function permissionsOf(mask: number): Permission[] {
+  return PERMISSIONS.filter((_, i) => (mask & (1 << i)) !== 0);
+}
+
+/**
+ * Whether a permission is taken on a repository (`org/repo`) or an organization (`org`).
+ *
+ * @example
+ * ```ts
+ * permissionTier('org:admin'); // 'org'
+ * ```
+ */
+export function permissionTier(permission: Permission): 'repo' | 'org' {
+  return permission.startsWith('repo:') ? 'repo' : 'org';
+}
