@@ -1,0 +1,223 @@
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import type { IncomingMessage } from 'node:http';
+import { AuthenticationError } from '../../src/errors';
+import { parseAuthorization, bearerFromRequest, MAX_BEARER_TOKEN_LENGTH } from '../../src/service/bearer';
+
+function reasonOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(AuthenticationError);
+    return (err as AuthenticationError).reason;
+  }
+  throw new Error('expected an AuthenticationError');
+}
+
+const TOKEN = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJl';
+
+function nodeReq(headers: Record<string, unknown>, rawHeaders?: string[]): IncomingMessage {
+  return { headers, rawHeaders: rawHeaders ?? [] } as unknown as IncomingMessage;
+}
+
+describe('H1: parseAuthorization accepts one Bearer token', () => {
+  it.each([
+    ['Bearer abc', 'abc'],
+    ['bearer abc', 'abc'],
+    ['BEARER abc', 'abc'],
+    ['BeArEr abc', 'abc'],
+    [`Bearer ${TOKEN}`, TOKEN],
+    ['Bearer a-b.c_d~e+f/g==', 'a-b.c_d~e+f/g=='],
+    ['Bearer  abc', 'abc'], // RFC 6750: 1*SP between scheme and token
+    ['  Bearer abc \t', 'abc'], // leading/trailing OWS is not part of a field value
+  ])('H1: %j -> token', (header, token) => {
+    expect(parseAuthorization(header)).toBe(token);
+  });
+
+  it('H1: a one-element header array is read as its value', () => {
+    expect(parseAuthorization(['Bearer abc'])).toBe('abc');
+  });
+
+  it('H1: a token of exactly 8 KiB is accepted', () => {
+    const t = 'a'.repeat(MAX_BEARER_TOKEN_LENGTH);
+    expect(parseAuthorization(`Bearer ${t}`)).toBe(t);
+  });
+});
+
+describe('H1: parseAuthorization refuses everything else', () => {
+  it.each([
+    [undefined],
+    [null],
+    [''],
+    ['   '],
+    [' \t '],
+    [[]],
+    [[undefined]],
+  ])('H1: absent or blank %j -> missing', (value) => {
+    expect(reasonOf(() => parseAuthorization(value))).toBe('missing');
+  });
+
+  it.each([
+    ['Bearer'],
+    ['Bearer '], // trimmed to "Bearer"
+    ['Bearer  two  spaces'],
+    ['Bearer abc def'],
+    ['Basic dXNlcjpwYXNz'],
+    ['Token abc'],
+    ['Bearerabc'],
+    ['Bearer\tabc'], // tab is not SP
+    ['Bearer abc\tdef'],
+    ['Bearer abc\r\nX-Admin: yes'], // CRLF injection
+    ['Bearer abc\ndef'],
+    ['Bearer abc\0'],
+    ['Bearer abc,Bearer def'],
+    ['Bearer abc, Bearer def'], // fetch's join of a repeated header
+    ['Bearer =abc'],
+    ['Bearer ab=c'],
+    ['Bearer "abc"'],
+    ['Bearer abc;'],
+    ['Bearer tökén'], // unicode
+    ['Bearer ａｂｃ'], // fullwidth letters look like ASCII
+    ['Bearer abc\u200b'], // zero-width space
+    ['Beаrer abc'], // Cyrillic "а" in the scheme
+    ['\u00a0Bearer abc'], // NBSP is not OWS
+  ])('H1: %j -> malformed', (value) => {
+    expect(reasonOf(() => parseAuthorization(value))).toBe('malformed');
+  });
+
+  it.each([[42], [true], [{}], [{ toString: () => 'Bearer abc' }], [Symbol('x')], [['Bearer a', 'Bearer b']], [[42]]])(
+    'H1: non-text or repeated %s -> malformed',
+    (value) => {
+      expect(reasonOf(() => parseAuthorization(value))).toBe('malformed');
+    },
+  );
+
+  it('H1: a token one character over 8 KiB is refused', () => {
+    expect(reasonOf(() => parseAuthorization(`Bearer ${'a'.repeat(MAX_BEARER_TOKEN_LENGTH + 1)}`))).toBe('malformed');
+  });
+
+  it('H1 attack: a 10 MB header is refused as malformed', () => {
+    expect(reasonOf(() => parseAuthorization(`Bearer ${'a'.repeat(10 * 1024 * 1024)}`))).toBe('malformed');
+    expect(reasonOf(() => parseAuthorization(' '.repeat(10 * 1024 * 1024)))).toBe('malformed');
+  });
+
+  it('H1 attack: a hostile array whose length getter throws is malformed, not a TypeError', () => {
+    const hostile = new Proxy(['Bearer abc'], {
+      get(target, key) {
+        if (key === 'length') throw new TypeError(`boom ${TOKEN}`);
+        return Reflect.get(target, key);
+      },
+    });
+    expect(reasonOf(() => parseAuthorization(hostile))).toBe('malformed');
+  });
+
+  it('H1: error messages never quote the header', () => {
+    for (const value of [`Basic ${TOKEN}`, `Bearer ${TOKEN} x`, `Bearer ${TOKEN}\r\n`, ['Bearer a', `Bearer ${TOKEN}`]]) {
+      try {
+        parseAuthorization(value);
+        expect.unreachable();
+      } catch (err) {
+        expect(String((err as Error).message)).not.toContain(TOKEN);
+      }
+    }
+  });
+
+  it('H1 property: any token68 token round-trips, any scheme case', () => {
+    const token68 = fc
+      .tuple(
+        fc.stringMatching(/^[A-Za-z0-9\-._~+/]{1,200}$/),
+        fc.integer({ min: 0, max: 3 }),
+      )
+      .map(([body, pad]) => body + '='.repeat(pad));
+    const scheme = fc
+      .array(fc.boolean(), { minLength: 6, maxLength: 6 })
+      .map((ups) => [...'bearer'].map((c, i) => (ups[i] ? c.toUpperCase() : c)).join(''));
+    fc.assert(
+      fc.property(scheme, fc.integer({ min: 1, max: 3 }), token68, (s, spaces, t) => {
+        expect(parseAuthorization(`${s}${' '.repeat(spaces)}${t}`)).toBe(t);
+      }),
+    );
+  });
+
+  it('H1 property: parseAuthorization only ever throws AuthenticationError', () => {
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        try {
+          const t = parseAuthorization(value);
+          expect(t).toMatch(/^[A-Za-z0-9\-._~+/]+=*$/);
+        } catch (err) {
+          expect(err).toBeInstanceOf(AuthenticationError);
+        }
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (value) => {
+        try {
+          parseAuthorization(`Bearer ${value}`);
+        } catch (err) {
+          expect(err).toBeInstanceOf(AuthenticationError);
+        }
+      }),
+    );
+  });
+});
+
+describe('H1: bearerFromRequest', () => {
+  it('H1: reads a fetch Request', () => {
+    const req = new Request('http://localhost/x', { headers: { Authorization: `Bearer ${TOKEN}` } });
+    expect(bearerFromRequest(req)).toBe(TOKEN);
+  });
+
+  it('H1: a fetch Request without the header is missing', () => {
+    expect(reasonOf(() => bearerFromRequest(new Request('http://localhost/x')))).toBe('missing');
+  });
+
+  it('H1 attack: a fetch Request with the header appended twice is malformed', () => {
+    const headers = new Headers();
+    headers.append('authorization', 'Bearer abc');
+    headers.append('authorization', 'Bearer def');
+    expect(reasonOf(() => bearerFromRequest(new Request('http://localhost/x', { headers })))).toBe('malformed');
+  });
+
+  it('H1: reads a node IncomingMessage shape', () => {
+    expect(bearerFromRequest(nodeReq({ authorization: 'Bearer abc' }, ['Authorization', 'Bearer abc']))).toBe('abc');
+    expect(bearerFromRequest(nodeReq({ authorization: 'bearer abc' }))).toBe('abc');
+    expect(reasonOf(() => bearerFromRequest(nodeReq({}, ['Host', 'x'])))).toBe('missing');
+  });
+
+  it('H1 attack: a header duplicated in rawHeaders is malformed though node kept only the first', () => {
+    const req = nodeReq({ authorization: 'Bearer abc' }, ['authorization', 'Bearer abc', 'AUTHORIZATION', 'Bearer def']);
+    expect(reasonOf(() => bearerFromRequest(req))).toBe('malformed');
+  });
+
+  it('H1 attack: an array header value is malformed', () => {
+    expect(reasonOf(() => bearerFromRequest(nodeReq({ authorization: ['Bearer a', 'Bearer b'] })))).toBe('malformed');
+  });
+
+  it.each([
+    ['null', null],
+    ['a string', 'Bearer abc'],
+    ['no headers', {}],
+    ['headers null', { headers: null }],
+    ['a throwing headers getter', Object.defineProperty({}, 'headers', { get: () => { throw new Error(TOKEN); } })],
+    ['a throwing headers.get', { headers: { get: () => { throw new RangeError(TOKEN); } } }],
+    ['headers.get returning an object', { headers: { get: () => ({}) } }],
+    [
+      'a throwing authorization getter',
+      { headers: Object.defineProperty({}, 'authorization', { get: () => { throw new Error(TOKEN); } }) },
+    ],
+    [
+      'a throwing rawHeaders getter',
+      Object.defineProperty({ headers: { authorization: 'Bearer a' } }, 'rawHeaders', { get: () => { throw new Error(TOKEN); } }),
+    ],
+  ])('H1 attack: %s -> malformed AuthenticationError, never the thrown error', (_name, req) => {
+    try {
+      bearerFromRequest(req as unknown as Request);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(AuthenticationError);
+      expect((err as AuthenticationError).reason).toBe('malformed');
+      expect((err as Error).message).not.toContain(TOKEN);
+    }
+  });
+});
