@@ -59,4 +59,8 @@ export const LIMITS = Object.freeze({
   maxScopesJsonLength: 256 * 1024,
   /** Permissions listed in one entry (the seven, plus role shorthands, with room for mistakes to be reported). */
   maxPermissionsPerEntry: 32,
+  /** Characters of one `--scope` value (a resource, `=`, and the permission items with room for spaces). */
+  maxScopeFlagLength: 4096,
+  /** Nesting depth of `--scopes-json` (arrays and objects); a valid value needs 3. */
+  maxScopesJsonDepth: 8,
 });

@@ -1,0 +1,196 @@
+/**
+ * Scopes back to text: `--scope` flag strings for display and round trips, and
+ * the small helpers the scope parsers share to describe where and what a
+ * problem is (issue paths, safe previews of hostile values, the issue list).
+ * @module
+ */
+import { SvcAuthError, ValidationError, type ValidationIssue } from '../errors';
+import { isPermission } from '../vocabulary';
+import type { Scope } from './types';
+
+/**
+ * Can `scope` be written as one `--scope` flag? True unless it carries
+ * `allowedMatches`, which only `--scopes-json` can express.
+ *
+ * @example
+ * ```ts
+ * isFlagExpressible({ resource: 'acme/web', permissions: ['repo:read'] });                          // true
+ * isFlagExpressible({ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: ['Doc/*'] }); // false
+ * ```
+ */
+export function isFlagExpressible(scope: Scope): boolean {
+  return typeof scope === 'object' && scope !== null && !Object.prototype.hasOwnProperty.call(scope, 'allowedMatches');
+}
+
+/**
+ * Render normalized scopes (the output of `normalizeScopes`) as `--scope`
+ * values, one string per entry: `acme/web=repo:read,repo:write`,
+ * `acme=org:read`, `repo:read` (global). An entry with `allowedMatches` is
+ * rendered for display only, as `acme/web=repo:read [Doc/*,Img/**]`: such a
+ * string is not a valid flag (see {@link isFlagExpressible}). Throws
+ * `ValidationError` when an element is not shaped like a scope.
+ *
+ * @example
+ * ```ts
+ * formatScopeFlags([{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'] }, { permissions: ['repo:read'] }]);
+ * // ['acme/web=repo:read,repo:write', 'repo:read']
+ * ```
+ */
+export function formatScopeFlags(scopes: readonly Scope[]): string[] {
+  return guardInput('scopes', () => {
+    const issues = new IssueList();
+    if (!Array.isArray(scopes)) throw new ValidationError([{ path: '', message: `scopes must be an array, got ${describe(scopes)}` }]);
+    const n = scopes.length;
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const s: unknown = scopes[i];
+      const text = formatOne(s, `[${i}]`, issues);
+      if (text !== null) out.push(text);
+    }
+    issues.throwIfAny();
+    return out;
+  });
+}
+
+function formatOne(s: unknown, path: string, issues: IssueList): string | null {
+  if (typeof s !== 'object' || s === null || Array.isArray(s)) {
+    issues.add(path, `expected a scope object, got ${describe(s)}`);
+    return null;
+  }
+  const rec = s as Record<string, unknown>;
+  const resource = own(rec, 'resource') ? rec.resource : undefined;
+  const permissions = own(rec, 'permissions') ? rec.permissions : undefined;
+  const matches = own(rec, 'allowedMatches') ? rec.allowedMatches : undefined;
+  let ok = true;
+  if (resource !== undefined && typeof resource !== 'string') {
+    issues.add(`${path}.resource`, `must be a string, got ${describe(resource)}`);
+    ok = false;
+  }
+  if (!Array.isArray(permissions) || permissions.length === 0 || !permissions.every((p) => isPermission(p))) {
+    issues.add(`${path}.permissions`, 'must be a non-empty list of permissions (normalize the scopes first)');
+    ok = false;
+  }
+  if (matches !== undefined && (!Array.isArray(matches) || !matches.every((m) => typeof m === 'string'))) {
+    issues.add(`${path}.allowedMatches`, 'must be a list of strings');
+    ok = false;
+  }
+  if (!ok) return null;
+  const perms = (permissions as string[]).join(',');
+  const flag = resource === undefined ? perms : `${resource as string}=${perms}`;
+  return matches === undefined ? flag : `${flag} [${(matches as string[]).join(',')}]`;
+}
+
+// ---------------------------------------------------------------------------
+// Shared by the scope parsers (internal: not re-exported from the layer).
+
+/** @internal most issues one ValidationError carries; past it a summary issue says how many more. */
+export const MAX_ISSUES = 100;
+
+/**
+ * @internal Collects issues so that every problem is reported at once, bounded
+ * so that hostile input (a huge array of bad items) cannot make a huge error.
+ *
+ * @example
+ * ```ts
+ * const issues = new IssueList();
+ * issues.add('[0].resource', 'must be a string');
+ * issues.throwIfAny(); // throws ValidationError with one issue
+ * ```
+ */
+export class IssueList {
+  private readonly list: ValidationIssue[] = [];
+  private dropped = 0;
+
+  /** Record one problem. */
+  add(path: string, message: string): void {
+    if (this.list.length < MAX_ISSUES) this.list.push({ path, message });
+    else this.dropped++;
+  }
+
+  /** How many problems were recorded (including dropped ones). */
+  get size(): number {
+    return this.list.length + this.dropped;
+  }
+
+  /** Throw one ValidationError holding every recorded problem, if any. */
+  throwIfAny(): void {
+    if (this.size === 0) return;
+    const issues = this.list.slice();
+    if (this.dropped > 0) issues.push({ path: '', message: `and ${this.dropped} more problems` });
+    throw new ValidationError(issues);
+  }
+}
+
+/**
+ * @internal Run `fn`, turning anything that is not an SvcAuthError (a throwing
+ * getter or Proxy trap, a stack overflow) into a ValidationError: bad input
+ * never escapes as a raw TypeError or RangeError.
+ *
+ * @example
+ * ```ts
+ * guardInput('scopes', () => readEntries(input));
+ * ```
+ */
+export function guardInput<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof SvcAuthError) throw err;
+    throw new ValidationError([{ path: '', message: `${what} could not be read` }], { cause: err });
+  }
+}
+
+/** @internal Own-property test that ignores anything inherited (a polluted Object.prototype included). */
+export function own(obj: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/**
+ * @internal Render a path such as `[0].permissions[1]`; odd keys are quoted and shortened.
+ *
+ * @example
+ * ```ts
+ * formatPath([0, 'permissions', 1]); // '[0].permissions[1]'
+ * ```
+ */
+export function formatPath(segments: readonly PropertyKey[]): string {
+  let out = '';
+  for (const s of segments) {
+    if (typeof s === 'number') out += `[${s}]`;
+    else if (typeof s === 'string' && IDENT.test(s) && s.length <= 40) out += out === '' ? s : `.${s}`;
+    else out += `[${preview(String(s))}]`;
+  }
+  return out;
+}
+
+/**
+ * @internal A short, quoted, escaped rendering of a user string for messages:
+ * control and invisible characters become visible escapes, long text is cut.
+ *
+ * @example
+ * ```ts
+ * preview('repo:re\u200bad'); // '"repo:re\\u200bad"'
+ * ```
+ */
+export function preview(text: string, max = 40): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return JSON.stringify(cut).replace(/[\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * @internal What kind of value this is, for "expected X, got Y" messages; never echoes an object's content.
+ *
+ * @example
+ * ```ts
+ * describe(null); // 'null'
+ * ```
+ */
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${preview(value)}`;
+  if (typeof value === 'object') return 'an object';
+  return typeof value;
+}
