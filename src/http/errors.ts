@@ -1,0 +1,190 @@
+/**
+ * Errors and denials -> HTTP status, headers and JSON body (rule H2).
+ *
+ * Framework-agnostic: these functions only compute the answer; `respond.ts`
+ * writes it to a fetch `Response` or a node `ServerResponse`.
+ * @module
+ */
+import {
+  AuthenticationError,
+  SvcAuthError,
+  ValidationError,
+  type AuthenticationReason,
+  type ValidationIssue,
+} from '../errors';
+import type { Decision } from '../policy/decision';
+
+/** The JSON body of every error answer: `{ "error": code, "message": text }`, plus details when known. */
+export interface HttpErrorBody {
+  /** An error `code` of svc-auth (`'authentication'`, `'forbidden'`, …) or `'internal'`. */
+  error: string;
+  /** For humans. Never a stack, never a token. */
+  message: string;
+  /** Why: an `AuthenticationError` reason or a denial reason (`'role'`, `'scope'`, `'thing'`). */
+  reason?: string;
+  /** Every problem of a `ValidationError`. */
+  issues?: ValidationIssue[];
+}
+
+/** What to send for an error: status, headers (always JSON, never cached) and body. */
+export interface HttpError {
+  status: number;
+  headers: Record<string, string>;
+  body: HttpErrorBody;
+}
+
+const REALM = 'Bearer realm="svc"';
+
+// Fixed texts rather than err.message: RFC 6750 error_description must be a
+// plain quoted-string, and a fixed text can never carry a token by accident.
+const AUTH_TEXT: Record<AuthenticationReason, string> = {
+  missing: 'a bearer token is required',
+  malformed: 'the Authorization header is not a valid bearer credential',
+  signature: 'the token is not valid',
+  expired: 'the token has expired',
+  revoked: 'the token has been revoked',
+  unknown: 'the token is not known',
+  type: 'this kind of token is not accepted here',
+};
+
+// Anything shaped like a JWT (base64url JSON header, three parts). Our own
+// messages should never hold one; this is the belt to those braces.
+const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
+
+function scrub(text: string): string {
+  return text.replace(JWT_LIKE, '[redacted]');
+}
+
+function baseHeaders(): Record<string, string> {
+  return { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+}
+
+function answer(status: number, body: HttpErrorBody, extra?: Record<string, string>): HttpError {
+  return { status, headers: { ...baseHeaders(), ...extra }, body };
+}
+
+function authAnswer(given: AuthenticationReason): HttpError {
+  const reason: AuthenticationReason = Object.hasOwn(AUTH_TEXT, given) ? given : 'malformed';
+  const text = AUTH_TEXT[reason];
+  // RFC 6750 §3.1: no error code when the request carried no credential at all.
+  const challenge = reason === 'missing' ? REALM : `${REALM}, error="invalid_token", error_description="${text}"`;
+  return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': challenge });
+}
+
+function forbiddenAnswer(message: string, reason?: string): HttpError {
+  const body: HttpErrorBody = { error: 'forbidden', message };
+  if (reason !== undefined) body.reason = reason;
+  return answer(403, body, { 'www-authenticate': `${REALM}, error="insufficient_scope"` });
+}
+
+/**
+ * Maps any thrown value to an HTTP answer (H2).
+ *
+ * | error | status | `WWW-Authenticate` |
+ * |---|---|---|
+ * | `AuthenticationError` reason `missing` | 401 | `Bearer realm="svc"` |
+ * | other `AuthenticationError` | 401 | `Bearer realm="svc", error="invalid_token", error_description="…"` |
+ * | `ForbiddenError` | 403 | `Bearer realm="svc", error="insufficient_scope"` |
+ * | `ValidationError` | 400 (body has `issues`) | |
+ * | `NotFoundError` / `ConflictError` | 404 / 409 | |
+ * | `UnavailableError` | 503, `Retry-After: 1` | |
+ * | anything else | 500, generic message | |
+ *
+ * An error that is not svc-auth's is answered with a fixed text: its message
+ * or stack could hold secrets. Log it yourself if you need it.
+ *
+ * @example
+ * ```ts
+ * import { httpError, AuthenticationError } from 'svc-auth';
+ * const { status, headers, body } = httpError(new AuthenticationError('expired'));
+ * // 401, headers['www-authenticate'] = 'Bearer realm="svc", error="invalid_token", error_description="the token has expired"'
+ * // body = { error: 'authentication', message: 'the token has expired', reason: 'expired' }
+ * ```
+ */
+export function httpError(err: unknown): HttpError {
+  try {
+    return ownAnswer(err) ?? internal();
+  } catch {
+    // A hostile error object (throwing getters) still gets an answer.
+    return internal();
+  }
+}
+
+function ownAnswer(err: unknown): HttpError | undefined {
+  if (!(err instanceof SvcAuthError)) return undefined;
+  if (err instanceof AuthenticationError) return authAnswer(err.reason);
+  const message = scrub(String(err.message));
+  switch (err.code) {
+    case 'authentication':
+      return authAnswer('malformed');
+    case 'forbidden':
+      return forbiddenAnswer(message);
+    case 'validation': {
+      const body: HttpErrorBody = { error: 'validation', message };
+      if (err instanceof ValidationError) {
+        body.issues = err.issues.map((i) => ({ path: scrub(String(i.path)), message: scrub(String(i.message)) }));
+      }
+      return answer(400, body);
+    }
+    case 'not_found':
+      return answer(404, { error: 'not_found', message });
+    case 'conflict':
+      return answer(409, { error: 'conflict', message });
+    case 'unavailable':
+      return answer(503, { error: 'unavailable', message }, { 'retry-after': '1' });
+    default:
+      return undefined;
+  }
+}
+
+function internal(): HttpError {
+  return answer(500, { error: 'internal', message: 'internal error' });
+}
+
+const DENY_TEXT: Record<string, string> = {
+  role: "the user's role does not allow this operation",
+  scope: "the token's scopes do not allow this operation",
+  thing: "the token's scopes do not allow this thing name",
+};
+
+/**
+ * Maps a denied `Decision` of `authorize` to an HTTP answer (H2): reason
+ * `invalid` is a 400 `validation` answer (the request named no valid
+ * resource, permission or thing); `role`, `scope` and `thing` are a 403
+ * `forbidden` answer with `error="insufficient_scope"` and the reason in the
+ * body. Any other value that is not an allow is answered 403 too: a denial
+ * fails closed.
+ *
+ * @throws ValidationError when given an allowing decision: there is nothing to refuse.
+ *
+ * @example
+ * ```ts
+ * import { decisionError } from 'svc-auth';
+ * const d = auth.authorize(principal, 'acme/web', 'repo:write', 'Doc/readme');
+ * if (!d.allowed) {
+ *   const { status, headers, body } = decisionError(d); // 403, body.reason 'scope'
+ * }
+ * ```
+ */
+export function decisionError(decision: Decision): HttpError {
+  let allowed: unknown;
+  let reason: unknown;
+  try {
+    allowed = decision.allowed;
+    reason = (decision as { reason?: unknown }).reason;
+  } catch {
+    return forbiddenAnswer('forbidden');
+  }
+  if (allowed === true) throw new ValidationError([{ path: 'decision', message: 'an allowing decision is not an error' }]);
+  if (reason === 'invalid') {
+    return answer(400, {
+      error: 'validation',
+      message: 'the request does not name a valid resource, permission or thing',
+      reason: 'invalid',
+    });
+  }
+  if (typeof reason === 'string' && Object.hasOwn(DENY_TEXT, reason)) {
+    return forbiddenAnswer(DENY_TEXT[reason] ?? 'forbidden', reason);
+  }
+  return forbiddenAnswer('forbidden');
+}
