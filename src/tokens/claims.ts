@@ -1,0 +1,83 @@
+/**
+ * The JWT vocabulary of svc-auth (T1): one `typ` per kind, the five claims and
+ * their strict shape, shared by minting (misuse check) and verifying.
+ * @module
+ */
+import { base64url } from 'jose';
+import type { TokenKind } from './types';
+
+/**
+ * The JWT `typ` header of each kind of token (T1). Verification accepts exactly
+ * these strings, so a session can never be passed off as a PAT or the reverse.
+ *
+ * @example
+ * ```ts
+ * import { TOKEN_TYPES } from 'svc-auth';
+ * TOKEN_TYPES.pat; // 'svc-pat+jwt'
+ * ```
+ */
+export const TOKEN_TYPES: Readonly<Record<TokenKind, string>> = Object.freeze({
+  pat: 'svc-pat+jwt',
+  session: 'svc-session+jwt',
+  component: 'svc-component+jwt',
+});
+
+/** `typ` -> kind, built once for verification. */
+export const KIND_BY_TYPE: ReadonlyMap<string, TokenKind> = new Map(
+  (Object.entries(TOKEN_TYPES) as [TokenKind, string][]).map(([kind, typ]) => [typ, kind]),
+);
+
+/** The claim names, in the order they are written. A token with any other claim is malformed. */
+export const CLAIM_NAMES = ['iss', 'sub', 'jti', 'iat', 'exp'] as const;
+
+/** Longest `iss`, `sub` or `jti` accepted; tokens stay small (8 KiB cap overall). */
+export const MAX_CLAIM_CHARS = 1024;
+
+/** The raw claim set, shape-checked, before the kind is known. */
+export interface ClaimSet {
+  iss: string;
+  sub: string;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+/**
+ * Strict shape check: exactly the five claims, strings non-empty and bounded, times
+ * non-negative safe integers with `exp > iat`. Returns the first problem as a path
+ * and message, or the claims. Does not judge lifetimes or the clock.
+ */
+export function checkClaimSet(value: unknown): { ok: true; claims: ClaimSet } | { ok: false; path: string; message: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, path: '', message: 'claims must be an object' };
+  const rec = value as Record<string, unknown>;
+  for (const name of Object.keys(rec)) {
+    if (!(CLAIM_NAMES as readonly string[]).includes(name)) return { ok: false, path: name, message: 'unexpected claim' };
+  }
+  for (const name of ['iss', 'sub', 'jti'] as const) {
+    const v = rec[name];
+    if (typeof v !== 'string' || v.length === 0 || v.length > MAX_CLAIM_CHARS) {
+      return { ok: false, path: name, message: `must be a non-empty string of at most ${MAX_CLAIM_CHARS} characters` };
+    }
+  }
+  for (const name of ['iat', 'exp'] as const) {
+    const v = rec[name];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return { ok: false, path: name, message: 'must be whole seconds since the epoch' };
+  }
+  const claims = rec as unknown as ClaimSet;
+  if (claims.exp <= claims.iat) return { ok: false, path: 'exp', message: 'must be later than iat' };
+  return { ok: true, claims };
+}
+
+/**
+ * A new random token id: 128 random bits, base64url (22 characters). Used as the
+ * `jti` of every token and as the id of PAT and component records.
+ *
+ * @example
+ * ```ts
+ * import { newTokenId } from 'svc-auth';
+ * const id = newTokenId(); // e.g. 'q3H0x2y6b1m5d8VJ0yQe1A'
+ * ```
+ */
+export function newTokenId(): string {
+  return base64url.encode(crypto.getRandomValues(new Uint8Array(16)));
+}

@@ -1,0 +1,12 @@
+/**
+ * The tokens layer (4): key rings, minting and verifying svc-auth JWTs, PAT
+ * detection, and token lifetimes. Internal helpers (ring state) stay unexported here.
+ * @module
+ */
+export type { TokenKind, KeyAlgorithm, KeyRing, TokenClaims } from './types';
+export { generateKeyRing, importKeyRing } from './keyring';
+export { TOKEN_TYPES, newTokenId } from './claims';
+export { mintToken } from './mint';
+export { TokenVerifier, MAX_TOKEN_CHARS, type TokenVerifierOptions } from './verify';
+export { TOKEN_PATTERN, TOKEN_PREFIX } from './pattern';
+export { LIFETIMES, parsePatExpiry, parseShortDuration, type Lifetime } from './duration';

@@ -1,0 +1,176 @@
+/**
+ * Key rings (T2): one signing key plus older verify-only keys. A ring changes in
+ * place and counts its changes, so a verifier holding it can drop its cache.
+ * @module
+ */
+import type { JWK } from 'jose';
+import { ValidationError } from '../errors';
+import { MAX_RING_KEYS, loadRingKey, newRingKey, privateJwksSchema, toValidationError, type RingKey } from './ring-key';
+import type { KeyAlgorithm, KeyRing } from './types';
+
+interface RingState {
+  /** Signing key first. */
+  keys: RingKey[];
+  byKid: Map<string, RingKey>;
+  version: number;
+}
+
+// Private state lives beside the object, not on it: JSON.stringify(ring) and
+// console.log(ring) show nothing secret, and a look-alike object is not a ring.
+const STATE = new WeakMap<object, RingState>();
+
+const ALGORITHMS: readonly KeyAlgorithm[] = ['EdDSA', 'ES256', 'HS256'];
+
+class SvcKeyRing implements KeyRing {
+  publicJwks(): { keys: JWK[] } {
+    const keys: JWK[] = [];
+    for (const k of state(this).keys) if (k.publicJwk !== null) keys.push({ ...k.publicJwk });
+    return { keys };
+  }
+
+  exportPrivate(): { keys: JWK[] } {
+    return { keys: state(this).keys.map((k) => ({ ...k.privateJwk })) };
+  }
+
+  async rotate(): Promise<KeyRing> {
+    const s = state(this);
+    const current = s.keys[0];
+    // A ring always holds its signing key: retire refuses it and import needs one.
+    if (current === undefined) throw new ValidationError('key ring has no signing key');
+    const key = await newRingKey(current.alg);
+    if (s.byKid.has(key.kid)) throw new ValidationError([{ path: 'kid', message: 'generated key collides with a ring key' }]);
+    if (s.keys.length >= MAX_RING_KEYS) {
+      throw new ValidationError([{ path: 'keys', message: `at most ${MAX_RING_KEYS} keys; retire old keys before rotating` }]);
+    }
+    s.keys = [key, ...s.keys];
+    s.byKid.set(key.kid, key);
+    s.version++;
+    return this;
+  }
+
+  retire(kid: string): KeyRing {
+    const s = state(this);
+    const key = typeof kid === 'string' ? s.byKid.get(kid) : undefined;
+    if (key === undefined) throw new ValidationError([{ path: 'kid', message: 'no key with this kid in the ring' }]);
+    if (key === s.keys[0]) throw new ValidationError([{ path: 'kid', message: 'the signing key cannot be retired; rotate first' }]);
+    s.keys = s.keys.filter((k) => k !== key);
+    s.byKid.delete(kid);
+    s.version++;
+    return this;
+  }
+}
+
+function state(ring: object): RingState {
+  const s = STATE.get(ring);
+  if (s === undefined) throw new ValidationError([{ path: 'ring', message: 'not a key ring made by generateKeyRing or importKeyRing' }]);
+  return s;
+}
+
+function makeRing(keys: RingKey[]): KeyRing {
+  const ring = new SvcKeyRing();
+  STATE.set(ring, { keys, byKid: new Map(keys.map((k) => [k.kid, k])), version: 0 });
+  return Object.freeze(ring);
+}
+
+/**
+ * Create a key ring with one new signing key. EdDSA (Ed25519) by default; ES256 and
+ * HS256 (a 32-byte random secret) on request. The `kid` is the key's RFC 7638 thumbprint.
+ *
+ * @throws ValidationError when `options` or `options.alg` is not one of the above.
+ * @example
+ * ```ts
+ * import { generateKeyRing } from 'svc-auth';
+ * const ring = await generateKeyRing();                  // Ed25519
+ * const shared = await generateKeyRing({ alg: 'HS256' }); // symmetric
+ * ```
+ */
+export async function generateKeyRing(options?: { alg?: KeyAlgorithm }): Promise<KeyRing> {
+  let alg: KeyAlgorithm = 'EdDSA';
+  if (options !== undefined) {
+    if (typeof options !== 'object' || options === null || Object.keys(options).some((k) => k !== 'alg')) {
+      throw new ValidationError([{ path: 'options', message: 'expected { alg?: "EdDSA" | "ES256" | "HS256" }' }]);
+    }
+    if (options.alg !== undefined) {
+      if (!ALGORITHMS.includes(options.alg)) throw new ValidationError([{ path: 'options.alg', message: 'expected EdDSA, ES256 or HS256' }]);
+      alg = options.alg;
+    }
+  }
+  return makeRing([await newRingKey(alg)]);
+}
+
+/**
+ * Rebuild a key ring from {@link KeyRing.exportPrivate} output (e.g. read from a secret
+ * manager). The first key signs; the others verify only. Every key needs a `kid`
+ * matching `^[A-Za-z0-9_-]{1,64}$`; Ed25519 (`OKP`), P-256 (`EC`) and HS256 (`oct`,
+ * at least 32 bytes) keys are accepted, nothing else. Each key is checked by signing
+ * and verifying a probe.
+ *
+ * @throws ValidationError listing every problem (unknown members, short secrets,
+ *   duplicate or unsafe kids, public-only keys, mismatched key halves).
+ * @example
+ * ```ts
+ * import { importKeyRing } from 'svc-auth';
+ * const ring = await importKeyRing(JSON.parse(process.env.SVC_KEYS ?? '{"keys":[]}'));
+ * ```
+ */
+export async function importKeyRing(privateJwks: { keys: JWK[] }): Promise<KeyRing> {
+  const parsed = privateJwksSchema.safeParse(privateJwks);
+  if (!parsed.success) throw toValidationError(parsed.error, 'privateJwks');
+  const seen = new Set<string>();
+  const dupes = parsed.data.keys.flatMap((k, i) => {
+    if (seen.has(k.kid)) return [{ path: `privateJwks.keys[${i}].kid`, message: 'duplicate kid' }];
+    seen.add(k.kid);
+    return [];
+  });
+  if (dupes.length > 0) throw new ValidationError(dupes);
+  const keys: RingKey[] = [];
+  for (const [i, jwk] of parsed.data.keys.entries()) keys.push(await loadRingKey(jwk, `privateJwks.keys[${i}]`));
+  return makeRing(keys);
+}
+
+/**
+ * Change counter of a ring: any rotate or retire changes it. Internal to svc-auth.
+ * @throws ValidationError when `ring` was not made by this library.
+ * @example
+ * ```ts
+ * const v = ringVersion(ring); await ring.rotate(); ringVersion(ring) !== v; // true
+ * ```
+ */
+export function ringVersion(ring: KeyRing): number {
+  return state(ring).version;
+}
+
+/**
+ * Whether `ring` was made by {@link generateKeyRing} or {@link importKeyRing}. Internal.
+ * @example
+ * ```ts
+ * if (!isKeyRing(options.keys)) throw new ValidationError('keys: not a key ring');
+ * ```
+ */
+export function isKeyRing(ring: unknown): ring is KeyRing {
+  return typeof ring === 'object' && ring !== null && STATE.has(ring);
+}
+
+/**
+ * The current signing key. Internal.
+ * @example
+ * ```ts
+ * const { kid, alg, signKey } = signingKey(ring);
+ * ```
+ */
+export function signingKey(ring: KeyRing): RingKey {
+  const key = state(ring).keys[0];
+  if (key === undefined) throw new ValidationError('key ring has no signing key');
+  return key;
+}
+
+/**
+ * The key a token header names, if the ring still holds it. Internal.
+ * @example
+ * ```ts
+ * const key = findKey(ring, header.kid); // undefined when unknown or retired
+ * ```
+ */
+export function findKey(ring: KeyRing, kid: string): RingKey | undefined {
+  return state(ring).byKid.get(kid);
+}

@@ -1,0 +1,223 @@
+/**
+ * Verification (T1, T2): cheap structural checks first (size, shape, header), then
+ * jose with the algorithm and issuer pinned, then a strict claim schema. A bounded
+ * cache of verified signatures skips the crypto for a token seen before.
+ * @module
+ */
+import { base64url, jwtVerify } from 'jose';
+import { AuthenticationError, ValidationError, type AuthenticationReason, type ValidationIssue } from '../errors';
+import { KIND_BY_TYPE, checkClaimSet } from './claims';
+import { LIFETIMES } from './duration';
+import { findKey, isKeyRing, ringVersion } from './keyring';
+import { KID_PATTERN } from './ring-key';
+import { SignatureCache } from './signature-cache';
+import type { KeyRing, TokenClaims, TokenKind } from './types';
+
+/** Longest token accepted, in characters (T1); checked before anything parses it. */
+export const MAX_TOKEN_CHARS = 8 * 1024;
+
+// An empty signature is let through here so that `alg: none` tokens are refused
+// as a signature failure, by the algorithm pin, like every other wrong algorithm.
+const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const ALGORITHMS = new Set(['EdDSA', 'ES256', 'HS256']);
+const HEADER_NAMES = new Set(['typ', 'alg', 'kid']);
+const KINDS: readonly TokenKind[] = ['pat', 'session', 'component'];
+const MAX_TOLERANCE_SEC = 300;
+const MAX_CACHE_SIZE = 1_000_000;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Options of {@link TokenVerifier}. Checked when the verifier is built. */
+export interface TokenVerifierOptions {
+  /** The ring whose keys verify. Rotation and retirement are seen at once. */
+  ring: KeyRing;
+  /** The only accepted `iss`. */
+  issuer: string;
+  /** Seconds by which `iat` may lie in the future (clock skew). Default 5, at most 300. */
+  clockToleranceSec?: number;
+  /** Verified tokens remembered. Default 10 000; 0 disables the cache. */
+  cacheSize?: number;
+  /** Longest accepted `exp - iat` per kind. Default: `LIFETIMES[kind].maxSec`. */
+  maxLifetimeSec?: Partial<Record<TokenKind, number>>;
+}
+
+/**
+ * Verifies svc-auth JWTs against a key ring. Every failure is an
+ * `AuthenticationError` whose `reason` is `malformed` (not a compact JWT of at most
+ * 8 KiB, odd header or claims, lifetime above the kind's maximum, `iat` in the
+ * future), `type` (not one of {@link TOKEN_TYPES}), `signature` (unknown, retired or
+ * mismatched key or algorithm, `none`, bad signature, other issuer) or `expired`
+ * (`now >= exp`). Revocation is not checked here: the service reads the record.
+ *
+ * @example
+ * ```ts
+ * import { generateKeyRing, TokenVerifier } from 'svc-auth';
+ * const ring = await generateKeyRing();
+ * const verifier = new TokenVerifier({ ring, issuer: 'https://svc.example' });
+ * const claims = await verifier.verify(token, Math.floor(Date.now() / 1000));
+ * if (claims.kind === 'pat') console.log(claims.sub, claims.jti);
+ * ```
+ */
+export class TokenVerifier {
+  readonly #ring: KeyRing;
+  readonly #issuer: string;
+  readonly #toleranceSec: number;
+  readonly #maxLifetime: Readonly<Record<TokenKind, number>>;
+  readonly #cache: SignatureCache;
+  #ringVersion: number;
+
+  /** @throws ValidationError listing every bad option. */
+  constructor(options: TokenVerifierOptions) {
+    const o = readOptions(options);
+    this.#ring = o.ring;
+    this.#issuer = o.issuer;
+    this.#toleranceSec = o.toleranceSec;
+    this.#maxLifetime = o.maxLifetime;
+    this.#cache = new SignatureCache(o.cacheSize);
+    this.#ringVersion = ringVersion(o.ring);
+  }
+
+  /** Tokens currently remembered as verified (for tests and metrics). */
+  get cachedCount(): number {
+    return this.#cache.size;
+  }
+
+  /**
+   * Verify `token` at time `nowSec` (seconds since the epoch; injected so tests pin time).
+   * Resolves to frozen claims; rejects with `AuthenticationError` (see the class).
+   * @throws ValidationError when `nowSec` is not a finite number (a caller bug, not a bad token).
+   */
+  async verify(token: unknown, nowSec: number): Promise<TokenClaims> {
+    if (typeof nowSec !== 'number' || !Number.isFinite(nowSec)) throw new ValidationError([{ path: 'nowSec', message: 'expected seconds since the epoch' }]);
+    const now = Math.floor(nowSec);
+    if (typeof token !== 'string') throw fail('malformed', 'token is not a string');
+    if (token.length > MAX_TOKEN_CHARS) throw fail('malformed', 'token is longer than 8 KiB');
+
+    const version = ringVersion(this.#ring);
+    if (version !== this.#ringVersion) {
+      this.#cache.clear();
+      this.#ringVersion = version;
+    }
+    const cached = this.#cache.get(token);
+    if (cached !== undefined) return this.#checkTimes(cached, now);
+
+    if (!COMPACT.test(token)) throw fail('malformed', 'not a compact JWT of three base64url segments');
+    const header = decodeHeader(token.slice(0, token.indexOf('.')));
+    const kind = KIND_BY_TYPE.get(header.typ);
+    if (kind === undefined) throw fail('type', 'not an svc-auth token type');
+    const key = findKey(this.#ring, header.kid);
+    if (key === undefined) throw fail('signature', 'unknown or retired key');
+    if (header.alg !== key.alg) throw fail('signature', 'algorithm does not match the key');
+
+    let payload: unknown;
+    try {
+      ({ payload } = await jwtVerify(token, key.verifyKey, {
+        algorithms: [key.alg],
+        issuer: this.#issuer,
+        currentDate: new Date(now * 1000),
+        clockTolerance: 0,
+      }));
+    } catch (err) {
+      throw fromJose(err);
+    }
+    // The ring may have changed while the signature was checked: a key retired
+    // meanwhile must not let this token through, nor into the cache.
+    const stillCurrent = ringVersion(this.#ring) === version;
+    if (!stillCurrent && findKey(this.#ring, header.kid) !== key) throw fail('signature', 'key retired');
+
+    const checked = checkClaimSet(payload);
+    if (!checked.ok) throw fail('malformed', `claim ${checked.path} ${checked.message}`);
+    const { iss, sub, jti, iat, exp } = checked.claims;
+    if (exp - iat > this.#maxLifetime[kind]) throw fail('malformed', 'lifetime longer than allowed for this kind');
+    const claims: TokenClaims = Object.freeze({ kind, iss, sub, jti, iat, exp });
+    this.#checkTimes(claims, now);
+    if (stillCurrent) this.#cache.set(token, claims);
+    return claims;
+  }
+
+  #checkTimes(claims: TokenClaims, now: number): TokenClaims {
+    if (claims.iat > now + this.#toleranceSec) throw fail('malformed', 'issued in the future');
+    if (now >= claims.exp) throw fail('expired', 'token expired');
+    return claims;
+  }
+}
+
+function fail(reason: AuthenticationReason, message: string, cause?: unknown): AuthenticationError {
+  return new AuthenticationError(reason, `authentication failed: ${message}`, cause === undefined ? undefined : { cause });
+}
+
+function decodeHeader(segment: string): { typ: string; alg: string; kid: string } {
+  let header: unknown;
+  try {
+    header = JSON.parse(strictUtf8.decode(base64url.decode(segment)));
+  } catch (cause) {
+    throw fail('malformed', 'header is not base64url JSON', cause);
+  }
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) throw fail('malformed', 'header is not a JSON object');
+  const rec = header as Record<string, unknown>;
+  const { typ, alg, kid } = rec;
+  if (typeof typ !== 'string' || !KIND_BY_TYPE.has(typ)) throw fail('type', 'not an svc-auth token type');
+  if (typeof alg !== 'string' || !ALGORITHMS.has(alg)) throw fail('signature', 'algorithm not accepted');
+  const names = Object.keys(rec);
+  if (names.length !== HEADER_NAMES.size || names.some((n) => !HEADER_NAMES.has(n))) throw fail('malformed', 'header must hold exactly typ, alg and kid');
+  if (typeof kid !== 'string' || !KID_PATTERN.test(kid)) throw fail('signature', 'unusable key id');
+  return { typ, alg, kid };
+}
+
+/** jose's error classes -> our reasons; anything unexpected fails closed as malformed. */
+function fromJose(err: unknown): AuthenticationError {
+  const e = err as { code?: unknown; claim?: unknown; reason?: unknown };
+  switch (e?.code) {
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return fail('signature', 'signature not valid', err);
+    case 'ERR_JWT_EXPIRED':
+      return fail('expired', 'token expired', err);
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (e.claim === 'iss' && e.reason === 'check_failed') return fail('signature', 'issued by someone else', err);
+      return fail('malformed', 'claims are not well formed', err);
+    default:
+      return fail('malformed', 'token is not well formed', err);
+  }
+}
+
+interface ReadOptions {
+  ring: KeyRing;
+  issuer: string;
+  toleranceSec: number;
+  cacheSize: number;
+  maxLifetime: Readonly<Record<TokenKind, number>>;
+}
+
+function readOptions(options: unknown): ReadOptions {
+  const issues: ValidationIssue[] = [];
+  const o = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
+  if (o !== options) issues.push({ path: '', message: 'expected an options object' });
+  const known = new Set(['ring', 'issuer', 'clockToleranceSec', 'cacheSize', 'maxLifetimeSec']);
+  for (const name of Object.keys(o)) if (!known.has(name)) issues.push({ path: name, message: 'unknown option' });
+  if (!isKeyRing(o['ring'])) issues.push({ path: 'ring', message: 'expected a key ring made by generateKeyRing or importKeyRing' });
+  const issuer = o['issuer'];
+  if (typeof issuer !== 'string' || issuer.length === 0 || issuer.length > 1024) issues.push({ path: 'issuer', message: 'expected a non-empty string' });
+  const toleranceSec = o['clockToleranceSec'] ?? 5;
+  if (!isIntIn(toleranceSec, 0, MAX_TOLERANCE_SEC)) issues.push({ path: 'clockToleranceSec', message: `expected whole seconds from 0 to ${MAX_TOLERANCE_SEC}` });
+  const cacheSize = o['cacheSize'] ?? 10_000;
+  if (!isIntIn(cacheSize, 0, MAX_CACHE_SIZE)) issues.push({ path: 'cacheSize', message: `expected a whole number from 0 to ${MAX_CACHE_SIZE}` });
+  const maxLifetime = { pat: LIFETIMES.pat.maxSec, session: LIFETIMES.session.maxSec, component: LIFETIMES.component.maxSec };
+  const given = o['maxLifetimeSec'];
+  if (given !== undefined) {
+    if (typeof given !== 'object' || given === null) issues.push({ path: 'maxLifetimeSec', message: 'expected { pat?, session?, component? } in seconds' });
+    else {
+      for (const [name, v] of Object.entries(given)) {
+        if (!(KINDS as readonly string[]).includes(name)) issues.push({ path: `maxLifetimeSec.${name}`, message: 'unknown token kind' });
+        else if (v === undefined) continue;
+        else if (!isIntIn(v, 1, Number.MAX_SAFE_INTEGER)) issues.push({ path: `maxLifetimeSec.${name}`, message: 'expected positive whole seconds' });
+        else maxLifetime[name as TokenKind] = v as number;
+      }
+    }
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return { ring: o['ring'] as KeyRing, issuer: issuer as string, toleranceSec: toleranceSec as number, cacheSize: cacheSize as number, maxLifetime: Object.freeze(maxLifetime) };
+}
+
+function isIntIn(v: unknown, min: number, max: number): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max;
+}
