@@ -1,0 +1,11 @@
+/**
+ * The policy layer (3): a user's roles and a token's scope layers compiled into
+ * a {@link Grant}, and `authorize`, which answers from it. Pure and synchronous.
+ * @module
+ */
+export { createGrant, Grant, type GrantInput } from './grant';
+export { compileLayer, CompiledLayer } from './compile';
+export { authorize } from './authorize';
+export { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision, type DenyReason } from './decision';
+export type { Principal } from './subject';
+export type { UserRoles } from './types';
