@@ -1,0 +1,14 @@
+/**
+ * `svc-auth/postgres`: the PostgreSQL token store. A subpath of its own so that
+ * the root package never loads `pg` (an optional peer dependency).
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { PostgresTokenStore } from 'svc-auth/postgres';
+ * const store = new PostgresTokenStore({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) });
+ * await store.migrate();
+ * ```
+ * @module
+ */
+export { PostgresTokenStore, type PostgresTokenStoreOptions } from '../stores/postgres';

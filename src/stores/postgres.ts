@@ -1,0 +1,325 @@
+/**
+ * A {@link TokenStore} on PostgreSQL, for several servers sharing one table.
+ *
+ * `pg` is an optional peer dependency: this module imports its types only and
+ * calls nothing but `pool.connect()`, so the root package never loads `pg`.
+ * @module
+ */
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { ConflictError, SvcAuthError, UnavailableError, ValidationError } from '../errors';
+import { isPlainObject, timeOf, toEntry, toRecord } from './records';
+import { buildSql, migrateLockKey, nameLockKey, parseTableName, type StoreSql, type TableName } from './postgres-sql';
+import type { InsertResult, TokenRecord, TokenStore } from './types';
+
+/**
+ * Options of {@link PostgresTokenStore}. Checked when the store is built.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * const options: PostgresTokenStoreOptions = { pool: new pg.Pool(), table: 'auth.tokens', statementTimeoutMs: 2000 };
+ * ```
+ */
+export interface PostgresTokenStoreOptions {
+  /** A `pg.Pool`. The store only borrows connections from it; it never ends it. */
+  pool: Pool;
+  /** Table name, `name` or `schema.name`, each part `^[a-z_][a-z0-9_]{0,62}$`. Default `svc_auth_tokens`. The schema must exist. */
+  table?: string;
+  /**
+   * Longest time one store call may take, in milliseconds (connecting, waiting
+   * for locks, running): past it the call rejects with `UnavailableError`. Also
+   * set as the server's `statement_timeout` inside the store's transactions.
+   * Default 5 000; an integer from 1 to 2 147 483 647.
+   */
+  statementTimeoutMs?: number;
+}
+
+const DEFAULT_TABLE = 'svc_auth_tokens';
+const DEFAULT_TIMEOUT_MS = 5_000;
+const MAX_TIMEOUT_MS = 2_147_483_647;
+/** Creating an index on a large table legitimately takes longer than a lookup. */
+const MIN_MIGRATE_TIMEOUT_MS = 60_000;
+/** Ids longer than this are never stored (see records.ts), so they are not looked up either. */
+const MAX_ID_LENGTH = 512;
+/** Each revoke pass that finds new rows is progress; this many means something is badly wrong. */
+const MAX_REVOKE_PASSES = 50;
+const OPTION_KEYS = new Set(['pool', 'table', 'statementTimeoutMs']);
+
+/** SQLSTATE classes and codes that mean the connection or server, not the statement, failed. */
+const CONNECTION_STATES = /^(08|57P0[1-4]|53)/;
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * Token records in a PostgreSQL table, safe for several servers at once.
+ *
+ * - `readChain` and `listByOwner` are one statement each (one round trip).
+ * - `insert` of a PAT is a short transaction (BEGIN, advisory lock on
+ *   owner+name, one checking insert, COMMIT: four round trips), because the
+ *   name check must see every competing insert that committed before it; a
+ *   component record is one statement.
+ * - `revoke` is one recursive UPDATE, run once more to confirm that no child
+ *   was inserted under a row while it was being revoked (normally two round trips).
+ * - Every failure (timeout, refused or dropped connection, any database error)
+ *   rejects with `UnavailableError`, with the driver's error as `cause` and no
+ *   SQL or values in the message; a connection that failed is destroyed, never reused.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { createAuth, generateKeyRing } from 'svc-auth';
+ * import { PostgresTokenStore } from 'svc-auth/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * pool.on('error', () => {}); // an idle connection dropping must not crash the process
+ * const tokens = new PostgresTokenStore({ pool });
+ * await tokens.migrate();
+ * const auth = createAuth({ issuer: 'svc', keys: await generateKeyRing(), members, tokens });
+ * ```
+ */
+export class PostgresTokenStore implements TokenStore {
+  private readonly pool: Pool;
+  private readonly name: TableName;
+  private readonly sql: StoreSql;
+  private readonly timeoutMs: number;
+
+  constructor(options: PostgresTokenStoreOptions) {
+    if (!isPlainObject(options)) {
+      throw new ValidationError([{ path: '', message: 'expected an options object { pool, table?, statementTimeoutMs? }' }]);
+    }
+    const unknown = Object.keys(options).filter((k) => !OPTION_KEYS.has(k));
+    if (unknown.length > 0) {
+      throw new ValidationError(unknown.map((k) => ({ path: k, message: 'unknown option' })));
+    }
+    const pool: unknown = options.pool;
+    if (typeof pool !== 'object' || pool === null || typeof (pool as { connect?: unknown }).connect !== 'function') {
+      throw new ValidationError([{ path: 'pool', message: 'expected a pg.Pool' }]);
+    }
+    const timeout = options.statementTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_MS) {
+      throw new ValidationError([{ path: 'statementTimeoutMs', message: `expected an integer from 1 to ${MAX_TIMEOUT_MS}` }]);
+    }
+    this.pool = pool as Pool;
+    this.name = parseTableName(options.table ?? DEFAULT_TABLE);
+    this.sql = buildSql(this.name);
+    this.timeoutMs = timeout;
+  }
+
+  /** The quoted table name this store uses, e.g. `"auth"."tokens"`. */
+  get table(): string {
+    return this.name.quoted;
+  }
+
+  /**
+   * Create the table and its indexes, or add what an older version lacks.
+   * Safe to run from several servers at once (an advisory lock serialises it)
+   * and to run again. Its time limit is at least 60 s.
+   *
+   * @example
+   * ```ts
+   * await new PostgresTokenStore({ pool }).migrate();
+   * ```
+   */
+  async migrate(): Promise<void> {
+    const timeout = Math.max(this.timeoutMs, MIN_MIGRATE_TIMEOUT_MS);
+    await this.run(timeout, async (client) => {
+      await client.query('BEGIN');
+      await client.query({ text: this.sql.beginLocked, values: [String(timeout), migrateLockKey(this.name)] });
+      for (const statement of this.sql.migrate) await client.query(statement);
+      await client.query('COMMIT');
+    });
+  }
+
+  /**
+   * Store a record (see {@link TokenStore.insert}). A duplicate id is a `ConflictError`.
+   *
+   * @example
+   * ```ts
+   * const result = await store.insert(record, new Date()); // 'ok' | 'name_taken' | 'parent_inactive'
+   * ```
+   */
+  async insert(record: TokenRecord, now: Date): Promise<InsertResult> {
+    const entry = toEntry(record, 'date', 'record');
+    const nowMs = timeOf(now, 'now');
+    const values: unknown[] = [
+      entry.id,
+      entry.kind,
+      entry.ownerId,
+      entry.name,
+      entry.description,
+      entry.scopes === null ? null : JSON.stringify(entry.scopes),
+      entry.parentId,
+      new Date(entry.createdAt),
+      new Date(entry.expiresAt),
+      entry.revokedAt === null ? null : new Date(entry.revokedAt),
+      entry.committerIdentity,
+      new Date(nowMs),
+      entry.kind === 'pat',
+    ];
+    const verdict = await this.run(this.timeoutMs, async (client) => {
+      if (entry.kind !== 'pat') return first(await client.query({ text: this.sql.insert, values }));
+      await client.query('BEGIN');
+      await client.query({
+        text: this.sql.beginLocked,
+        values: [String(this.timeoutMs), nameLockKey(this.name, entry.ownerId, entry.name)],
+      });
+      const row = first(await client.query({ text: this.sql.insert, values }));
+      await client.query(row?.inserted === true ? 'COMMIT' : 'ROLLBACK');
+      return row;
+    });
+    if (verdict === undefined) throw new UnavailableError('token store unavailable: unexpected answer to insert');
+    if (verdict.parent_ok !== true) return 'parent_inactive';
+    if (verdict.name_ok !== true) return 'name_taken';
+    if (verdict.inserted !== true) throw new ConflictError('a token record with this id already exists');
+    return 'ok';
+  }
+
+  /**
+   * The record and its ancestors, nearest first, in one statement; `null` when unknown.
+   *
+   * @example
+   * ```ts
+   * const chain = await store.readChain(claims.jti); // [token, parent, …] or null
+   * ```
+   */
+  async readChain(id: string): Promise<TokenRecord[] | null> {
+    if (typeof id !== 'string') throw new ValidationError([{ path: 'id', message: 'expected a string' }]);
+    if (id.length === 0 || id.length > MAX_ID_LENGTH) return null;
+    const rows = await this.run(this.timeoutMs, async (client) => (await client.query({ text: this.sql.readChain, values: [id] })).rows);
+    return rows.length === 0 ? null : rows.map(rowToRecord);
+  }
+
+  /**
+   * Every record of one owner, in creation order.
+   *
+   * @example
+   * ```ts
+   * const records = await store.listByOwner('alice');
+   * ```
+   */
+  async listByOwner(ownerId: string): Promise<TokenRecord[]> {
+    if (typeof ownerId !== 'string') throw new ValidationError([{ path: 'ownerId', message: 'expected a string' }]);
+    if (ownerId.length === 0 || ownerId.length > MAX_ID_LENGTH) return [];
+    const rows = await this.run(this.timeoutMs, async (client) => (await client.query({ text: this.sql.listByOwner, values: [ownerId] })).rows);
+    return rows.map(rowToRecord);
+  }
+
+  /**
+   * Revoke ids and their subtrees at `at`; resolves to the ids newly revoked.
+   *
+   * @example
+   * ```ts
+   * const revoked = await store.revoke([tokenId], new Date());
+   * ```
+   */
+  async revoke(ids: readonly string[], at: Date): Promise<string[]> {
+    if (!Array.isArray(ids) || !ids.every((id: unknown) => typeof id === 'string')) {
+      throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
+    }
+    const atMs = timeOf(at, 'at');
+    const wanted = [...new Set(ids.filter((id) => id.length > 0 && id.length <= MAX_ID_LENGTH))];
+    if (wanted.length === 0) return [];
+    return this.run(this.timeoutMs, async (client) => {
+      const revoked: string[] = [];
+      // A child whose insert held its parent's row lock commits before the parent's
+      // revocation does, but after this statement's snapshot: the next pass sees it.
+      for (let pass = 0; pass < MAX_REVOKE_PASSES; pass++) {
+        const { rows } = await client.query({ text: this.sql.revoke, values: [wanted, new Date(atMs)] });
+        if (rows.length === 0) return revoked;
+        for (const row of rows) revoked.push(String(row.id));
+      }
+      throw new UnavailableError('token store unavailable: revocation did not settle');
+    });
+  }
+
+  /**
+   * Borrow a connection for `work` under a deadline. A connection is returned to
+   * the pool only after clean work; after an error or a missed deadline it is
+   * destroyed, so a dead or half-used connection is never handed out again (and
+   * an open transaction on it is rolled back by the server).
+   */
+  private run<T>(timeoutMs: number, work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let client: PoolClient | null = null;
+      let released = false;
+      const release = (err?: Error): void => {
+        if (client === null || released) return;
+        released = true;
+        client.release(err);
+      };
+      const settle = (fn: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        fn();
+      };
+      const timer = setTimeout(() => {
+        settle(() => reject(new UnavailableError('token store unavailable: timed out')));
+        release(new Error('svc-auth: token store deadline passed'));
+      }, timeoutMs);
+      this.pool.connect().then(
+        async (c) => {
+          client = c;
+          if (settled) return release();
+          try {
+            const value = await work(c);
+            release();
+            settle(() => resolve(value));
+          } catch (err) {
+            release(err instanceof Error ? err : new Error('svc-auth: token store query failed'));
+            settle(() => reject(toStoreError(err)));
+          }
+        },
+        (err: unknown) => settle(() => reject(toStoreError(err))),
+      );
+    });
+  }
+}
+
+function first(result: { rows: QueryResultRow[] }): QueryResultRow | undefined {
+  return result.rows[0];
+}
+
+/** Map a driver failure to the library's errors: everything is unavailable (fail closed), except our own. */
+function toStoreError(err: unknown): SvcAuthError {
+  if (err instanceof SvcAuthError) return err;
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  let what = 'database error';
+  if (code === '57014') what = 'statement timed out';
+  else if (code === '42P01') what = 'token table missing (run migrate())';
+  else if (code === '40P01') what = 'deadlock detected';
+  else if (code === '23505') return new ConflictError('a token record with this id already exists', { cause: err });
+  else if (typeof code === 'string' && (CONNECTION_STATES.test(code) || NETWORK_CODES.has(code))) what = 'database unreachable';
+  else if (err instanceof Error && /connection|terminat|timeout/i.test(err.message)) what = 'database unreachable';
+  return new UnavailableError(`token store unavailable: ${what}`, { cause: err });
+}
+
+/** A row as a record. A row that is not a valid record fails closed: nothing is decided on it. */
+function rowToRecord(row: QueryResultRow): TokenRecord {
+  try {
+    const entry = toEntry(
+      {
+        id: row.id,
+        kind: row.kind,
+        ownerId: row.owner_id,
+        name: row.name,
+        description: row.description,
+        scopes: row.scopes,
+        parentId: row.parent_id,
+        createdAt: asDate(row.created_at),
+        expiresAt: asDate(row.expires_at),
+        revokedAt: row.revoked_at === null ? null : asDate(row.revoked_at),
+        committerIdentity: row.committer_identity,
+      },
+      'date',
+    );
+    return toRecord(entry);
+  } catch (err) {
+    throw new UnavailableError('token store unavailable: a stored record is malformed', { cause: err });
+  }
+}
+
+/** Pools with custom type parsers may hand timestamps back as text. */
+function asDate(value: unknown): unknown {
+  return typeof value === 'string' ? new Date(value) : value;
+}
