@@ -51,8 +51,12 @@ const AUTH_TEXT: Record<AuthenticationReason, string> = {
 // messages should never hold one; this is the belt to those braces.
 const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
 
+// Our messages are short; the caps bound the answer, and the scrub's cost, on hostile input.
+const MAX_TEXT = 1024;
+const MAX_ISSUES = 100;
+
 function scrub(text: string): string {
-  return text.replace(JWT_LIKE, '[redacted]');
+  return (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text).replace(JWT_LIKE, '[redacted]');
 }
 
 function baseHeaders(): Record<string, string> {
@@ -122,7 +126,7 @@ function ownAnswer(err: unknown): HttpError | undefined {
     case 'validation': {
       const body: HttpErrorBody = { error: 'validation', message };
       if (err instanceof ValidationError) {
-        body.issues = err.issues.map((i) => ({ path: scrub(String(i.path)), message: scrub(String(i.message)) }));
+        body.issues = err.issues.slice(0, MAX_ISSUES).map((i) => ({ path: scrub(String(i.path)), message: scrub(String(i.message)) }));
       }
       return answer(400, body);
     }

@@ -1,0 +1,211 @@
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import {
+  AuthenticationError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  SvcAuthError,
+  UnavailableError,
+  ValidationError,
+  type AuthenticationReason,
+} from '../../src/errors';
+import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/policy/decision';
+import { decisionError, httpError } from '../../src/http/errors';
+
+const TOKEN = 'eyJhbGciOiJFZERTQSIsInR5cCI6InBhdCtqd3QifQ.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlc2lnbmF0dXJl';
+const REALM = 'Bearer realm="svc"';
+
+function expectJsonNoStore(headers: Record<string, string>): void {
+  expect(headers['content-type']).toMatch(/^application\/json/);
+  expect(headers['cache-control']).toBe('no-store');
+}
+
+describe('H2: httpError maps each error to its status and challenge', () => {
+  it('H2: a missing credential is 401 with a bare Bearer challenge', () => {
+    const a = httpError(new AuthenticationError('missing'));
+    expect(a.status).toBe(401);
+    expect(a.headers['www-authenticate']).toBe(REALM);
+    expect(a.body).toMatchObject({ error: 'authentication', reason: 'missing' });
+    expectJsonNoStore(a.headers);
+  });
+
+  const invalid: AuthenticationReason[] = ['malformed', 'signature', 'expired', 'revoked', 'unknown', 'type'];
+  it.each(invalid)('H2: AuthenticationError %s is 401 invalid_token', (reason) => {
+    const a = httpError(new AuthenticationError(reason));
+    expect(a.status).toBe(401);
+    const challenge = a.headers['www-authenticate'] ?? '';
+    expect(challenge.startsWith(`${REALM}, error="invalid_token", error_description="`)).toBe(true);
+    // The description is a plain quoted-string: no quote, backslash or control character inside.
+    expect(challenge).toMatch(/error_description="[^"\\\x00-\x1f]+"$/);
+    expect(a.body.error).toBe('authentication');
+    expect(a.body.reason).toBe(reason);
+    expectJsonNoStore(a.headers);
+  });
+
+  it.each([
+    ['ForbiddenError', new ForbiddenError('component tokens cannot manage tokens'), 403, 'forbidden'],
+    ['ValidationError', new ValidationError([{ path: '[0].resource', message: 'bad' }]), 400, 'validation'],
+    ['NotFoundError', new NotFoundError(), 404, 'not_found'],
+    ['ConflictError', new ConflictError(), 409, 'conflict'],
+    ['UnavailableError', new UnavailableError(), 503, 'unavailable'],
+  ] as const)('H2: %s -> %i', (_name, err, status, code) => {
+    const a = httpError(err);
+    expect(a.status).toBe(status);
+    expect(a.body.error).toBe(code);
+    expect(typeof a.body.message).toBe('string');
+    expectJsonNoStore(a.headers);
+  });
+
+  it('H2: ForbiddenError carries insufficient_scope', () => {
+    expect(httpError(new ForbiddenError()).headers['www-authenticate']).toBe(`${REALM}, error="insufficient_scope"`);
+  });
+
+  it('H2: only 401 and 403 carry a challenge', () => {
+    for (const err of [new ValidationError('x'), new NotFoundError(), new ConflictError(), new UnavailableError(), new Error('x')]) {
+      expect(httpError(err).headers['www-authenticate']).toBeUndefined();
+    }
+  });
+
+  it('H2: ValidationError lists its issues in the body', () => {
+    const a = httpError(new ValidationError([{ path: '[0].permissions[1]', message: 'unknown' }, { path: 'name', message: 'x' }]));
+    expect(a.body.issues?.map((i) => i.path)).toEqual(['[0].permissions[1]', 'name']);
+  });
+
+  it('H2 attack: a huge message or issue list is capped in the answer', () => {
+    const many = Array.from({ length: 500 }, (_, i) => ({ path: `[${i}]`, message: 'eyJ'.repeat(100_000) }));
+    const a = httpError(new ValidationError(many));
+    expect(a.body.issues).toHaveLength(100);
+    expect(a.body.message.length).toBeLessThanOrEqual(1025);
+    expect(a.body.issues?.[0]?.message.length).toBeLessThanOrEqual(1025);
+  });
+
+  it('H2: UnavailableError says Retry-After: 1', () => {
+    expect(httpError(new UnavailableError()).headers['retry-after']).toBe('1');
+  });
+
+  it('H2: a bare SvcAuthError is mapped by its code', () => {
+    expect(httpError(new SvcAuthError('conflict', 'c')).status).toBe(409);
+    expect(httpError(new SvcAuthError('authentication', 'a')).status).toBe(401);
+  });
+
+  it.each([
+    ['Error', new Error('x')],
+    ['TypeError', new TypeError('x')],
+    ['a string', 'x'],
+    ['undefined', undefined],
+    ['null', null],
+    ['an object with code', { code: 'not_found', message: 'x' }],
+    ['an Error with code validation', Object.assign(new Error('x'), { code: 'validation' })],
+  ])('H2: %s (not ours) -> 500 internal', (_name, err) => {
+    const a = httpError(err);
+    expect(a.status).toBe(500);
+    expect(a.body).toEqual({ error: 'internal', message: 'internal error' });
+    expectJsonNoStore(a.headers);
+  });
+});
+
+describe('H2 attack: no token value or stack ever reaches an answer', () => {
+  it('H2 attack: an error that is not ours, holding a token in its message, answers generically', () => {
+    const err = new Error(`database said: bad value ${TOKEN}`);
+    const text = JSON.stringify(httpError(err));
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain('database');
+    expect(text).not.toContain('at ');
+  });
+
+  it('H2 attack: a token inside our own error message or issues is redacted', () => {
+    for (const err of [
+      new NotFoundError(`no token ${TOKEN}`),
+      new ConflictError(`clash ${TOKEN}`),
+      new ForbiddenError(`refused ${TOKEN}`),
+      new UnavailableError(`down ${TOKEN}`),
+      new ValidationError([{ path: TOKEN, message: `bad ${TOKEN}` }]),
+      new AuthenticationError('signature', `bad signature on ${TOKEN}`),
+      new AuthenticationError('missing', TOKEN),
+    ]) {
+      const a = httpError(err);
+      expect(JSON.stringify(a)).not.toContain(TOKEN);
+      expect(JSON.stringify(a)).not.toContain('eyJ');
+    }
+  });
+
+  it('H2 attack: the stack never appears', () => {
+    const err = new NotFoundError('gone');
+    const text = JSON.stringify(httpError(err));
+    expect(err.stack).toBeTruthy();
+    expect(text).not.toContain('stack');
+    expect(text).not.toContain(String(err.stack).split('\n')[1]?.trim());
+  });
+
+  it('H2 attack: an error object with throwing getters still answers 500', () => {
+    const hostile = new Proxy(new Error('x'), {
+      get() {
+        throw new Error(TOKEN);
+      },
+      getPrototypeOf() {
+        throw new Error(TOKEN);
+      },
+    });
+    const a = httpError(hostile);
+    expect(a.status).toBe(500);
+    expect(JSON.stringify(a)).not.toContain(TOKEN);
+  });
+
+  it('H2 attack: an AuthenticationError with a forged reason falls back to malformed', () => {
+    const err = new AuthenticationError('expired');
+    Object.defineProperty(err, 'reason', { value: 'x", error="none' });
+    const a = httpError(err);
+    expect(a.status).toBe(401);
+    expect(a.body.reason).toBe('malformed');
+    expect(a.headers['www-authenticate']).not.toContain('none');
+  });
+
+  it('H2 property: no answer ever shows a JWT-shaped string from any of our messages', () => {
+    const jwtish = fc
+      .tuple(fc.base64String({ minLength: 4 }), fc.base64String(), fc.base64String())
+      .map(([a, b, c]) => `eyJ${a}.${b}.${c}`.replace(/[+/=]/g, '_'));
+    fc.assert(
+      fc.property(fc.string(), jwtish, fc.string(), (before, jwt, after) => {
+        const msg = `${before}${jwt} ${after}`;
+        for (const err of [new NotFoundError(msg), new ValidationError([{ path: msg, message: msg }]), new Error(msg)]) {
+          expect(JSON.stringify(httpError(err).body)).not.toContain(jwt);
+        }
+      }),
+    );
+  });
+});
+
+describe('H2: decisionError maps denials', () => {
+  it("H2: reason 'invalid' is 400 validation", () => {
+    const a = decisionError(DENY_INVALID);
+    expect(a.status).toBe(400);
+    expect(a.body).toMatchObject({ error: 'validation', reason: 'invalid' });
+    expect(a.headers['www-authenticate']).toBeUndefined();
+    expectJsonNoStore(a.headers);
+  });
+
+  it.each([DENY_ROLE, DENY_SCOPE, DENY_THING])('H2: %j is 403 insufficient_scope with the reason', (d) => {
+    const a = decisionError(d);
+    expect(a.status).toBe(403);
+    expect(a.headers['www-authenticate']).toBe(`${REALM}, error="insufficient_scope"`);
+    expect(a.body).toMatchObject({ error: 'forbidden', reason: (d as { reason: string }).reason });
+    expectJsonNoStore(a.headers);
+  });
+
+  it('H2: an allowing decision is a ValidationError (nothing to refuse)', () => {
+    expect(() => decisionError(ALLOW)).toThrow(ValidationError);
+  });
+
+  it.each([
+    ['an unknown reason', { allowed: false, reason: 'weird' }],
+    ['no reason', { allowed: false }],
+    ['allowed as a string', { allowed: 'true' }],
+    ['null', null],
+    ['a reason named like a prototype key', { allowed: false, reason: 'toString' }],
+  ])('H2: %s fails closed as 403', (_name, d) => {
+    const a = decisionError(d as unknown as Decision);
+    expect(a.status).toBe(403);
+    expect(a.body.error).toBe('forbidden');
+  });
+});
