@@ -1,56 +1,279 @@
 /**
  * The safe glob subset of rule S6 and its matcher.
  *
- * TEMPORARY implementation of compileMatcher (micromatch-based); the linear-time
- * matcher replaces it. The exported signatures are the contract.
+ * Patterns come from token creators and names from requests, so the matcher
+ * must not be a backtracking regex (micromatch's compiled regexes take seconds
+ * on `**\/*a*a*a*a*a*a*a*b` against 40 `a`s). It runs a set of reachable name
+ * segments through the pattern's segments: O(pattern length x name length),
+ * no RegExp, no allocation per call once warm.
+ *
+ * micromatch (`dot: true`) defines what a pattern means, quirks included, on
+ * valid thing names (S7); the property tests hold the two equal. The quirks
+ * that show on valid names, read from picomatch 2.3's generated regexes:
+ * - `**` spans only segments free of JS line terminators (its regex uses `.`);
+ * - a segment pattern starting with `*` (or `.*`) adds a `(?=.)` lookahead,
+ *   so the name segment's first (second) code unit must not be one either;
+ * - a trailing `/**` right after a segment ending in `*` (`Doc/*\/**`) needs at
+ *   least one more segment, while `Doc/x/**` also matches `Doc/x`.
  * @module
  */
-import micromatch from 'micromatch';
+import { ValidationError, type ValidationIssue } from '../errors';
+import { isValidThingName } from './names';
 import { LIMITS } from './types';
 
-const SEGMENT = /^(?:\*\*|(?:[A-Za-z0-9._~,:=\-?]|\*(?!\*))+)$/;
+const SLASH = 47;
+const STAR = 42;
+const QMARK = 63;
+const DOT = 46;
+
+/** One code unit per ASCII char allowed as a literal in a segment (S6). */
+const LITERAL = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~,:=-') LITERAL[c.charCodeAt(0)] = 1;
 
 /**
  * Why `pattern` is outside the safe subset of S6, or `null` when it is accepted.
+ * Accepted: 1-256 characters of `/`-separated segments, each `**` alone, or
+ * literals from `[A-Za-z0-9._~,:=-]` mixed with `*` and `?` (no `**` inside a
+ * segment, no `.` or `..` segment, no empty segment). Never throws.
  *
  * @example
  * ```ts
- * checkPattern('Doc/**');   // null
- * checkPattern('Doc/{a,b}'); // 'pattern segment 2 ...'
+ * checkPattern('Doc/**');    // null
+ * checkPattern('Doc/{a,b}'); // 'pattern segment 2 has "{" ...'
+ * checkPattern('Doc/a**');   // 'pattern segment 2 ...: "**" must stand alone'
  * ```
  */
 export function checkPattern(pattern: unknown): string | null {
   if (typeof pattern !== 'string') return 'pattern must be a string';
-  if (pattern.length === 0) return 'pattern is empty';
-  if (pattern.length > LIMITS.maxPatternLength) return `pattern is longer than ${LIMITS.maxPatternLength} characters`;
-  const segments = pattern.split('/');
-  for (let i = 0; i < segments.length; i++) {
-    const s = segments[i] as string;
-    if (s === '') return `pattern has an empty segment (leading, trailing or double "/") at segment ${i + 1}`;
-    if (s === '.' || s === '..') return `pattern segment ${i + 1} is "${s}"`;
-    if (!SEGMENT.test(s)) {
-      return `pattern segment ${i + 1} is not allowed: use letters, digits and . _ ~ , : = - with * and ?, or ** alone`;
+  const n = pattern.length;
+  if (n === 0) return 'pattern is empty';
+  if (n > LIMITS.maxPatternLength) return `pattern is longer than ${LIMITS.maxPatternLength} characters`;
+  let seg = 1;
+  let start = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i === n ? SLASH : pattern.charCodeAt(i);
+    if (c === SLASH) {
+      const len = i - start;
+      if (len === 0) return `pattern has an empty segment (leading, trailing or double "/") at segment ${seg}`;
+      if (pattern.charCodeAt(start) === DOT && (len === 1 || (len === 2 && pattern.charCodeAt(start + 1) === DOT))) {
+        return `pattern segment ${seg} is "${len === 1 ? '.' : '..'}"`;
+      }
+      seg++;
+      start = i + 1;
+    } else if (c === STAR) {
+      if (i + 1 < n && pattern.charCodeAt(i + 1) === STAR) {
+        const alone = i === start && (i + 2 === n || pattern.charCodeAt(i + 2) === SLASH);
+        if (!alone) return `pattern segment ${seg} is not allowed: "**" must stand alone as a whole segment`;
+        i++;
+      }
+    } else if (c !== QMARK && (c >= 128 || LITERAL[c] !== 1)) {
+      return `pattern segment ${seg} has ${describeChar(pattern, i)} at position ${i + 1}: use letters, digits and . _ ~ , : = - with * and ?, or ** alone`;
     }
   }
   return null;
 }
 
+function describeChar(s: string, i: number): string {
+  const c = s.charCodeAt(i);
+  if (c < 32 || c === 127) return `control character U+${c.toString(16).padStart(4, '0').toUpperCase()}`;
+  if (c === 32) return 'a space';
+  const cp = s.codePointAt(i) ?? c;
+  return `"${String.fromCodePoint(cp)}"`;
+}
+
 /** A compiled set of patterns: true when a thing name matches at least one. */
 export type ThingMatcher = (thingName: string) => boolean;
 
+/** `**` in a compiled pattern. */
+const GLOBSTAR = null;
+
+/** One pattern, split once at compile time. */
+interface Compiled {
+  /** Segment patterns; {@link GLOBSTAR} for `**` (consecutive ones merged). */
+  readonly segs: readonly (string | null)[];
+  /** Per segment: where the `(?=.)` guard looks (0 for `*...`, 1 for `.*...`), else -1. */
+  readonly guard: readonly number[];
+  /** Per segment: fewest name segments a `**` spans (1 for micromatch's `X*\/**` at the end). */
+  readonly least: readonly number[];
+  /** No `**`: the name needs exactly this many segments. */
+  readonly fixed: number;
+}
+
+function compileOne(pattern: string): Compiled {
+  const segs: (string | null)[] = [];
+  for (const s of pattern.split('/')) {
+    // picomatch strips `/**` after `**`; merging is also what keeps `**/**/**/x` cheap.
+    if (s === '**') {
+      if (segs.length === 0 || segs[segs.length - 1] !== GLOBSTAR) segs.push(GLOBSTAR);
+    } else {
+      segs.push(s);
+    }
+  }
+  const k = segs.length;
+  const guard = segs.map((s) =>
+    s === GLOBSTAR ? -1 : s.charCodeAt(0) === STAR ? 0 : s.charCodeAt(0) === DOT && s.charCodeAt(1) === STAR ? 1 : -1,
+  );
+  const least = segs.map(() => 0);
+  const before = k >= 2 ? segs[k - 2] : undefined;
+  if (k >= 2 && segs[k - 1] === GLOBSTAR && typeof before === 'string' && before.charCodeAt(before.length - 1) === STAR) {
+    least[k - 1] = 1;
+  }
+  const fixed = segs.includes(GLOBSTAR) ? -1 : k;
+  return { segs, guard, least, fixed };
+}
+
+/** U+2028/U+2029 (and CR/LF, outside S7 anyway): what a regex `.` does not match. */
+function isLineTerminator(c: number): boolean {
+  return c === 0x2028 || c === 0x2029 || c === 10 || c === 13;
+}
+
 /**
- * Compile accepted patterns (see {@link checkPattern}) into one matcher. An empty
- * list matches nothing. Patterns must already be checked.
+ * Wildcard match of one segment pattern against `name[s, e)`: two pointers with
+ * a single backtrack point (the last `*`), O(|word| x (e - s)).
+ */
+function matchWord(word: string, guard: number, name: string, s: number, e: number): boolean {
+  if (guard >= 0) {
+    const at = s + guard;
+    if (at >= e || isLineTerminator(name.charCodeAt(at))) return false;
+  }
+  const wl = word.length;
+  let pi = 0;
+  let ni = s;
+  let starP = -1;
+  let starN = s;
+  while (ni < e) {
+    if (pi < wl) {
+      const c = word.charCodeAt(pi);
+      if (c === STAR) {
+        starP = pi++;
+        starN = ni;
+        continue;
+      }
+      if (c === QMARK || c === name.charCodeAt(ni)) {
+        pi++;
+        ni++;
+        continue;
+      }
+    }
+    if (starP < 0) return false;
+    pi = starP + 1;
+    ni = ++starN;
+  }
+  while (pi < wl && word.charCodeAt(pi) === STAR) pi++;
+  return pi === wl;
+}
+
+/** Scratch space of one matcher, sized for the longest valid name (S7). */
+interface Scratch {
+  /** starts[j]: index of segment j; starts[m] = name.length + 1. */
+  readonly starts: Int16Array;
+  /** 1 when segment j holds no line terminator. */
+  readonly clean: Uint8Array;
+  /** reach[j]: the pattern so far can end just before segment j. */
+  readonly reach: Uint8Array;
+}
+
+function newScratch(): Scratch {
+  const size = (LIMITS.maxThingNameLength >> 1) + 2;
+  return { starts: new Int16Array(size), clean: new Uint8Array(size), reach: new Uint8Array(size) };
+}
+
+/** Split `name` into segments in `sc`; returns the segment count. */
+function scan(name: string, sc: Scratch): number {
+  const n = name.length;
+  let m = 0;
+  let start = 0;
+  let clean = 1;
+  for (let i = 0; i <= n; i++) {
+    const c = i === n ? SLASH : name.charCodeAt(i);
+    if (c === SLASH) {
+      sc.starts[m] = start;
+      sc.clean[m] = clean;
+      m++;
+      start = i + 1;
+      clean = 1;
+    } else if (isLineTerminator(c)) {
+      clean = 0;
+    }
+  }
+  sc.starts[m] = n + 1;
+  return m;
+}
+
+/** Does one compiled pattern match the scanned name of `m` segments? */
+function run(p: Compiled, name: string, m: number, sc: Scratch): boolean {
+  if (p.fixed >= 0 && p.fixed !== m) return false;
+  const { starts, clean, reach } = sc;
+  reach.fill(0, 0, m + 1);
+  reach[0] = 1;
+  const k = p.segs.length;
+  for (let i = 0; i < k; i++) {
+    const word = p.segs[i];
+    let any = 0;
+    if (word === GLOBSTAR) {
+      // reach'[j] = reach[j] (zero segments, unless at least one is needed), or some
+      // reach[i'] with i' < j and segments i'..j-1 all clean.
+      const keep = p.least[i] === 0;
+      let carry = 0;
+      for (let j = 0; j <= m; j++) {
+        const r = reach[j] as number;
+        const v = carry | (keep ? r : 0);
+        reach[j] = v;
+        any |= v;
+        carry = j < m ? (carry | r) & (clean[j] as number) : 0;
+      }
+    } else {
+      const guard = p.guard[i] as number;
+      for (let j = m - 1; j >= 0; j--) {
+        const v = reach[j] === 1 && matchWord(word, guard, name, starts[j] as number, (starts[j + 1] as number) - 1) ? 1 : 0;
+        reach[j + 1] = v;
+        any |= v;
+      }
+      reach[0] = 0;
+    }
+    if (any === 0) return false;
+  }
+  return reach[m] === 1;
+}
+
+/**
+ * Compile patterns accepted by {@link checkPattern} into one matcher: true when
+ * a thing name matches at least one pattern, with micromatch's meaning under
+ * `{ dot: true }` (case-sensitive, `*` and `?` stay inside a segment and match a
+ * leading dot, `**` is any number of whole segments, so `Doc/x/**` also matches
+ * `Doc/x`). An empty list matches nothing; a name that is not a valid thing name
+ * (S7) matches nothing. The matcher never throws, and its cost is bounded by
+ * pattern length x name length: safe for patterns written by token creators.
  *
+ * @throws {ValidationError} when `patterns` is not an array of accepted patterns
+ *   (`issues[].path` is `[index]`).
  * @example
  * ```ts
  * const m = compileMatcher(['Doc/*', 'Img/**']);
  * m('Doc/readme'); // true
  * m('Doc/a/b');    // false
+ * m('Img/a/b.png'); // true
  * ```
  */
 export function compileMatcher(patterns: readonly string[]): ThingMatcher {
-  if (patterns.length === 0) return () => false;
-  const ms = patterns.map((p) => micromatch.matcher(p, { dot: true }));
-  return (name) => ms.some((f) => f(name));
+  if (!Array.isArray(patterns)) throw new ValidationError('patterns must be an array of glob patterns');
+  const issues: ValidationIssue[] = [];
+  const unique = new Set<string>();
+  for (let i = 0; i < patterns.length; i++) {
+    const p: unknown = patterns[i];
+    const why = checkPattern(p);
+    if (why !== null) issues.push({ path: `[${i}]`, message: why });
+    else unique.add(p as string);
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  if (unique.size === 0) return () => false;
+  const compiled = [...unique].map(compileOne);
+  let sc: Scratch | undefined;
+  return (thingName: string): boolean => {
+    if (!isValidThingName(thingName)) return false;
+    sc ??= newScratch();
+    const m = scan(thingName, sc);
+    for (const p of compiled) if (run(p, thingName, m, sc)) return true;
+    return false;
+  };
 }
