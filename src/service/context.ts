@@ -1,0 +1,43 @@
+/**
+ * What the parts of one `Auth` instance share. Internal: not exported from the
+ * package root.
+ * @module
+ */
+import type { Principal } from '../policy/subject';
+import type { UserRoles } from '../policy/types';
+import type { TokenRecord, TokenStore } from '../stores/types';
+import type { KeyRing } from '../tokens/types';
+
+/** What an `Auth` instance remembers about a principal it returned, kept in its own WeakMap. */
+export interface PrincipalState {
+  /** The roles read when the principal was authenticated. */
+  readonly roles: UserRoles;
+  /** The token's record and its ancestors, nearest first; `null` for a session. */
+  readonly chain: readonly TokenRecord[] | null;
+}
+
+/**
+ * The services of one `Auth` instance that token management uses.
+ *
+ * @example
+ * ```ts
+ * const records = await ctx.call('token store', () => ctx.store.listByOwner(p.userId));
+ * ```
+ */
+export interface ServiceContext {
+  readonly issuer: string;
+  readonly keys: KeyRing;
+  readonly store: TokenStore;
+  /** The injected clock, in milliseconds; throws `UnavailableError` when it fails. */
+  nowMs(): number;
+  /** A dependency call with the store timeout; any failure is `UnavailableError`. */
+  call<T>(what: string, fn: () => T | Promise<T>): Promise<T>;
+  /** The state of a principal this instance returned; `ValidationError` for anything else. */
+  stateOf(p: Principal): PrincipalState;
+  /**
+   * Re-read a PAT's or component token's chain and check it is still valid
+   * (revocation and expiry since the principal was authenticated); for a
+   * session check its expiry. Resolves to the fresh chain, or `null` for a session.
+   */
+  recheck(p: Principal): Promise<readonly TokenRecord[] | null>;
+}

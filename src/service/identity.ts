@@ -1,0 +1,101 @@
+/**
+ * Committer identities (rule T9) and user ids.
+ * @module
+ */
+import { ValidationError } from '../errors';
+
+/** `svc:<namespace>/users/Identity/<id>`, segments `[A-Za-z0-9._-]+` (T9). */
+export const IDENTITY_PATTERN = /^svc:[A-Za-z0-9._-]+\/users\/Identity\/[A-Za-z0-9._-]+$/;
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+const MAX_IDENTITY_LENGTH = 512;
+const MAX_USER_ID_LENGTH = 256;
+
+/**
+ * Is `value` an identity wref of the form `svc:<namespace>/users/Identity/<id>`?
+ *
+ * @example
+ * ```ts
+ * isIdentityWref('svc:default/users/Identity/alice'); // true
+ * isIdentityWref('svc:default/users/Identity/../x');  // false
+ * ```
+ */
+export function isIdentityWref(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length <= MAX_IDENTITY_LENGTH &&
+    IDENTITY_PATTERN.test(value) &&
+    // `.` and `..` match the character class but would read as path steps.
+    value.split('/').every((s) => s !== '.' && s !== '..')
+  );
+}
+
+/**
+ * Check an identity wref, throwing `ValidationError` at `path` when it breaks T9.
+ *
+ * @example
+ * ```ts
+ * checkIdentity('svc:acme/users/Identity/ci-bot', 'committerIdentity'); // returns it
+ * ```
+ */
+export function checkIdentity(value: unknown, path: string): string {
+  if (!isIdentityWref(value)) {
+    throw new ValidationError([{ path, message: 'must be an identity wref svc:<namespace>/users/Identity/<id> (letters, digits, . _ -)' }]);
+  }
+  return value;
+}
+
+/**
+ * Can `userId` stand as the last segment of the default identity
+ * `svc:default/users/Identity/<userId>`?
+ *
+ * @example
+ * ```ts
+ * isIdentitySegment('alice');           // true
+ * isIdentitySegment('alice@example');   // false
+ * ```
+ */
+export function isIdentitySegment(userId: string): boolean {
+  return SEGMENT.test(userId) && userId !== '.' && userId !== '..';
+}
+
+/**
+ * The default committer identity of a user (T9).
+ *
+ * @example
+ * ```ts
+ * defaultIdentity('alice'); // 'svc:default/users/Identity/alice'
+ * ```
+ */
+export function defaultIdentity(userId: string): string {
+  return `svc:default/users/Identity/${userId}`;
+}
+
+/**
+ * Check a user id given to `issueSession`/`issueComponentToken`: 1 to 256
+ * characters, no whitespace or control characters. Without a custom
+ * `identityOf` it must also fit an identity segment (`[A-Za-z0-9._-]`), so that
+ * the default identity is always well-formed: we refuse rather than encode,
+ * because an encoding could make two users' identities collide.
+ *
+ * @example
+ * ```ts
+ * checkUserId('alice', true); // 'alice'
+ * checkUserId('a b', false);  // throws ValidationError
+ * ```
+ */
+export function checkUserId(userId: unknown, needsSegment: boolean): string {
+  if (typeof userId !== 'string' || userId.length === 0 || userId.length > MAX_USER_ID_LENGTH) {
+    throw new ValidationError([{ path: 'userId', message: `must be a string of 1 to ${MAX_USER_ID_LENGTH} characters` }]);
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]/.test(userId)) {
+    throw new ValidationError([{ path: 'userId', message: 'must not contain whitespace, control or invisible characters' }]);
+  }
+  if (needsSegment && !isIdentitySegment(userId)) {
+    throw new ValidationError([
+      { path: 'userId', message: 'must use only letters, digits, . _ - unless createAuth is given identityOf (it forms the default identity)' },
+    ]);
+  }
+  return userId;
+}

@@ -1,0 +1,197 @@
+/**
+ * The SDK namespace `client(principal).token.*` (spec 4.2): create, list, get
+ * and revoke PATs under rules M1-M5 and T3, T6-T9.
+ * @module
+ */
+import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, ValidationError, type ValidationIssue } from '../errors';
+import type { Principal } from '../policy/subject';
+import { normalizeScopes } from '../scopes';
+import { LIMITS, type Scope } from '../scopes/types';
+import type { TokenRecord } from '../stores/types';
+import { parsePatExpiry } from '../tokens/duration';
+import { mintToken } from '../tokens/mint';
+import { newTokenId } from '../tokens/claims';
+import { chainExpiryMs } from './chain';
+import type { ServiceContext } from './context';
+import { checkIdentity } from './identity';
+import { checkNarrowing, roleWarnings } from './narrowing';
+import { managedRecords, pickForGet, pickForRevoke, toInfo } from './records';
+import type { CreateTokenInput, TokenApi, TokenInfo } from './types';
+
+const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity']);
+
+/** Run one field check, turning its `ValidationError` into issues so that all are reported at once. */
+function collect<T>(issues: ValidationIssue[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    issues.push(...err.issues);
+    return undefined;
+  }
+}
+
+function checkName(name: unknown, path = 'name'): string {
+  if (typeof name !== 'string' || !LIMITS.tokenName.test(name)) {
+    throw new ValidationError([{ path, message: 'must be 1 to 64 letters, digits, hyphens or underscores' }]);
+  }
+  return name;
+}
+
+interface CheckedCreate {
+  name: string;
+  description: string | null;
+  scopes: Scope[] | null;
+  warnings: string[];
+  lifetimeSec: number;
+  committerIdentity: string | null;
+}
+
+/** Read and check a create input; a hostile object (throwing getters, Proxy) is a `ValidationError`. */
+function checkCreateInput(input: unknown): CheckedCreate {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ValidationError([{ path: '', message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity? }' }]);
+  }
+  let fields: Partial<Record<keyof CreateTokenInput, unknown>>;
+  let keys: (string | symbol)[];
+  try {
+    keys = Reflect.ownKeys(input);
+    const o = input as Record<string, unknown>;
+    fields = { name: o.name, description: o.description, scopes: o.scopes, expiresIn: o.expiresIn, committerIdentity: o.committerIdentity };
+  } catch (err) {
+    throw new ValidationError([{ path: '', message: 'create input could not be read' }], { cause: err });
+  }
+  const issues: ValidationIssue[] = [];
+  for (const k of keys) if (typeof k !== 'string' || !CREATE_KEYS.has(k)) issues.push({ path: String(k), message: 'unknown field' });
+  const name = collect(issues, () => checkName(fields.name));
+  const description = collect(issues, () => {
+    const d = fields.description;
+    if (d === undefined) return null;
+    if (typeof d !== 'string' || d.length > LIMITS.maxDescriptionLength) {
+      throw new ValidationError([{ path: 'description', message: `must be a string of at most ${LIMITS.maxDescriptionLength} characters` }]);
+    }
+    return d;
+  });
+  const lifetimeSec = collect(issues, () => parsePatExpiry(fields.expiresIn as string | number | undefined));
+  const committerIdentity = collect(issues, () =>
+    fields.committerIdentity === undefined ? null : checkIdentity(fields.committerIdentity, 'committerIdentity'),
+  );
+  const normalized = collect(issues, () => {
+    if (fields.scopes === undefined) return null;
+    try {
+      return normalizeScopes(fields.scopes as Scope[]);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      throw new ValidationError(err.issues.map((i) => ({ path: `scopes${i.path.startsWith('[') || i.path === '' ? '' : '.'}${i.path}`, message: i.message })));
+    }
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return {
+    name: name as string,
+    description: description as string | null,
+    scopes: normalized === null || normalized === undefined ? null : normalized.scopes,
+    warnings: normalized === null || normalized === undefined ? [] : [...normalized.warnings],
+    lifetimeSec: lifetimeSec as number,
+    committerIdentity: committerIdentity as string | null,
+  };
+}
+
+/**
+ * Build `client(p).token` for a principal of `ctx`. A component token is
+ * refused every call (M3); a session manages all of its user's PATs (M1); a
+ * PAT manages its descendant subtree only (M2).
+ *
+ * @example
+ * ```ts
+ * const api = tokenApi(ctx, principal);
+ * const { token, info } = await api.create({ name: 'ci', expiresIn: '30d' });
+ * ```
+ */
+export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
+  const state = ctx.stateOf(p);
+  const userId = p.userId;
+  const rootId = p.kind === 'pat' ? (p.tokenId as string) : null;
+
+  async function begin(): Promise<readonly TokenRecord[] | null> {
+    if (p.kind === 'component') throw new ForbiddenError('component tokens may not manage tokens');
+    return ctx.recheck(p);
+  }
+
+  async function managed(): Promise<TokenRecord[]> {
+    const all = await ctx.call('token store', () => ctx.store.listByOwner(userId));
+    if (!Array.isArray(all)) throw new UnavailableError('token store listByOwner did not return a list');
+    return managedRecords(all, rootId);
+  }
+
+  return Object.freeze({
+    async create(input: CreateTokenInput) {
+      const chain = await begin();
+      const checked = checkCreateInput(input);
+      const warnings = checked.warnings;
+      if (chain !== null && checked.scopes !== null) {
+        checkNarrowing(checked.scopes, chain.filter((r) => r.scopes !== null).map((r) => r.scopes as readonly Scope[]));
+      }
+      if (checked.scopes !== null) warnings.push(...roleWarnings(checked.scopes, state.roles));
+      const nowMs = ctx.nowMs();
+      const iat = Math.floor(nowMs / 1000);
+      let exp = iat + checked.lifetimeSec;
+      if (chain !== null) {
+        const limit = Math.floor(chainExpiryMs(chain) / 1000);
+        if (exp > limit) {
+          exp = limit;
+          warnings.push(`expiry clamped to ${new Date(limit * 1000).toISOString()}, when the token that creates it expires`);
+        }
+      }
+      const record: TokenRecord = Object.freeze({
+        id: newTokenId(),
+        kind: 'pat' as const,
+        ownerId: userId,
+        name: checked.name,
+        description: checked.description,
+        scopes: checked.scopes === null ? null : Object.freeze([...checked.scopes]),
+        parentId: rootId,
+        createdAt: new Date(iat * 1000),
+        expiresAt: new Date(exp * 1000),
+        revokedAt: null,
+        committerIdentity: checked.committerIdentity,
+      });
+      // Mint before storing: a failure leaves no record behind to hold the name.
+      const token = await mintToken(ctx.keys, { kind: 'pat', iss: ctx.issuer, sub: userId, jti: record.id, iat, exp });
+      const result = await ctx.call('token store', () => ctx.store.insert(record, new Date(nowMs)));
+      if (result === 'name_taken') throw new ConflictError(`this user already holds an active token named "${checked.name}"`);
+      if (result === 'parent_inactive') throw new AuthenticationError('revoked', 'the token creating this one is no longer active');
+      if (result !== 'ok') throw new UnavailableError('token store insert returned an unknown result');
+      return { token, info: toInfo(record, nowMs), warnings };
+    },
+
+    async list(): Promise<TokenInfo[]> {
+      await begin();
+      const records = await managed();
+      const nowMs = ctx.nowMs();
+      return records.map((r) => toInfo(r, nowMs));
+    },
+
+    async get(name: string): Promise<TokenInfo> {
+      await begin();
+      const n = checkName(name);
+      const nowMs = ctx.nowMs();
+      const rec = pickForGet(await managed(), n, nowMs);
+      if (rec === undefined) throw new NotFoundError(`no token named "${n}" among the tokens this credential manages`);
+      return toInfo(rec, nowMs);
+    },
+
+    async revoke(name: string): Promise<TokenInfo> {
+      await begin();
+      const n = checkName(name);
+      const rec = pickForRevoke(await managed(), n);
+      if (rec === undefined) throw new NotFoundError(`no token named "${n}" among the tokens this credential manages`);
+      if (rec.revokedAt !== null) return toInfo(rec, ctx.nowMs());
+      const nowMs = ctx.nowMs();
+      await ctx.call('token store', () => ctx.store.revoke([rec.id], new Date(nowMs)));
+      const fresh = await ctx.call('token store', () => ctx.store.readChain(rec.id));
+      const head = Array.isArray(fresh) ? (fresh[0] as TokenRecord | undefined) : undefined;
+      if (head === undefined || head.id !== rec.id) throw new UnavailableError('token store lost a record while revoking it');
+      return toInfo(head, nowMs);
+    },
+  });
+}

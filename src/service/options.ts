@@ -1,0 +1,103 @@
+/**
+ * Validation of {@link AuthOptions}, once, when `createAuth` builds the object:
+ * misuse fails at start-up, not on the first request.
+ * @module
+ */
+import { ValidationError, type ValidationIssue } from '../errors';
+import type { KeyRing } from '../tokens/types';
+import type { TokenStore } from '../stores/types';
+import type { AuthOptions, MembershipSource } from './types';
+
+/** Options after validation, with every default filled in. */
+export interface ResolvedOptions {
+  readonly issuer: string;
+  readonly keys: KeyRing;
+  readonly members: MembershipSource;
+  readonly tokens: TokenStore | undefined;
+  readonly identityOf: ((userId: string) => string) | undefined;
+  readonly now: () => Date;
+  readonly clockToleranceSec: number;
+  readonly signatureCacheSize: number;
+  readonly storeTimeoutMs: number;
+}
+
+const KNOWN = new Set([
+  'issuer',
+  'keys',
+  'members',
+  'tokens',
+  'identityOf',
+  'now',
+  'clockToleranceSec',
+  'signatureCacheSize',
+  'storeTimeoutMs',
+]);
+
+const STORE_METHODS = ['insert', 'readChain', 'listByOwner', 'revoke'] as const;
+const RING_METHODS = ['publicJwks', 'exportPrivate', 'rotate', 'retire'] as const;
+
+function hasMethods(value: unknown, names: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return names.every((n) => typeof v[n] === 'function');
+}
+
+function intInRange(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
+
+/**
+ * Check `createAuth` options and fill in defaults. Every problem is reported
+ * in one `ValidationError`; unknown keys are refused so that a misspelt option
+ * is not silently ignored. `isKeyRing` decides whether `keys` is a ring made by
+ * this library.
+ *
+ * @example
+ * ```ts
+ * const o = resolveOptions({ issuer: 'https://svc.example', keys, members }, isKeyRing);
+ * o.storeTimeoutMs; // 5000
+ * ```
+ */
+export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => boolean): ResolvedOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ValidationError([{ path: '', message: 'createAuth needs an options object' }]);
+  }
+  const o = options as Partial<Record<keyof AuthOptions, unknown>>;
+  const issues: ValidationIssue[] = [];
+  for (const key of Reflect.ownKeys(options)) {
+    if (typeof key !== 'string' || !KNOWN.has(key)) issues.push({ path: String(key), message: 'unknown option' });
+  }
+  if (typeof o.issuer !== 'string' || o.issuer.trim() === '' || o.issuer.length > 1024) {
+    issues.push({ path: 'issuer', message: 'must be a non-empty string of at most 1024 characters' });
+  }
+  if (!hasMethods(o.keys, RING_METHODS) || !isKeyRing(o.keys)) {
+    issues.push({ path: 'keys', message: 'must be a KeyRing from generateKeyRing or importKeyRing' });
+  }
+  if (!hasMethods(o.members, ['rolesOf'])) issues.push({ path: 'members', message: 'must have a rolesOf(userId) method' });
+  if (o.tokens !== undefined && !hasMethods(o.tokens, STORE_METHODS)) {
+    issues.push({ path: 'tokens', message: `must implement TokenStore (${STORE_METHODS.join(', ')})` });
+  }
+  if (o.identityOf !== undefined && typeof o.identityOf !== 'function') issues.push({ path: 'identityOf', message: 'must be a function' });
+  if (o.now !== undefined && typeof o.now !== 'function') issues.push({ path: 'now', message: 'must be a function returning a Date' });
+  if (o.clockToleranceSec !== undefined && !intInRange(o.clockToleranceSec, 0, 300)) {
+    issues.push({ path: 'clockToleranceSec', message: 'must be an integer from 0 to 300' });
+  }
+  if (o.signatureCacheSize !== undefined && !intInRange(o.signatureCacheSize, 0, 1_000_000)) {
+    issues.push({ path: 'signatureCacheSize', message: 'must be an integer from 0 to 1 000 000' });
+  }
+  if (o.storeTimeoutMs !== undefined && !intInRange(o.storeTimeoutMs, 1, 600_000)) {
+    issues.push({ path: 'storeTimeoutMs', message: 'must be an integer from 1 to 600 000' });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return Object.freeze({
+    issuer: o.issuer as string,
+    keys: o.keys as KeyRing,
+    members: o.members as MembershipSource,
+    tokens: o.tokens as TokenStore | undefined,
+    identityOf: o.identityOf as ((userId: string) => string) | undefined,
+    now: (o.now as (() => Date) | undefined) ?? (() => new Date()),
+    clockToleranceSec: (o.clockToleranceSec as number | undefined) ?? 5,
+    signatureCacheSize: (o.signatureCacheSize as number | undefined) ?? 10_000,
+    storeTimeoutMs: (o.storeTimeoutMs as number | undefined) ?? 5_000,
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * Shared set-up of the service tests: a pinned clock, a memory store, an
+ * in-memory role table, one key ring per file.
+ */
+import { createAuth } from '../../src/service/auth';
+import type { Auth, AuthOptions } from '../../src/service/types';
+import { MemoryTokenStore } from '../../src/stores/memory';
+import type { TokenStore } from '../../src/stores/types';
+import type { UserRoles } from '../../src/policy/types';
+import { generateKeyRing } from '../../src/tokens/keyring';
+import type { KeyRing } from '../../src/tokens/types';
+
+export const T0 = Date.parse('2026-03-01T00:00:00Z');
+export const DAY_MS = 86_400_000;
+
+/** A clock the test moves by hand. */
+export class Clock {
+  ms = T0;
+  now = (): Date => new Date(this.ms);
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+let ring: Promise<KeyRing> | undefined;
+/** One EdDSA ring shared by a test file (generation is the slow part). */
+export function sharedRing(): Promise<KeyRing> {
+  ring ??= generateKeyRing();
+  return ring;
+}
+
+export interface Setup {
+  auth: Auth;
+  clock: Clock;
+  store: TokenStore;
+  roles: Map<string, UserRoles>;
+}
+
+/** Build an Auth over a memory store, a pinned clock and a mutable role table. */
+export async function setup(extra: Partial<AuthOptions> = {}): Promise<Setup> {
+  const clock = new Clock();
+  const store = extra.tokens ?? new MemoryTokenStore();
+  const roles = new Map<string, UserRoles>([
+    ['alice', { orgs: { acme: 'owner' } }],
+    ['bob', { orgs: { acme: 'viewer' } }],
+  ]);
+  const auth = createAuth({
+    issuer: 'https://svc.test',
+    keys: await sharedRing(),
+    members: { rolesOf: (u) => roles.get(u) ?? {} },
+    now: clock.now,
+    ...extra,
+    tokens: store,
+  });
+  return { auth, clock, store, roles };
+}
+
+/** Catch the rejection of `p` (fails the test when it resolves). */
+export async function rejection(p: Promise<unknown> | (() => unknown)): Promise<unknown> {
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
