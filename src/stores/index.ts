@@ -1,0 +1,12 @@
+/**
+ * Layer 5, stores: where token records and memberships live. The interfaces
+ * (`TokenStore`, `MembershipStore`) are small so that a database adapter fits in
+ * one file; `svc-auth/testing` checks a `TokenStore` implementation.
+ * @module
+ */
+export type { InsertResult, RecordKind, TokenRecord, TokenStore } from './types';
+export { MemoryTokenStore } from './memory';
+export { MemoryMembershipStore, type Membership, type MembershipStore } from './membership';
+export { FileTokenStore, FileMembershipStore, type FileStoreOptions } from './file';
+export { JsonFile, type JsonFileOptions } from './json-file';
+export { withFileLock, isAlive, type LockTiming } from './file-lock';

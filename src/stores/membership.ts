@@ -1,0 +1,156 @@
+/**
+ * Who holds which role where: the `members` source of `createAuth`. The store
+ * keeps one role per (user, resource); resources are `org` or `org/repo`, checked
+ * with the S7 name rules and kept lowercase.
+ * @module
+ */
+import { ValidationError } from '../errors';
+import type { UserRoles } from '../policy/types';
+import { parseResource } from '../scopes/names';
+import { isRoleName, ROLES, type RoleName } from '../vocabulary';
+import { settle } from './settle';
+
+/**
+ * One membership row, as {@link MembershipStore.list} returns it.
+ *
+ * @example
+ * ```ts
+ * const row: Membership = { user: 'alice', resource: 'acme/web', role: 'editor' };
+ * ```
+ */
+export interface Membership {
+  readonly user: string;
+  /** `org` or `org/repo`, lowercase. */
+  readonly resource: string;
+  readonly role: RoleName;
+}
+
+/**
+ * Where memberships live. `rolesOf` is what `createAuth({ members })` needs; the
+ * rest is administration (the CLI's `svc member ...`).
+ *
+ * @example
+ * ```ts
+ * const members: MembershipStore = new MemoryMembershipStore();
+ * await members.set('alice', 'Acme', 'editor');
+ * await members.rolesOf('alice'); // { orgs: { acme: 'editor' }, repos: {} }
+ * ```
+ */
+export interface MembershipStore {
+  /** The user's roles; empty maps for an unknown user. */
+  rolesOf(userId: string): Promise<UserRoles>;
+  /** Give `userId` `role` on `resource` (`org` or `org/repo`), replacing any role held there. */
+  set(userId: string, resource: string, role: RoleName): Promise<void>;
+  /** Remove the user's role on `resource`; `true` when there was one. */
+  remove(userId: string, resource: string): Promise<boolean>;
+  /** Every membership, sorted by user, then resource. */
+  list(): Promise<Membership[]>;
+}
+
+const MAX_USER_LENGTH = 512;
+// C0 and C1 controls: a user id is printed by the CLI and must not carry terminal escapes.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** @internal Check a user id: 1 to 512 characters, no control characters. */
+export function checkUserId(userId: unknown, path = 'userId'): string {
+  if (typeof userId !== 'string' || userId.length === 0 || userId.length > MAX_USER_LENGTH || CONTROL.test(userId)) {
+    throw new ValidationError([{ path, message: `expected a user id of 1 to ${MAX_USER_LENGTH} characters without control characters` }]);
+  }
+  return userId;
+}
+
+/** @internal Check a resource and return its lowercase key. */
+export function checkResource(resource: unknown, path = 'resource'): string {
+  const ref = parseResource(resource);
+  if (ref === null) throw new ValidationError([{ path, message: "expected 'org' or 'org/repo' (letters, digits, '.', '_', '-')" }]);
+  return ref.key;
+}
+
+/** @internal Check a role name. */
+export function checkRole(role: unknown, path = 'role'): RoleName {
+  if (!isRoleName(role)) throw new ValidationError([{ path, message: `expected one of ${ROLES.join(', ')}` }]);
+  return role;
+}
+
+/**
+ * @internal Memberships in maps (never plain objects, so a user or resource named
+ * `__proto__` or `constructor` is just a key), shared by the memory and file stores.
+ */
+export class MembershipTable {
+  private readonly byUser = new Map<string, Map<string, RoleName>>();
+
+  rolesOf(userId: unknown): UserRoles {
+    const rows = this.byUser.get(checkUserId(userId));
+    // Null-prototype maps: a lookup of an org the user is not in finds nothing, even `constructor`.
+    const orgs: Record<string, RoleName> = Object.create(null) as Record<string, RoleName>;
+    const repos: Record<string, RoleName> = Object.create(null) as Record<string, RoleName>;
+    if (rows) for (const [resource, role] of rows) (resource.includes('/') ? repos : orgs)[resource] = role;
+    return { orgs, repos };
+  }
+
+  set(userId: unknown, resource: unknown, role: unknown): void {
+    const user = checkUserId(userId);
+    const key = checkResource(resource);
+    const r = checkRole(role);
+    let rows = this.byUser.get(user);
+    if (rows === undefined) {
+      rows = new Map();
+      this.byUser.set(user, rows);
+    }
+    rows.set(key, r);
+  }
+
+  remove(userId: unknown, resource: unknown): boolean {
+    const user = checkUserId(userId);
+    const key = checkResource(resource);
+    const rows = this.byUser.get(user);
+    if (rows === undefined || !rows.delete(key)) return false;
+    if (rows.size === 0) this.byUser.delete(user);
+    return true;
+  }
+
+  list(): Membership[] {
+    const out: Membership[] = [];
+    for (const [user, rows] of this.byUser) for (const [resource, role] of rows) out.push(Object.freeze({ user, resource, role }));
+    // Code-unit order, not locale order: the same on every machine.
+    return out.sort((a, b) => cmp(a.user, b.user) || cmp(a.resource, b.resource));
+  }
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A {@link MembershipStore} in memory: for tests, examples and services that
+ * load memberships from elsewhere at start-up. Invalid input rejects with a
+ * `ValidationError` (`issues[0].path` is `userId`, `resource` or `role`).
+ *
+ * @example
+ * ```ts
+ * import { MemoryMembershipStore, createAuth } from 'svc-auth';
+ * const members = new MemoryMembershipStore();
+ * await members.set('alice', 'acme', 'editor');
+ * await members.set('alice', 'acme/secrets', 'viewer');
+ * const auth = createAuth({ issuer: 'https://svc.example', keys, members });
+ * ```
+ */
+export class MemoryMembershipStore implements MembershipStore {
+  private readonly table = new MembershipTable();
+
+  rolesOf(userId: string): Promise<UserRoles> {
+    return settle(() => this.table.rolesOf(userId));
+  }
+
+  set(userId: string, resource: string, role: RoleName): Promise<void> {
+    return settle(() => this.table.set(userId, resource, role));
+  }
+
+  remove(userId: string, resource: string): Promise<boolean> {
+    return settle(() => this.table.remove(userId, resource));
+  }
+
+  list(): Promise<Membership[]> {
+    return settle(() => this.table.list());
+  }
+}

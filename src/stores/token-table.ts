@@ -1,0 +1,147 @@
+/**
+ * The synchronous heart of the bundled token stores: records indexed by id, by
+ * owner (creation order, plus PAT names) and by parent, so that no operation
+ * walks every record. {@link MemoryTokenStore} keeps one table for its lifetime;
+ * the file store loads one per locked read-modify-write. Every method runs to
+ * completion without yielding, which is what makes the store operations atomic.
+ * @module
+ */
+import { ConflictError, ValidationError } from '../errors';
+import { timeOf, toEntry, toRecord, type DateForm, type Entry } from './records';
+import type { InsertResult, TokenRecord } from './types';
+
+interface OwnerIndex {
+  /** Ids in creation order. */
+  readonly ids: string[];
+  /** PAT ids per name; a single id is kept bare to save an array per record. */
+  readonly pats: Map<string, string | string[]>;
+}
+
+/** @internal See the module comment. */
+export class TokenTable {
+  private readonly byId = new Map<string, Entry>();
+  private readonly byOwner = new Map<string, OwnerIndex>();
+  private readonly children = new Map<string, string | string[]>();
+
+  /** Number of records held. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Check and copy `raw`, then apply the insert rules of `TokenStore.insert`. */
+  insert(raw: unknown, now: Date, form: DateForm = 'date'): InsertResult {
+    const entry = toEntry(raw, form, 'record');
+    const nowMs = timeOf(now, 'now');
+    if (this.byId.has(entry.id)) throw new ConflictError('a token record with this id already exists');
+    if (entry.parentId !== null) {
+      const parent = this.byId.get(entry.parentId);
+      if (parent === undefined || !isActive(parent, nowMs)) return 'parent_inactive';
+    }
+    if (entry.kind === 'pat' && this.activePatNamed(entry.ownerId, entry.name, nowMs)) return 'name_taken';
+    this.add(entry);
+    return 'ok';
+  }
+
+  /**
+   * Add a record without the insert rules: used when loading a file, where the
+   * rules held when each record was first inserted. A repeated id means the file
+   * was edited by hand and is refused.
+   */
+  load(raw: unknown, path: string): void {
+    const entry = toEntry(raw, 'iso', path);
+    if (this.byId.has(entry.id)) throw new ValidationError([{ path: `${path}.id`, message: 'repeated id' }]);
+    this.add(entry);
+  }
+
+  readChain(id: unknown): TokenRecord[] | null {
+    if (typeof id !== 'string') throw new ValidationError([{ path: 'id', message: 'expected a string' }]);
+    let entry = this.byId.get(id);
+    if (entry === undefined) return null;
+    const chain: TokenRecord[] = [];
+    // A loaded file could hold a parent cycle; the seen set keeps the walk finite.
+    const seen = new Set<string>();
+    while (entry !== undefined && !seen.has(entry.id)) {
+      seen.add(entry.id);
+      chain.push(toRecord(entry));
+      entry = entry.parentId === null ? undefined : this.byId.get(entry.parentId);
+    }
+    return chain;
+  }
+
+  listByOwner(ownerId: unknown): TokenRecord[] {
+    if (typeof ownerId !== 'string') throw new ValidationError([{ path: 'ownerId', message: 'expected a string' }]);
+    const owner = this.byOwner.get(ownerId);
+    if (owner === undefined) return [];
+    const out: TokenRecord[] = [];
+    for (const id of owner.ids) {
+      const entry = this.byId.get(id);
+      if (entry !== undefined) out.push(toRecord(entry));
+    }
+    return out;
+  }
+
+  revoke(ids: unknown, at: Date): string[] {
+    if (!Array.isArray(ids) || !ids.every((id: unknown) => typeof id === 'string')) {
+      throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
+    }
+    const atMs = timeOf(at, 'at');
+    const revoked: string[] = [];
+    const seen = new Set<string>();
+    const stack: string[] = [...(ids as string[])].reverse();
+    while (stack.length > 0) {
+      const id = stack.pop() as string;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const entry = this.byId.get(id);
+      if (entry === undefined) continue;
+      if (entry.revokedAt === null) {
+        entry.revokedAt = atMs;
+        revoked.push(id);
+      }
+      // Walk on even below a record already revoked: its subtree must end up revoked too.
+      const kids = this.children.get(id);
+      if (typeof kids === 'string') stack.push(kids);
+      else if (kids !== undefined) for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i] as string);
+    }
+    return revoked;
+  }
+
+  /** Every entry in creation order (insertion order of the id map). */
+  entries(): IterableIterator<Entry> {
+    return this.byId.values();
+  }
+
+  private activePatNamed(ownerId: string, name: string, nowMs: number): boolean {
+    const ids = this.byOwner.get(ownerId)?.pats.get(name);
+    if (ids === undefined) return false;
+    for (const id of typeof ids === 'string' ? [ids] : ids) {
+      const e = this.byId.get(id);
+      if (e !== undefined && isActive(e, nowMs)) return true;
+    }
+    return false;
+  }
+
+  private add(entry: Entry): void {
+    this.byId.set(entry.id, entry);
+    let owner = this.byOwner.get(entry.ownerId);
+    if (owner === undefined) {
+      owner = { ids: [], pats: new Map() };
+      this.byOwner.set(entry.ownerId, owner);
+    }
+    owner.ids.push(entry.id);
+    if (entry.kind === 'pat') addTo(owner.pats, entry.name, entry.id);
+    if (entry.parentId !== null) addTo(this.children, entry.parentId, entry.id);
+  }
+}
+
+function addTo(map: Map<string, string | string[]>, key: string, id: string): void {
+  const cur = map.get(key);
+  if (cur === undefined) map.set(key, id);
+  else if (typeof cur === 'string') map.set(key, [cur, id]);
+  else cur.push(id);
+}
+
+/** Active at `nowMs`: not revoked and not yet expired (T4: expired once now >= expiresAt). */
+function isActive(e: Entry, nowMs: number): boolean {
+  return e.revokedAt === null && e.expiresAt > nowMs;
+}
