@@ -101,6 +101,7 @@ export class TokenVerifier {
     if (cached !== undefined) return this.#checkTimes(cached, now);
 
     if (!COMPACT.test(token)) throw fail('malformed', 'not a compact JWT of three base64url segments');
+    if (!hasCanonicalTail(token)) throw fail('malformed', 'signature is not canonical base64url');
     const header = decodeHeader(token.slice(0, token.indexOf('.')));
     const kind = KIND_BY_TYPE.get(header.typ);
     if (kind === undefined) throw fail('type', 'not an svc-auth token type');
@@ -143,6 +144,29 @@ export class TokenVerifier {
 
 function fail(reason: AuthenticationReason, message: string, cause?: unknown): AuthenticationError {
   return new AuthenticationError(reason, `authentication failed: ${message}`, cause === undefined ? undefined : { cause });
+}
+
+const B64U = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Base64url decoders ignore the unused low bits of the last character, so one
+ * signature has several spellings. Refusing all but the canonical one means a token
+ * has exactly one text, and a changed character is always a different token.
+ */
+function hasCanonicalTail(token: string): boolean {
+  const sigLen = token.length - token.lastIndexOf('.') - 1;
+  if (sigLen === 0) return true;
+  const last = B64U.indexOf(token.charAt(token.length - 1));
+  switch (sigLen % 4) {
+    case 0:
+      return true;
+    case 2:
+      return (last & 0b1111) === 0;
+    case 3:
+      return (last & 0b11) === 0;
+    default:
+      return false;
+  }
 }
 
 function decodeHeader(segment: string): { typ: string; alg: string; kid: string } {
