@@ -1,0 +1,135 @@
+/**
+ * Two servers (two `createAuth` instances, two pools) sharing one PostgreSQL
+ * table and one key ring must agree on every token at once: creation,
+ * revocation and its cascade (T5, T6, T7).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { AuthenticationError, ConflictError } from '../../src/errors';
+import { createAuth } from '../../src/service/auth';
+import type { Auth } from '../../src/service/types';
+import { PostgresTokenStore } from '../../src/stores/postgres';
+import type { UserRoles } from '../../src/policy/types';
+import { Clock, rejection, sharedRing } from './fixture';
+
+const DATABASE_URL = process.env.DATABASE_URL;
+const RUN = randomBytes(4).toString('hex');
+const TABLE = `svc_tokens_test_${RUN}_multi`;
+
+if (!DATABASE_URL) {
+  if (process.env.CI) {
+    describe('createAuth on PostgreSQL, two instances', () => {
+      it('needs DATABASE_URL in CI', () => {
+        expect.fail('DATABASE_URL is not set; CI must run the PostgreSQL multi-instance tests');
+      });
+    });
+  } else {
+    console.warn('DATABASE_URL is not set: skipping the PostgreSQL multi-instance tests (test/service/postgres-multi.test.ts)');
+  }
+}
+const withDb = DATABASE_URL ? describe : describe.skip;
+
+withDb('createAuth on PostgreSQL, two instances', () => {
+  const pools: pg.Pool[] = [];
+  const clock = new Clock();
+  const roles = new Map<string, UserRoles>([['alice', { orgs: { acme: 'owner' } }]]);
+  let a: Auth;
+  let b: Auth;
+
+  beforeAll(async () => {
+    const keys = await sharedRing();
+    const make = async (): Promise<Auth> => {
+      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 8 });
+      pool.on('error', () => {});
+      pools.push(pool);
+      const tokens = new PostgresTokenStore({ pool, table: TABLE });
+      await tokens.migrate();
+      return createAuth({ issuer: 'https://svc.test', keys, members: { rolesOf: (u) => roles.get(u) ?? {} }, tokens, now: clock.now });
+    };
+    [a, b] = await Promise.all([make(), make()]);
+  });
+
+  afterAll(async () => {
+    await pools[0]?.query(`DROP TABLE IF EXISTS ${TABLE}`);
+    await Promise.all(pools.map((p) => p.end()));
+  });
+
+  async function reason(p: Promise<unknown>): Promise<string | undefined> {
+    const err = await rejection(p);
+    expect(err).toBeInstanceOf(AuthenticationError);
+    return (err as AuthenticationError).reason;
+  }
+
+  it('T5: a token created on one instance authenticates and lists on the other', async () => {
+    const session = await a.issueSession('alice');
+    const onA = await a.authenticate(session);
+    const { token, info } = await a.client(onA).token.create({
+      name: 'shared',
+      scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }],
+    });
+    const onB = await b.authenticate(token);
+    expect(onB.tokenId).toBe(info.id);
+    expect(b.authorize(onB, 'acme/web', 'repo:read')).toEqual({ allowed: true });
+    expect(b.authorize(onB, 'acme/web', 'repo:write')).toEqual({ allowed: false, reason: 'scope' });
+    const listed = await b.client(await b.authenticate(session)).token.list();
+    expect(listed.map((t) => t.name)).toContain('shared');
+  });
+
+  it('T6: revoked on one instance, the token and its descendants are refused by the other on the next request', async () => {
+    const session = await a.issueSession('alice');
+    const sa = await a.authenticate(session);
+    const parent = await a.client(sa).token.create({ name: 'cascade-parent' });
+    // The child is made on B, by the parent PAT itself.
+    const child = await b.client(await b.authenticate(parent.token)).token.create({ name: 'cascade-child' });
+    const grandchild = await a.client(await a.authenticate(child.token)).token.create({ name: 'cascade-grandchild' });
+    // Warm both verified-signature caches: revocation must not depend on them.
+    for (const t of [parent.token, child.token, grandchild.token]) {
+      await a.authenticate(t);
+      await b.authenticate(t);
+    }
+
+    const revoked = await a.client(sa).token.revoke('cascade-parent');
+    expect(revoked.status).toBe('revoked');
+
+    for (const t of [parent.token, child.token, grandchild.token]) {
+      expect(await reason(b.authenticate(t))).toBe('revoked');
+      expect(await reason(a.authenticate(t))).toBe('revoked');
+    }
+    const view = await b.client(await b.authenticate(session)).token.get('cascade-grandchild');
+    expect(view.status).toBe('revoked');
+  });
+
+  it('T3: auth.revokeToken on one instance stops a component token on the other', async () => {
+    const component = await b.issueComponentToken('alice', { scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
+    const p = await a.authenticate(component);
+    await b.revokeToken(p.tokenId as string);
+    expect(await reason(a.authenticate(component))).toBe('revoked');
+  });
+
+  it('T7 race: 30 parallel creates of one name across instances, exactly one wins, the rest ConflictError', async () => {
+    const session = await a.issueSession('alice');
+    const [sa, sb] = await Promise.all([a.authenticate(session), b.authenticate(session)]);
+    const settled = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a.client(sa) : b.client(sb)).token.create({ name: 'contested' })),
+    );
+    const won = settled.filter((s) => s.status === 'fulfilled');
+    const lost = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(29);
+    for (const l of lost) expect(l.reason).toBeInstanceOf(ConflictError);
+    const active = (await a.client(sa).token.list()).filter((t) => t.name === 'contested' && t.status === 'active');
+    expect(active).toHaveLength(1);
+  });
+
+  it('T7: after revoking, the name can be reused from the other instance', async () => {
+    const session = await a.issueSession('alice');
+    const sa = await a.authenticate(session);
+    const first = await a.client(sa).token.create({ name: 'rotate-me' });
+    await a.client(sa).token.revoke('rotate-me');
+    const second = await b.client(await b.authenticate(session)).token.create({ name: 'rotate-me' });
+    expect(second.info.id).not.toBe(first.info.id);
+    expect(await reason(b.authenticate(first.token))).toBe('revoked');
+    expect((await a.authenticate(second.token)).tokenName).toBe('rotate-me');
+  });
+});
