@@ -1,0 +1,59 @@
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import { NAME_PATTERN, isValidThingName, parseResource } from '../../src/scopes/names';
+
+describe('parseResource', () => {
+  it('S7: parses org and org/repo, lowercased', () => {
+    expect(parseResource('Acme')).toEqual({ key: 'acme', org: 'acme' });
+    expect(parseResource('Acme/Web.App_1-x')).toEqual({ key: 'acme/web.app_1-x', org: 'acme', repo: 'web.app_1-x' });
+  });
+
+  it('S7: refuses names outside ^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$', () => {
+    for (const bad of ['', '/', 'acme/', '/web', 'a/b/c', '.acme', '-acme', 'acme/_web', 'ac me', 'a'.repeat(101), `a/${'b'.repeat(101)}`, 'ac\u200bme', 'acme\n', 'ä']) {
+      expect(parseResource(bad)).toBeNull();
+    }
+    expect(parseResource('a'.repeat(100))).not.toBeNull();
+  });
+
+  it('S7 attack: non-strings and huge strings are null, never a throw', () => {
+    for (const v of [null, undefined, 5, {}, [], 'a'.repeat(10 * 1024 * 1024)]) expect(parseResource(v)).toBeNull();
+  });
+
+  it('S7 attack: __proto__ is not a name; constructor and prototype are plain names, nothing is looked up', () => {
+    expect(parseResource('__proto__')).toBeNull();
+    expect(parseResource('constructor')).toEqual({ key: 'constructor', org: 'constructor' });
+    expect(parseResource('constructor/prototype')?.key).toBe('constructor/prototype');
+  });
+
+  it('property: an accepted resource is lowercase and matches NAME_PATTERN part by part', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 210 }), (s) => {
+        const ref = parseResource(s);
+        if (ref === null) return;
+        expect(ref.key).toBe(s.toLowerCase());
+        for (const part of s.split('/')) expect(NAME_PATTERN.test(part)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('isValidThingName', () => {
+  it('S7: accepts <Type>/<name>, with further slashes in the name', () => {
+    for (const ok of ['Doc/readme', 'Doc/a/b/c', 'Img/.hidden', 'T/x y', 'T/ünï']) expect(isValidThingName(ok)).toBe(true);
+  });
+
+  it('S7: refuses a missing name, empty, . and .. segments, control characters and backslashes', () => {
+    for (const bad of ['Doc', 'Doc/', '/readme', 'Doc//a', 'Doc/./a', 'Doc/..', '../etc', 'Doc/a\u0000', 'Doc/a\nb', 'Doc\\a/b', 'Doc/\u0085', '']) {
+      expect(isValidThingName(bad)).toBe(false);
+    }
+  });
+
+  it('S7: at most 1024 characters', () => {
+    expect(isValidThingName(`T/${'a'.repeat(1022)}`)).toBe(true);
+    expect(isValidThingName(`T/${'a'.repeat(1023)}`)).toBe(false);
+  });
+
+  it('S7 attack: non-strings are false, never a throw', () => {
+    for (const v of [null, undefined, 1, {}, ['Doc/a']]) expect(isValidThingName(v)).toBe(false);
+  });
+});
