@@ -97,7 +97,7 @@ describe('createGrant: hostile role maps', () => {
   });
 
   it('accepts "constructor" and other prototype names as ordinary org names', () => {
-    const g = createGrant({ roles: { orgs: { constructor: 'viewer' } } });
+    const g = createGrant({ roles: { orgs: JSON.parse('{"constructor": "viewer"}') as Record<string, 'viewer'> } });
     expect(authorize(g, 'constructor/web', 'repo:read')).toBe(ALLOW);
     expect(authorize(g, 'toString/web', 'repo:read')).toBe(DENY_ROLE);
   });
