@@ -5,7 +5,7 @@
 import { ValidationError } from '../errors';
 
 /** `svc:<namespace>/users/Identity/<id>`, segments `[A-Za-z0-9._-]+` (T9). */
-export const IDENTITY_PATTERN = /^svc:[A-Za-z0-9._-]+\/users\/Identity\/[A-Za-z0-9._-]+$/;
+export const IDENTITY_PATTERN = /^svc:([A-Za-z0-9._-]+)\/users\/Identity\/([A-Za-z0-9._-]+)$/;
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 const MAX_IDENTITY_LENGTH = 512;
@@ -21,13 +21,10 @@ const MAX_USER_ID_LENGTH = 256;
  * ```
  */
 export function isIdentityWref(value: unknown): value is string {
-  return (
-    typeof value === 'string' &&
-    value.length <= MAX_IDENTITY_LENGTH &&
-    IDENTITY_PATTERN.test(value) &&
-    // `.` and `..` match the character class but would read as path steps.
-    value.split('/').every((s) => s !== '.' && s !== '..')
-  );
+  if (typeof value !== 'string' || value.length > MAX_IDENTITY_LENGTH) return false;
+  const m = IDENTITY_PATTERN.exec(value);
+  // `.` and `..` match the character class but would read as path steps.
+  return m !== null && [m[1], m[2]].every((s) => s !== '.' && s !== '..');
 }
 
 /**
