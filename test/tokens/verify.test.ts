@@ -91,7 +91,7 @@ describe('TokenVerifier: accepted tokens', () => {
 
   it('T2: rotation keeps old tokens valid and signs new ones with the new key', async () => {
     const { ring, verifier } = await setup();
-    const oldKid = ring.exportPrivate().keys[0]!.kid;
+    const oldKid = ring.exportPrivate().keys[0]!.kid!;
     const old = await mintToken(ring, claims());
     await ring.rotate();
     const fresh = await mintToken(ring, claims());
@@ -125,7 +125,7 @@ describe('TokenVerifier: hostile tokens', () => {
   it('T2: a token of another algorithm under a known kid is refused', async () => {
     const { ring, verifier } = await setup('HS256');
     const es = await generateKeyRing({ alg: 'ES256' });
-    const kid = ring.exportPrivate().keys[0]!.kid;
+    const kid = ring.exportPrivate().keys[0]!.kid!;
     const token = forge(es, headerOf(es, { kid }), payloadOf());
     expect(await reasonOf(verifier.verify(token, NOW))).toBe('signature');
   });
@@ -287,7 +287,7 @@ describe('TokenVerifier: hostile tokens', () => {
 
   it('T2: a token signed by a retired key is a signature failure', async () => {
     const { ring, verifier } = await setup();
-    const oldKid = ring.exportPrivate().keys[0]!.kid;
+    const oldKid = ring.exportPrivate().keys[0]!.kid!;
     const old = await mintToken(ring, claims());
     await ring.rotate();
     ring.retire(oldKid);

@@ -1,0 +1,166 @@
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { AuthenticationError } from '../../src/errors';
+import { newTokenId } from '../../src/tokens/claims';
+import { generateKeyRing } from '../../src/tokens/keyring';
+import { mintToken } from '../../src/tokens/mint';
+import { SignatureCache } from '../../src/tokens/signature-cache';
+import type { TokenClaims } from '../../src/tokens/types';
+import { TokenVerifier } from '../../src/tokens/verify';
+
+const ISS = 'https://svc.test';
+const NOW = 1_700_000_000;
+
+function claims(over: Partial<TokenClaims> = {}): TokenClaims {
+  return { kind: 'pat', iss: ISS, sub: 'u1', jti: newTokenId(), iat: NOW, exp: NOW + 3600, ...over };
+}
+
+async function reasonOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'accepted';
+  } catch (err) {
+    expect(err).toBeInstanceOf(AuthenticationError);
+    return (err as AuthenticationError).reason;
+  }
+}
+
+let verifySpy: MockInstance;
+beforeEach(() => {
+  verifySpy = vi.spyOn(crypto.subtle, 'verify');
+});
+afterEach(() => {
+  verifySpy.mockRestore();
+});
+
+describe('verified-signature cache', () => {
+  it('T2: a cache hit skips the signature check and returns the same claims', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS });
+    const token = await mintToken(ring, claims());
+    verifySpy.mockClear();
+    const first = await verifier.verify(token, NOW);
+    expect(verifySpy).toHaveBeenCalledTimes(1);
+    const second = await verifier.verify(token, NOW + 10);
+    expect(verifySpy).toHaveBeenCalledTimes(1);
+    expect(second).toBe(first);
+    expect(verifier.cachedCount).toBe(1);
+  });
+
+  it('T2: an expired cached token fails at once', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS });
+    const token = await mintToken(ring, claims({ exp: NOW + 60 }));
+    verifySpy.mockClear();
+    await verifier.verify(token, NOW);
+    expect(await reasonOf(verifier.verify(token, NOW + 60))).toBe('expired');
+    expect(verifySpy).toHaveBeenCalledTimes(1);
+  });
+
+  it('T2: a cached token answers like an uncached one for iat in the future', async () => {
+    const ring = await generateKeyRing();
+    const cached = new TokenVerifier({ ring, issuer: ISS });
+    const plain = new TokenVerifier({ ring, issuer: ISS, cacheSize: 0 });
+    const token = await mintToken(ring, claims({ iat: NOW, exp: NOW + 600 }));
+    await cached.verify(token, NOW);
+    expect(await reasonOf(cached.verify(token, NOW - 6))).toBe(await reasonOf(plain.verify(token, NOW - 6)));
+  });
+
+  it('T2: a rotation empties the cache', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS });
+    const token = await mintToken(ring, claims());
+    await verifier.verify(token, NOW);
+    await ring.rotate();
+    verifySpy.mockClear();
+    expect(await reasonOf(verifier.verify(token, NOW))).toBe('accepted');
+    expect(verifySpy).toHaveBeenCalledTimes(1);
+  });
+
+  it('T2: retiring a key empties the cache, so its cached tokens stop verifying', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS });
+    const oldKid = ring.exportPrivate().keys[0]!.kid!;
+    const token = await mintToken(ring, claims());
+    await ring.rotate();
+    await verifier.verify(token, NOW);
+    expect(verifier.cachedCount).toBe(1);
+    ring.retire(oldKid);
+    expect(await reasonOf(verifier.verify(token, NOW))).toBe('signature');
+    expect(verifier.cachedCount).toBe(0);
+  });
+
+  it('T2: a key retired while a verify is in flight does not let the token through or into the cache', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS });
+    const oldKid = ring.exportPrivate().keys[0]!.kid!;
+    const token = await mintToken(ring, claims());
+    await ring.rotate();
+    const pending = verifier.verify(token, NOW);
+    ring.retire(oldKid);
+    expect(await reasonOf(pending)).toBe('signature');
+    expect(verifier.cachedCount).toBe(0);
+  });
+
+  it('T2: a token with one character changed is not served from the cache', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS });
+    const token = await mintToken(ring, claims());
+    verifySpy.mockClear();
+    await verifier.verify(token, NOW);
+    const i = token.indexOf('.') + 5;
+    const changed = token.slice(0, i) + (token[i] === 'A' ? 'B' : 'A') + token.slice(i + 1);
+    expect(await reasonOf(verifier.verify(changed, NOW))).toBe('signature');
+    expect(verifySpy).toHaveBeenCalledTimes(2);
+  });
+
+  it('T2: failures are never cached', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: 'https://other.test' });
+    const token = await mintToken(ring, claims());
+    expect(await reasonOf(verifier.verify(token, NOW))).toBe('signature');
+    expect(verifier.cachedCount).toBe(0);
+  });
+
+  it('T2: cacheSize 0 disables the cache', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS, cacheSize: 0 });
+    const token = await mintToken(ring, claims());
+    verifySpy.mockClear();
+    await verifier.verify(token, NOW);
+    await verifier.verify(token, NOW);
+    expect(verifySpy).toHaveBeenCalledTimes(2);
+    expect(verifier.cachedCount).toBe(0);
+  });
+
+  it('T2: the cache is bounded by cacheSize', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS, cacheSize: 3 });
+    for (let i = 0; i < 10; i++) await verifier.verify(await mintToken(ring, claims()), NOW);
+    expect(verifier.cachedCount).toBe(3);
+  });
+});
+
+describe('SignatureCache', () => {
+  const c = (jti: string): TokenClaims => ({ kind: 'pat', iss: ISS, sub: 'u', jti, iat: 1, exp: 2 });
+
+  it('T2: evicts the oldest entry when full', () => {
+    const cache = new SignatureCache(2);
+    cache.set('a', c('a'));
+    cache.set('b', c('b'));
+    cache.set('c', c('c'));
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')?.jti).toBe('b');
+    expect(cache.get('c')?.jti).toBe('c');
+    expect(cache.size).toBe(2);
+  });
+
+  it('T2: clear and delete forget entries', () => {
+    const cache = new SignatureCache(5);
+    cache.set('a', c('a'));
+    cache.set('b', c('b'));
+    cache.delete('a');
+    expect(cache.get('a')).toBeUndefined();
+    cache.clear();
+    expect(cache.size).toBe(0);
+  });
+});
