@@ -1,8 +1,11 @@
 /**
  * svc-auth: personal access tokens, scopes and roles for TypeScript services.
- * Everything is re-exported by name; see the README for the tour.
+ * Everything public is re-exported here by name, layer by layer (see DESIGN.md);
+ * `svc-auth/postgres` and `svc-auth/testing` hold the optional parts.
  * @module
  */
+
+// Errors: one family, stable codes.
 export {
   SvcAuthError,
   ValidationError,
@@ -15,4 +18,105 @@ export {
   type ValidationIssue,
   type AuthenticationReason,
 } from './errors';
-export { PERMISSIONS, ROLES, ROLE_TABLE, isPermission, isRoleName, type Permission, type RoleName, type RoleExpansion } from './vocabulary';
+
+// 1 vocabulary
+export {
+  PERMISSIONS,
+  ROLES,
+  ROLE_TABLE,
+  isPermission,
+  isRoleName,
+  type Permission,
+  type RoleName,
+  type RoleExpansion,
+} from './vocabulary';
+
+// 2 scopes
+export {
+  parseScopeFlags,
+  parseScopesJson,
+  normalizeScopes,
+  formatScopeFlags,
+  isFlagExpressible,
+  checkPattern,
+  parseResource,
+  isValidThingName,
+  LIMITS,
+  type Scope,
+  type ScopeEntry,
+  type ResourceRef,
+} from './scopes';
+
+// 3 policy
+export {
+  createGrant,
+  authorize,
+  Grant,
+  type GrantInput,
+  type Decision,
+  type DenyReason,
+  type Principal,
+  type UserRoles,
+} from './policy';
+
+// 4 tokens
+export {
+  generateKeyRing,
+  importKeyRing,
+  TOKEN_PATTERN,
+  TOKEN_PREFIX,
+  LIFETIMES,
+  type KeyRing,
+  type KeyAlgorithm,
+  type TokenKind,
+  type Lifetime,
+} from './tokens';
+
+// 5 stores
+export {
+  MemoryTokenStore,
+  MemoryMembershipStore,
+  FileTokenStore,
+  FileMembershipStore,
+  type TokenStore,
+  type TokenRecord,
+  type InsertResult,
+  type RecordKind,
+  type MembershipStore,
+  type Membership,
+  type FileStoreOptions,
+} from './stores';
+
+// 6 service
+export {
+  createAuth,
+  isIdentityWref,
+  defaultIdentity,
+  IDENTITY_PATTERN,
+  bearerFromRequest,
+  parseAuthorization,
+  type Auth,
+  type AuthOptions,
+  type MembershipSource,
+  type TokenApi,
+  type TokenInfo,
+  type CreateTokenInput,
+} from './service';
+export { MAX_BEARER_TOKEN_LENGTH } from './service/bearer';
+
+// 7 http
+export {
+  httpError,
+  decisionError,
+  errorResponse,
+  sendError,
+  sendJson,
+  requireAuth,
+  withAuth,
+  principalOf,
+  type HttpError,
+  type HttpErrorBody,
+  type AuthCheck,
+  type NodeMiddleware,
+  type AuthedFetchHandler,
+} from './http';

@@ -1,0 +1,42 @@
+/**
+ * Runs every benchmark in this folder in one process, one after another, and
+ * writes bench/RESULTS.md with the machine and the date. Figures are measured,
+ * never asserted: compare the ratios, not the absolute numbers, across machines.
+ *
+ *   npm run bench                 # all
+ *   npm run bench -- policy glob  # some
+ */
+import { cpus, totalmem, platform, arch } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ORDER = ['policy', 'glob', 'tokens', 'auth', 'postgres'];
+const wanted = process.argv.slice(2);
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .map((f) => f.replace(/\.bench\.ts$/, ''))
+  .filter((n) => wanted.length === 0 || wanted.includes(n))
+  .sort((a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99));
+
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+const header = [
+  '# Benchmark results',
+  '',
+  `Measured ${new Date().toISOString().slice(0, 10)} with \`npm run bench\` on ${cpu} (${cpus().length} cores),`,
+  `${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${arch()}, Node ${process.version}.`,
+  'Every engine is checked to give identical answers before it is timed. Ratios are against the',
+  'hand-written floor or the named baseline of each table; lower is faster.',
+  '',
+];
+const sections: string[] = [];
+for (const name of files) {
+  process.stderr.write(`bench: ${name} ...\n`);
+  const mod = (await import(pathToFileURL(join(here, `${name}.bench.ts`)).href)) as { run?: () => Promise<string> };
+  if (typeof mod.run !== 'function') throw new Error(`bench/${name}.bench.ts does not export run()`);
+  sections.push((await mod.run()).trim());
+}
+const out = [...header, ...sections.map((s) => s + '\n')].join('\n');
+if (wanted.length === 0) writeFileSync(join(here, 'RESULTS.md'), out);
+process.stdout.write(out);
