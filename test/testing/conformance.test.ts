@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import type { InsertResult, TokenRecord, TokenStore } from '../../src/stores/types';
+import { conformanceCases } from '../../src/testing/conformance';
+
+/** Ways a store can get the contract wrong; the suite must catch each one. */
+type Bug =
+  | 'no-name-check'
+  | 'expired-name-still-taken'
+  | 'components-take-names'
+  | 'no-parent-check'
+  | 'expired-parent-ok'
+  | 'duplicate-overwrites'
+  | 'chain-farthest-first'
+  | 'list-newest-first'
+  | 'no-cascade'
+  | 'overwrites-revoked-at'
+  | 'reports-all-revoked'
+  | 'await-between-check-and-write'
+  | 'loses-scopes'
+  | 'shifts-dates';
+
+/** A deliberately simple, correct store (O(n) scans) with optional bugs switched on. */
+class NaiveStore implements TokenStore {
+  private rows: TokenRecord[] = [];
+  constructor(private readonly bug?: Bug) {}
+
+  async insert(record: TokenRecord, now: Date): Promise<InsertResult> {
+    const b = this.bug;
+    const active = (r: TokenRecord) => r.revokedAt === null && (b === 'expired-name-still-taken' || r.expiresAt > now);
+    if (this.rows.some((r) => r.id === record.id)) {
+      if (b !== 'duplicate-overwrites') throw new Error('duplicate id');
+      this.rows = this.rows.filter((r) => r.id !== record.id);
+    }
+    if (record.parentId !== null && b !== 'no-parent-check') {
+      const p = this.rows.find((r) => r.id === record.parentId);
+      const ok = p !== undefined && p.revokedAt === null && (b === 'expired-parent-ok' || p.expiresAt > now);
+      if (!ok) return 'parent_inactive';
+    }
+    const namesCount = (r: TokenRecord) => r.kind === 'pat' || b === 'components-take-names';
+    if ((record.kind === 'pat' || b === 'components-take-names') && b !== 'no-name-check') {
+      const clash = this.rows.some((r) => namesCount(r) && r.ownerId === record.ownerId && r.name === record.name && active(r));
+      if (clash) return 'name_taken';
+    }
+    if (b === 'await-between-check-and-write') await Promise.resolve();
+    let stored = { ...record };
+    if (b === 'loses-scopes') stored = { ...stored, scopes: null };
+    if (b === 'shifts-dates') stored = { ...stored, expiresAt: new Date(record.expiresAt.getTime() + 1000) };
+    this.rows.push(stored);
+    return 'ok';
+  }
+
+  async readChain(id: string): Promise<TokenRecord[] | null> {
+    let r = this.rows.find((x) => x.id === id);
+    if (!r) return null;
+    const chain: TokenRecord[] = [];
+    while (r) {
+      chain.push(r);
+      const parentId: string | null = r.parentId;
+      r = parentId === null ? undefined : this.rows.find((x) => x.id === parentId);
+    }
+    return this.bug === 'chain-farthest-first' ? chain.reverse() : chain;
+  }
+
+  async listByOwner(ownerId: string): Promise<TokenRecord[]> {
+    const list = this.rows.filter((r) => r.ownerId === ownerId);
+    return this.bug === 'list-newest-first' ? list.reverse() : list;
+  }
+
+  async revoke(ids: readonly string[], at: Date): Promise<string[]> {
+    const todo = [...ids];
+    const out: string[] = [];
+    while (todo.length > 0) {
+      const id = todo.pop() as string;
+      const i = this.rows.findIndex((r) => r.id === id);
+      const r = this.rows[i];
+      if (!r) continue;
+      if (r.revokedAt === null || this.bug === 'overwrites-revoked-at' || this.bug === 'reports-all-revoked') {
+        if (r.revokedAt === null || this.bug === 'overwrites-revoked-at') this.rows[i] = { ...r, revokedAt: at };
+        out.push(id);
+      }
+      if (this.bug !== 'no-cascade') todo.push(...this.rows.filter((x) => x.parentId === id).map((x) => x.id));
+    }
+    return out;
+  }
+}
+
+async function failures(store: () => TokenStore): Promise<string[]> {
+  const failed: string[] = [];
+  for (const c of conformanceCases()) {
+    try {
+      await c.run(store());
+    } catch {
+      failed.push(c.name);
+    }
+  }
+  return failed;
+}
+
+describe('tokenStoreConformance', () => {
+  it('a correct store passes every case', async () => {
+    expect(await failures(() => new NaiveStore())).toEqual([]);
+  });
+
+  const bugs: Bug[] = [
+    'no-name-check',
+    'expired-name-still-taken',
+    'components-take-names',
+    'no-parent-check',
+    'expired-parent-ok',
+    'duplicate-overwrites',
+    'chain-farthest-first',
+    'list-newest-first',
+    'no-cascade',
+    'overwrites-revoked-at',
+    'reports-all-revoked',
+    'await-between-check-and-write',
+    'loses-scopes',
+    'shifts-dates',
+  ];
+  for (const bug of bugs) {
+    it(`catches a store with the bug: ${bug}`, async () => {
+      expect((await failures(() => new NaiveStore(bug))).length).toBeGreaterThan(0);
+    });
+  }
+
+  it('case names are unique', () => {
+    const names = conformanceCases().map((c) => c.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
