@@ -325,6 +325,11 @@ describe('A5: every layer and the role cap must allow', () => {
     const parent: Scope[] = [{ resource: 'acme/w', permissions: ['repo:write'] }];
     const results: Decision[] = [grant(OWNER_ALL, own, parent), grant(OWNER_ALL, parent, own)].map((g) => authorize(g, 'acme/w', 'repo:read', 'Img/x'));
     expect(results).toEqual([DENY_SCOPE, DENY_SCOPE]);
+    const closed: Scope[] = [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: [] }];
+    for (const g of [grant(OWNER_ALL, closed, parent), grant(OWNER_ALL, parent, closed)]) {
+      expect(authorize(g, 'acme/w', 'repo:read')).toBe(DENY_SCOPE);
+      expect(authorize(g, 'acme/w', 'repo:read', 'Doc/a')).toBe(DENY_SCOPE);
+    }
   });
 
   it('A5: compiled layers decide exactly like raw scopes and can be reused across grants', () => {
