@@ -4,6 +4,7 @@
  * a bind parameter, never as text in a statement.
  * @module
  */
+import { createHash } from 'node:crypto';
 import { ValidationError } from '../errors';
 
 /** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */
@@ -94,6 +95,8 @@ export interface StoreSql {
   readonly listByOwner: string;
   /** Parameters: $1 ids (text[]), $2 at. Rows: ids newly revoked. */
   readonly revoke: string;
+  /** A short hash of the table name, to name prepared statements per table. */
+  readonly tag: string;
 }
 
 /** @internal Build the statements for one checked table name. */
@@ -171,6 +174,8 @@ export function buildSql(name: TableName): StoreSql {
       FROM locked l
       WHERE u.id = l.id AND u.revoked_at IS NULL
       RETURNING u.id`,
+    // 64 bits: two tables on one pool must never share a prepared statement name.
+    tag: createHash('sha256').update(name.plain).digest('hex').slice(0, 16),
   };
 }
 

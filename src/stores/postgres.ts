@@ -32,6 +32,13 @@ export interface PostgresTokenStoreOptions {
    * Default 5 000; an integer from 1 to 2 147 483 647.
    */
   statementTimeoutMs?: number;
+  /**
+   * Run the reads (`readChain`, `listByOwner`) as named prepared statements,
+   * planned once per connection: several times faster for the recursive read.
+   * Default `true`; set `false` behind a pooler that cannot keep prepared
+   * statements (PgBouncer in transaction mode before 1.21).
+   */
+  prepare?: boolean;
 }
 
 const DEFAULT_TABLE = 'svc_auth_tokens';
@@ -43,7 +50,7 @@ const MIN_MIGRATE_TIMEOUT_MS = 60_000;
 const MAX_ID_LENGTH = 512;
 /** Each revoke pass that finds new rows is progress; this many means something is badly wrong. */
 const MAX_REVOKE_PASSES = 50;
-const OPTION_KEYS = new Set(['pool', 'table', 'statementTimeoutMs']);
+const OPTION_KEYS = new Set(['pool', 'table', 'statementTimeoutMs', 'prepare']);
 
 /** SQLSTATE classes and codes that mean the connection or server, not the statement, failed. */
 const CONNECTION_STATES = /^(08|57P0[1-4]|53)/;
@@ -81,6 +88,7 @@ export class PostgresTokenStore implements TokenStore {
   private readonly name: TableName;
   private readonly sql: StoreSql;
   private readonly timeoutMs: number;
+  private readonly prepare: boolean;
 
   constructor(options: PostgresTokenStoreOptions) {
     if (!isPlainObject(options)) {
@@ -98,7 +106,10 @@ export class PostgresTokenStore implements TokenStore {
     if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_MS) {
       throw new ValidationError([{ path: 'statementTimeoutMs', message: `expected an integer from 1 to ${MAX_TIMEOUT_MS}` }]);
     }
+    const prepare = options.prepare ?? true;
+    if (typeof prepare !== 'boolean') throw new ValidationError([{ path: 'prepare', message: 'expected a boolean' }]);
     this.pool = pool as Pool;
+    this.prepare = prepare;
     this.name = parseTableName(options.table ?? DEFAULT_TABLE);
     this.sql = buildSql(this.name);
     this.timeoutMs = timeout;
@@ -184,7 +195,7 @@ export class PostgresTokenStore implements TokenStore {
   async readChain(id: string): Promise<TokenRecord[] | null> {
     if (typeof id !== 'string') throw new ValidationError([{ path: 'id', message: 'expected a string' }]);
     if (id.length === 0 || id.length > MAX_ID_LENGTH) return null;
-    const rows = await this.run(this.timeoutMs, async (client) => (await client.query({ text: this.sql.readChain, values: [id] })).rows);
+    const rows = await this.run(this.timeoutMs, async (client) => (await client.query(this.read('chain', this.sql.readChain, [id]))).rows);
     return rows.length === 0 ? null : rows.map(rowToRecord);
   }
 
@@ -199,7 +210,7 @@ export class PostgresTokenStore implements TokenStore {
   async listByOwner(ownerId: string): Promise<TokenRecord[]> {
     if (typeof ownerId !== 'string') throw new ValidationError([{ path: 'ownerId', message: 'expected a string' }]);
     if (ownerId.length === 0 || ownerId.length > MAX_ID_LENGTH) return [];
-    const rows = await this.run(this.timeoutMs, async (client) => (await client.query({ text: this.sql.listByOwner, values: [ownerId] })).rows);
+    const rows = await this.run(this.timeoutMs, async (client) => (await client.query(this.read('owner', this.sql.listByOwner, [ownerId]))).rows);
     return rows.map(rowToRecord);
   }
 
@@ -229,6 +240,11 @@ export class PostgresTokenStore implements TokenStore {
       }
       throw new UnavailableError('token store unavailable: revocation did not settle');
     });
+  }
+
+  /** A read's query config: named (prepared once per connection) unless `prepare` is off. */
+  private read(kind: string, text: string, values: unknown[]): { name?: string; text: string; values: unknown[] } {
+    return this.prepare ? { name: `svc_auth_${kind}_${this.sql.tag}`, text, values } : { text, values };
   }
 
   /**

@@ -89,6 +89,7 @@ describe('PostgresTokenStore options', () => {
       { pool, statementTimeoutMs: 1.5 },
       { pool, statementTimeoutMs: 2 ** 31 },
       { pool, tabel: 'x' },
+      { pool, prepare: 'yes' },
     ];
     for (const options of bad) {
       expect(() => new PostgresTokenStore(options as never)).toThrow(ValidationError);
@@ -201,6 +202,26 @@ withDb('PostgresTokenStore against PostgreSQL', () => {
       await store.revoke([made[0]?.id ?? ''], NOW);
       expect((await storeB.listByOwner(owner)).map((r) => r.id)).toEqual(made.map((r) => r.id));
       expect(await store.listByOwner(`nobody-${RUN}`)).toEqual([]);
+    });
+
+    it('reads agree with prepared statements off, and two tables on one pool keep their own prepared statements', async () => {
+      const other = `svc_tokens_test_${RUN}_p`;
+      dropped.push(other);
+      const plain = new PostgresTokenStore({ pool: poolA, table: TABLE, prepare: false });
+      const second = new PostgresTokenStore({ pool: poolA, table: other });
+      await second.migrate();
+      const here = rec({ ownerId: `owner-${RUN}-prep` });
+      const there = rec({ ownerId: here.ownerId });
+      await store.insert(here, NOW);
+      await second.insert(there, NOW);
+      for (let i = 0; i < 5; i++) {
+        expect(await plain.readChain(here.id)).toEqual([here]);
+        expect(await store.readChain(here.id)).toEqual([here]);
+        expect(await second.readChain(there.id)).toEqual([there]);
+        expect(await second.readChain(here.id)).toBeNull();
+        expect((await plain.listByOwner(here.ownerId)).map((r) => r.id)).toEqual([here.id]);
+        expect((await second.listByOwner(here.ownerId)).map((r) => r.id)).toEqual([there.id]);
+      }
     });
 
     it('hostile values are stored and read back verbatim (SQL injection through values)', async () => {
