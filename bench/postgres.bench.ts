@@ -115,6 +115,13 @@ export async function run(): Promise<string> {
         await Promise.all(Array.from({ length: IN_FLIGHT }, () => e.auth.authenticate(e.token)));
       });
     }
+    // The floor of any store read: one round trip through the same pool.
+    bench.add('SELECT 1 sequential', async () => {
+      await pool.query('SELECT 1');
+    });
+    bench.add(`SELECT 1 ${IN_FLIGHT} in flight`, async () => {
+      await Promise.all(Array.from({ length: IN_FLIGHT }, () => pool.query('SELECT 1')));
+    });
     await bench.run();
 
     const rows: string[] = [];
@@ -123,10 +130,11 @@ export async function run(): Promise<string> {
       [`${IN_FLIGHT} in flight`, IN_FLIGHT],
     ] as const) {
       const floor = nsPerOp(bench, `memory store ${mode}`, perCall);
-      for (const e of engines) {
-        const ns = nsPerOp(bench, `${e.name} ${mode}`, perCall);
+      for (const e of [...engines.map((x) => x.name), 'SELECT 1']) {
+        const ns = nsPerOp(bench, `${e} ${mode}`, perCall);
+        const label = e === 'SELECT 1' ? '`SELECT 1` alone (one round trip, no store)' : e;
         rows.push(
-          `| ${e.name} | ${mode} | ${Math.round(ns).toLocaleString('en-US')} | ${Math.round(1e9 / ns).toLocaleString('en-US')} | ${(ns / floor).toFixed(1)}x |`,
+          `| ${label} | ${mode} | ${Math.round(ns).toLocaleString('en-US')} | ${Math.round(1e9 / ns).toLocaleString('en-US')} | ${(ns / floor).toFixed(1)}x |`,
         );
       }
     }

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { ConflictError, UnavailableError, ValidationError } from '../../src/errors';
 import { PostgresTokenStore } from '../../src/stores/postgres';
+import { tokenStoreConformance } from '../../src/testing';
 import type { TokenRecord } from '../../src/stores/types';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -132,6 +133,9 @@ withDb('PostgresTokenStore against PostgreSQL', () => {
     for (const t of dropped) await admin.query(`DROP TABLE IF EXISTS ${t}`);
     await Promise.all([poolA.end(), poolB.end(), admin.end()]);
   });
+
+  // The shared contract; every case uses fresh ids and owners, so one table serves them all.
+  tokenStoreConformance('PostgresTokenStore', () => store);
 
   describe('migrate', () => {
     it('runs twice, and five at once from separate pools, without error', async () => {
