@@ -15,6 +15,9 @@
  *   so the name segment's first (second) code unit must not be one either;
  * - a trailing `/**` right after a segment ending in `*` (`Doc/*\/**`) needs at
  *   least one more segment, while `Doc/x/**` also matches `Doc/x`.
+ * - patterns picomatch compiles through its fast paths (`*\/*`, `**\/*.*` and
+ *   those with `.ext` suffixes) place that lookahead differently: `**\/*.*`
+ *   does not match `Doc/a.` although `Doc/*.*` does.
  * @module
  */
 import { ValidationError, type ValidationIssue } from '../errors';
@@ -87,39 +90,102 @@ export type ThingMatcher = (thingName: string) => boolean;
 /** `**` in a compiled pattern. */
 const GLOBSTAR = null;
 
+/**
+ * Code standing for a `*` behind micromatch's `(?=.)` lookahead: where it
+ * starts, the name segment must go on with a character other than a line
+ * terminator. Never a pattern character (checkPattern rejects controls).
+ */
+const GUARDED_STAR = 1;
+
+/** One segment pattern other than `**`, with its anchors found at compile time. */
+interface Word {
+  /** The segment, with each guarded `*` replaced by {@link GUARDED_STAR}. */
+  readonly text: string;
+  /** Index of the first star, or the length when there is none. */
+  readonly head: number;
+  /** Index after the last star, or the length when there is none. */
+  readonly tail: number;
+  /** Characters other than stars: the shortest name segment it can match. */
+  readonly least: number;
+}
+
 /** One pattern, split once at compile time. */
 interface Compiled {
   /** Segment patterns; {@link GLOBSTAR} for `**` (consecutive ones merged). */
-  readonly segs: readonly (string | null)[];
-  /** Per segment: where the `(?=.)` guard looks (0 for `*...`, 1 for `.*...`), else -1. */
-  readonly guard: readonly number[];
+  readonly segs: readonly (Word | null)[];
   /** Per segment: fewest name segments a `**` spans (1 for micromatch's `X*\/**` at the end). */
   readonly least: readonly number[];
-  /** No `**`: the name needs exactly this many segments. */
+  /** No `**`: the name needs exactly this many segments; else -1. */
   readonly fixed: number;
 }
 
+/** `guarded[i]` says whether the star at index i of `text` is guarded. */
+function compileWord(text: string, guarded: (i: number) => boolean): Word {
+  let out = '';
+  let head = -1;
+  let tail = -1;
+  let stars = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== STAR) {
+      out += text[i];
+      continue;
+    }
+    out += guarded(i) ? String.fromCharCode(GUARDED_STAR) : '*';
+    if (head < 0) head = i;
+    tail = i + 1;
+    stars++;
+  }
+  const n = text.length;
+  return { text: out, head: head < 0 ? n : head, tail: tail < 0 ? n : tail, least: n - stars };
+}
+
+/**
+ * Where picomatch puts `(?=.)` in its ordinary parse: on a star that opens a
+ * segment, or follows the dot that opens it.
+ */
+const segmentStartGuard =
+  (text: string) =>
+  (i: number): boolean =>
+    i === 0 || (i === 1 && text.charCodeAt(0) === DOT);
+
+/** Fast-path bases of picomatch 2.3 that span segments (`parse.fastpaths`). */
+const FAST_BASES = new Set(['*/*', '**/*', '**/*.*', '**/.*']);
+
+/**
+ * The fast-path base picomatch compiles `pattern` with instead of its parser, or
+ * undefined: a base above followed by any number of `.<word chars>` suffixes.
+ */
+function fastBase(pattern: string): string | undefined {
+  let p = pattern;
+  for (;;) {
+    if (FAST_BASES.has(p)) return p;
+    const dot = p.lastIndexOf('.');
+    if (dot < 0 || dot === p.length - 1 || !/^\w+$/.test(p.slice(dot + 1))) return undefined;
+    p = p.slice(0, dot);
+  }
+}
+
 function compileOne(pattern: string): Compiled {
-  const segs: (string | null)[] = [];
+  const texts: string[] = [];
   for (const s of pattern.split('/')) {
     // picomatch strips `/**` after `**`; merging is also what keeps `**/**/**/x` cheap.
-    if (s === '**') {
-      if (segs.length === 0 || segs[segs.length - 1] !== GLOBSTAR) segs.push(GLOBSTAR);
-    } else {
-      segs.push(s);
-    }
+    if (s !== '**' || texts[texts.length - 1] !== '**') texts.push(s);
   }
-  const k = segs.length;
-  const guard = segs.map((s) =>
-    s === GLOBSTAR ? -1 : s.charCodeAt(0) === STAR ? 0 : s.charCodeAt(0) === DOT && s.charCodeAt(1) === STAR ? 1 : -1,
-  );
-  const least = segs.map(() => 0);
-  const before = k >= 2 ? segs[k - 2] : undefined;
-  if (k >= 2 && segs[k - 1] === GLOBSTAR && typeof before === 'string' && before.charCodeAt(before.length - 1) === STAR) {
-    least[k - 1] = 1;
-  }
-  const fixed = segs.includes(GLOBSTAR) ? -1 : k;
-  return { segs, guard, least, fixed };
+  const k = texts.length;
+  const base = fastBase(pattern);
+  const segs = texts.map((t, i) => {
+    if (t === '**') return GLOBSTAR;
+    // The fast paths place their guards differently: `*/*` leaves the first
+    // segment's star unguarded; `**/*.*` guards the star after the dot instead.
+    if (base === '*/*' && i === 0) return compileWord(t, () => false);
+    if (base === '**/*.*') return compileWord(t, (j) => j === 2);
+    return compileWord(t, segmentStartGuard(t));
+  });
+  const least = texts.map(() => 0);
+  const before = texts[k - 2];
+  if (texts[k - 1] === '**' && before !== undefined && before !== '**' && before.endsWith('*')) least[k - 1] = 1;
+  return { segs, least, fixed: texts.includes('**') ? -1 : k };
 }
 
 /** U+2028/U+2029 (and CR/LF, outside S7 anyway): what a regex `.` does not match. */
@@ -127,24 +193,41 @@ function isLineTerminator(c: number): boolean {
   return c === 0x2028 || c === 0x2029 || c === 10 || c === 13;
 }
 
-/**
- * Wildcard match of one segment pattern against `name[s, e)`: two pointers with
- * a single backtrack point (the last `*`), O(|word| x (e - s)).
- */
-function matchWord(word: string, guard: number, name: string, s: number, e: number): boolean {
-  if (guard >= 0) {
-    const at = s + guard;
-    if (at >= e || isLineTerminator(name.charCodeAt(at))) return false;
+/** Literal-or-`?` comparison of `text[from, from + len)` with `name` at `at`. */
+function sameRun(text: string, from: number, len: number, name: string, at: number): boolean {
+  for (let i = 0; i < len; i++) {
+    const c = text.charCodeAt(from + i);
+    if (c !== QMARK && c !== name.charCodeAt(at + i)) return false;
   }
-  const wl = word.length;
-  let pi = 0;
-  let ni = s;
+  return true;
+}
+
+/**
+ * Wildcard match of one segment pattern against `name[s, e)`. The text before
+ * the first star and after the last is anchored; between them, two pointers
+ * with a single backtrack point (the last star): O(|word| x (e - s)). A guard
+ * is a one-character lookahead, so it only narrows where the chunk before a
+ * guarded star may sit, and leftmost placement stays optimal.
+ */
+function matchWord(w: Word, name: string, s: number, e: number): boolean {
+  const len = e - s;
+  if (len < w.least) return false;
+  const text = w.text;
+  const wl = text.length;
+  const { head, tail } = w;
+  if (head === wl) return len === wl && sameRun(text, 0, wl, name, s);
+  const after = wl - tail;
+  if (!sameRun(text, 0, head, name, s) || !sameRun(text, tail, after, name, e - after)) return false;
+  // The middle text[head, tail) starts and ends with a star.
+  const end = e - after;
+  let pi = head;
+  let ni = s + head;
   let starP = -1;
-  let starN = s;
-  while (ni < e) {
-    if (pi < wl) {
-      const c = word.charCodeAt(pi);
-      if (c === STAR) {
+  let starN = ni;
+  while (ni < end) {
+    if (pi < tail) {
+      const c = text.charCodeAt(pi);
+      if (c === STAR || (c === GUARDED_STAR && !isLineTerminator(name.charCodeAt(ni)))) {
         starP = pi++;
         starN = ni;
         continue;
@@ -159,8 +242,12 @@ function matchWord(word: string, guard: number, name: string, s: number, e: numb
     pi = starP + 1;
     ni = ++starN;
   }
-  while (pi < wl && word.charCodeAt(pi) === STAR) pi++;
-  return pi === wl;
+  // Stars left over start at `end`; the chunks before them sat leftmost, so no earlier start exists.
+  for (; pi < tail; pi++) {
+    const c = text.charCodeAt(pi);
+    if (c === GUARDED_STAR ? end >= e || isLineTerminator(name.charCodeAt(end)) : c !== STAR) return false;
+  }
+  return true;
 }
 
 /** Scratch space of one matcher, sized for the longest valid name (S7). */
@@ -208,7 +295,7 @@ function run(p: Compiled, name: string, m: number, sc: Scratch): boolean {
   reach[0] = 1;
   const k = p.segs.length;
   for (let i = 0; i < k; i++) {
-    const word = p.segs[i];
+    const word = p.segs[i] as Word | null;
     let any = 0;
     if (word === GLOBSTAR) {
       // reach'[j] = reach[j] (zero segments, unless at least one is needed), or some
@@ -223,9 +310,8 @@ function run(p: Compiled, name: string, m: number, sc: Scratch): boolean {
         carry = j < m ? (carry | r) & (clean[j] as number) : 0;
       }
     } else {
-      const guard = p.guard[i] as number;
       for (let j = m - 1; j >= 0; j--) {
-        const v = reach[j] === 1 && matchWord(word, guard, name, starts[j] as number, (starts[j + 1] as number) - 1) ? 1 : 0;
+        const v = reach[j] === 1 && matchWord(word, name, starts[j] as number, (starts[j + 1] as number) - 1) ? 1 : 0;
         reach[j + 1] = v;
         any |= v;
       }
