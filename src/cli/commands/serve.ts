@@ -1,0 +1,66 @@
+/**
+ * `svc serve`: run the reference dev server until SIGINT or SIGTERM.
+ * @module
+ */
+import { ValidationError } from '../../errors';
+import { optional, parseFlags } from '../args';
+import { help, type Command } from '../command';
+import { createDevServer } from '../server';
+
+const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080]
+
+Run the reference HTTP server on the dev instance (the same SVC_HOME as the
+other commands). Once it listens it prints one line on stdout:
+  listening on http://127.0.0.1:8080
+and then one line per request on stderr (method, path, status, user, token
+name, decision; never a token). Stop it with Ctrl-C (SIGINT) or SIGTERM.
+
+Endpoints (send 'Authorization: Bearer <token>'):
+  GET /api/whoami                                   who the token is
+  GET /api/repos/<org>/<repo>/head                  needs repo:read
+  GET /api/repos/<org>/<repo>/things/<Type>/<name>  needs repo:read on the thing
+  PUT /api/repos/<org>/<repo>/things/<Type>/<name>  needs repo:write on the thing;
+      body {"content": <any JSON>, "committer": "<identity wref>"?}
+
+Options:
+      --host <host>   address to listen on (default 127.0.0.1)
+  -p, --port <port>   port, 0 for a free one (default 8080)
+  -h, --help          show this help
+`;
+
+/** `svc serve`. */
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the reference HTTP server on the dev instance',
+  help: SERVE_HELP,
+  async run(args, io) {
+    const flags = parseFlags(args, { host: { type: 'string' }, port: { type: 'string', short: 'p' } });
+    if (flags.help) return help(io, SERVE_HELP);
+    const host = optional(flags, 'host') ?? '127.0.0.1';
+    const portText = optional(flags, 'port') ?? '8080';
+    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
+      throw new ValidationError([{ path: '--port', message: 'expected a port number from 0 to 65535 (0 picks a free one)' }]);
+    }
+    const dev = await createDevServer({ env: io.env, log: (line) => io.stderr(`${line}\n`) });
+    let url: string;
+    try {
+      url = await dev.listen({ host, port: Number(portText) });
+    } catch (err) {
+      await dev.close();
+      throw err;
+    }
+    io.stdout(`listening on ${url}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await dev.close();
+    io.stderr('svc: server stopped\n');
+    return 0;
+  },
+};

@@ -1,0 +1,178 @@
+/**
+ * `svc token create|list|get|revoke` (spec 4.2, C1, C4): the SDK's
+ * `client(principal).token.*` over the dev instance, with the caller's
+ * credential (C2).
+ * @module
+ */
+import { ValidationError } from '../../errors';
+import { parseScopeFlags, parseScopesJson } from '../../scopes';
+import type { ScopeEntry } from '../../scopes/types';
+import type { CreateTokenInput } from '../../service/types';
+import { optional, parseFlags, required } from '../args';
+import { help, signIn, withInstance, type Command } from '../command';
+import { clean, json, tokenDetail, tokenTable, useColour } from '../output';
+
+const CREATE_HELP = `Usage: svc token create --name <name> [options]
+
+Create a personal access token. The token is printed alone on stdout, once:
+it cannot be shown again. Notices and warnings go to stderr, so
+  T=$(svc token create -n ci --scope acme/web=repo:read)
+captures just the token.
+
+Options:
+  -n, --name <name>                 token name: letters, digits, - and _ (required)
+      --scope <scope>               repeatable: <org>/<repo>=<perms>, <org>=<perms> or <perms>;
+                                    <perms> is comma-separated, or role:<owner|admin|editor|viewer>
+      --scopes-json <json>          a JSON array of {resource?, permissions, allowedMatches?};
+                                    not together with --scope
+  -d, --description <text>          description
+      --expires <N>d                lifetime in days, 1 to 365 (default 30d)
+      --committer-identity <wref>   default committer: svc:<namespace>/users/Identity/<id>
+      --json                        print {"token", ...details, "warnings"} as JSON
+  -h, --help                        show this help
+
+Without --scope or --scopes-json the token has the full access of its owner.
+
+Examples:
+  svc token create -n ci --scope acme/web=repo:read,repo:write
+  svc token create -n docs --scopes-json '[{"resource":"acme/web","permissions":["repo:write"],"allowedMatches":["Doc/**"]}]'
+`;
+
+const LIST_HELP = `Usage: svc token list [--json]
+
+List the tokens your credential manages, with status (active, expired,
+revoked), expiry and scopes. A session sees all of its user's tokens; a token
+(SVC_TOKEN) sees only the tokens created under it.
+
+Options:
+      --json      print an array of token details as JSON
+  -h, --help      show this help
+`;
+
+const GET_HELP = `Usage: svc token get --name <name> [--json]
+
+Show one token: name, description, scopes, status, creation date, expiry.
+The token value itself is never shown again.
+
+Options:
+  -n, --name <name>   token name (required)
+      --json          print the details as JSON
+  -h, --help          show this help
+`;
+
+const REVOKE_HELP = `Usage: svc token revoke --name <name> [--json]
+
+Revoke a token and every token created under it. It is refused on its next
+request; the record stays visible (status revoked). To rotate: revoke, then
+create a new token of the same name.
+
+Options:
+  -n, --name <name>   token name (required)
+      --json          print the revoked token's details as JSON
+  -h, --help          show this help
+`;
+
+const NAME = { type: 'string', short: 'n' } as const;
+const JSON_FLAG = { type: 'boolean' } as const;
+
+/** `svc token create`. */
+export const tokenCreate: Command = {
+  name: 'create',
+  summary: 'create a token (printed once)',
+  help: CREATE_HELP,
+  async run(args, io) {
+    const flags = parseFlags(args, {
+      name: NAME,
+      scope: { type: 'string', multiple: true },
+      'scopes-json': { type: 'string' },
+      description: { type: 'string', short: 'd' },
+      expires: { type: 'string' },
+      'committer-identity': { type: 'string' },
+      json: JSON_FLAG,
+    });
+    if (flags.help) return help(io, CREATE_HELP);
+    const input: CreateTokenInput = { name: required(flags, 'name') };
+    const scopes = readScopes(flags.scope as string[] | undefined, optional(flags, 'scopes-json'));
+    if (scopes !== undefined) input.scopes = scopes;
+    const description = optional(flags, 'description');
+    if (description !== undefined) input.description = description;
+    const expires = optional(flags, 'expires');
+    if (expires !== undefined) input.expiresIn = expires;
+    const identity = optional(flags, 'committer-identity');
+    if (identity !== undefined) input.committerIdentity = identity;
+    return withInstance(io, async (dev) => {
+      const { principal } = await signIn(io, dev);
+      const { token, info, warnings } = await dev.auth.client(principal).token.create(input);
+      for (const w of warnings) io.stderr(`svc: warning: ${clean(w)}\n`);
+      io.stdout(flags.json === true ? json({ token, ...info, warnings }) : `${token}\n`);
+      io.stderr(`svc: created token '${info.name}', expires ${info.expiresAt.toISOString()}; it will not be shown again, store it now\n`);
+      return 0;
+    });
+  },
+};
+
+/** S4: one of the two spellings, never both. */
+function readScopes(flags: string[] | undefined, jsonText: string | undefined): ScopeEntry[] | undefined {
+  if (flags !== undefined && jsonText !== undefined) {
+    throw new ValidationError([{ path: '--scopes-json', message: 'cannot be used together with --scope: choose one' }]);
+  }
+  if (flags !== undefined) return parseScopeFlags(flags);
+  if (jsonText !== undefined) return parseScopesJson(jsonText);
+  return undefined;
+}
+
+/** `svc token list`. */
+export const tokenList: Command = {
+  name: 'list',
+  summary: 'list the tokens you manage',
+  help: LIST_HELP,
+  async run(args, io) {
+    const flags = parseFlags(args, { json: JSON_FLAG });
+    if (flags.help) return help(io, LIST_HELP);
+    return withInstance(io, async (dev) => {
+      const { principal } = await signIn(io, dev);
+      const infos = await dev.auth.client(principal).token.list();
+      io.stdout(flags.json === true ? json(infos) : tokenTable(infos, useColour(io)));
+      return 0;
+    });
+  },
+};
+
+/** `svc token get`. */
+export const tokenGet: Command = {
+  name: 'get',
+  summary: 'show one token',
+  help: GET_HELP,
+  async run(args, io) {
+    const flags = parseFlags(args, { name: NAME, json: JSON_FLAG });
+    if (flags.help) return help(io, GET_HELP);
+    const name = required(flags, 'name');
+    return withInstance(io, async (dev) => {
+      const { principal } = await signIn(io, dev);
+      const info = await dev.auth.client(principal).token.get(name);
+      io.stdout(flags.json === true ? json(info) : tokenDetail(info, useColour(io)));
+      return 0;
+    });
+  },
+};
+
+/** `svc token revoke`. */
+export const tokenRevoke: Command = {
+  name: 'revoke',
+  summary: 'revoke a token and its descendants',
+  help: REVOKE_HELP,
+  async run(args, io) {
+    const flags = parseFlags(args, { name: NAME, json: JSON_FLAG });
+    if (flags.help) return help(io, REVOKE_HELP);
+    const name = required(flags, 'name');
+    return withInstance(io, async (dev) => {
+      const { principal } = await signIn(io, dev);
+      const info = await dev.auth.client(principal).token.revoke(name);
+      io.stdout(flags.json === true ? json(info) : `revoked ${clean(info.name)} (and any token created under it)\n`);
+      return 0;
+    });
+  },
+};
+
+/** The `token` group, in help order. */
+export const tokenCommands: readonly Command[] = [tokenCreate, tokenList, tokenGet, tokenRevoke];

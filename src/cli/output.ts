@@ -1,0 +1,166 @@
+/**
+ * What the CLI prints: plain tables for people, JSON for scripts. Colour only
+ * when stdout is a terminal and `NO_COLOR` is not set (https://no-color.org).
+ * Everything printed from stored data passes through {@link clean}, so a value
+ * in a state file cannot carry terminal escapes.
+ * @module
+ */
+import { formatScopeFlags } from '../scopes';
+import type { TokenInfo } from '../service/types';
+import type { CliEnv } from './instance';
+
+/**
+ * Where a command writes, and what it knows about the terminal.
+ *
+ * @example
+ * ```ts
+ * const out: string[] = [];
+ * const io: CliIO = { env: {}, stdout: (t) => out.push(t), stderr: () => {}, isTTY: false };
+ * ```
+ */
+export interface CliIO {
+  readonly env: CliEnv;
+  /** Write to stdout (text already ends with a newline). */
+  stdout(text: string): void;
+  /** Write to stderr. */
+  stderr(text: string): void;
+  /** Is stdout a terminal? */
+  readonly isTTY: boolean;
+}
+
+/**
+ * May output be coloured? Only on a terminal, and never when `NO_COLOR` is set to anything.
+ *
+ * @example
+ * ```ts
+ * useColour({ env: { NO_COLOR: '1' }, isTTY: true, stdout() {}, stderr() {} }); // false
+ * ```
+ */
+export function useColour(io: Pick<CliIO, 'env' | 'isTTY'>): boolean {
+  return io.isTTY && io.env.NO_COLOR === undefined;
+}
+
+const STATUS_COLOUR: Record<TokenInfo['status'], string> = { active: '32', expired: '33', revoked: '31' };
+
+/**
+ * A token status, coloured (green, yellow, red) when `colour` is true.
+ *
+ * @example
+ * ```ts
+ * statusText('revoked', false); // 'revoked'
+ * ```
+ */
+export function statusText(status: TokenInfo['status'], colour: boolean): string {
+  return colour ? `\u001b[${STATUS_COLOUR[status]}m${status}\u001b[0m` : status;
+}
+
+// C0/C1 controls and the DEL: never echoed to a terminal from data.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text from data, made safe to print: control characters become `?`.
+ *
+ * @example
+ * ```ts
+ * clean('a\u001b[2Jb'); // 'a?[2Jb'
+ * ```
+ */
+export function clean(text: string): string {
+  return text.replace(CONTROLS, '?');
+}
+
+// Escape sequences take no columns; padding must ignore them.
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/**
+ * A plain-text table: a header row, then one row per item, columns padded by two spaces.
+ *
+ * @example
+ * ```ts
+ * table(['NAME', 'STATUS'], [['ci', 'active']]);
+ * // 'NAME  STATUS\nci    active\n'
+ * ```
+ */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const width = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').replace(ANSI, '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat((width[i] ?? 0) - c.replace(ANSI, '').length)))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n') + '\n';
+}
+
+/**
+ * JSON for scripts: two-space indent, dates as ISO 8601 strings, trailing newline.
+ *
+ * @example
+ * ```ts
+ * json({ at: new Date(0) }); // '{\n  "at": "1970-01-01T00:00:00.000Z"\n}\n'
+ * ```
+ */
+export function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/**
+ * Scopes as `--scope` style text for a table cell; `(full access)` for a token without scopes.
+ *
+ * @example
+ * ```ts
+ * scopeText(null); // '(full access)'
+ * scopeText([{ resource: 'acme/web', permissions: ['repo:read'] }]); // 'acme/web=repo:read'
+ * ```
+ */
+export function scopeText(scopes: TokenInfo['scopes'], separator = ' '): string {
+  if (scopes === null) return '(full access)';
+  if (scopes.length === 0) return '(none)';
+  return clean(formatScopeFlags(scopes).join(separator));
+}
+
+/** A date as shown to people: ISO 8601 to the second, UTC. */
+export function dateText(date: Date | null): string {
+  return date === null ? '-' : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * The table of `svc token list`.
+ *
+ * @example
+ * ```ts
+ * io.stdout(tokenTable(await client.token.list(), useColour(io)));
+ * ```
+ */
+export function tokenTable(infos: readonly TokenInfo[], colour: boolean): string {
+  if (infos.length === 0) return 'no tokens\n';
+  return table(
+    ['NAME', 'STATUS', 'EXPIRES', 'SCOPES'],
+    infos.map((t) => [clean(t.name), statusText(t.status, colour), dateText(t.expiresAt), scopeText(t.scopes)]),
+  );
+}
+
+/**
+ * The detail view of `svc token get`: one `field  value` line each.
+ *
+ * @example
+ * ```ts
+ * io.stdout(tokenDetail(await client.token.get('ci'), false));
+ * ```
+ */
+export function tokenDetail(t: TokenInfo, colour: boolean): string {
+  const scopes = t.scopes === null ? ['(full access)'] : formatScopeFlags(t.scopes).map(clean);
+  const rows: [string, string][] = [
+    ['name', clean(t.name)],
+    ['status', statusText(t.status, colour)],
+    ['description', t.description === null ? '-' : clean(t.description)],
+    ['scopes', scopes[0] ?? '(none)'],
+    ...scopes.slice(1).map((s): [string, string] => ['', s]),
+    ['created', dateText(t.createdAt)],
+    ['expires', dateText(t.expiresAt)],
+    ['revoked', dateText(t.revokedAt)],
+    ['committer', t.committerIdentity === null ? '(owner identity)' : clean(t.committerIdentity)],
+    ['id', t.id],
+    ['parent', t.parentId ?? '-'],
+  ];
+  return rows.map(([k, v]) => `${k.padEnd(12)}${v}`.trimEnd()).join('\n') + '\n';
+}
