@@ -22,18 +22,30 @@ export const TOKEN_TYPES: Readonly<Record<TokenKind, string>> = Object.freeze({
   component: 'svc-component+jwt',
 });
 
-/** `typ` -> kind, built once for verification. */
+/**
+ * `typ` -> kind, built once for verification. Internal.
+ * @example
+ * ```ts
+ * KIND_BY_TYPE.get('svc-session+jwt'); // 'session'
+ * ```
+ */
 export const KIND_BY_TYPE: ReadonlyMap<string, TokenKind> = new Map(
   (Object.entries(TOKEN_TYPES) as [TokenKind, string][]).map(([kind, typ]) => [typ, kind]),
 );
 
 /** The claim names, in the order they are written. A token with any other claim is malformed. */
-export const CLAIM_NAMES = ['iss', 'sub', 'jti', 'iat', 'exp'] as const;
+const CLAIM_NAMES = ['iss', 'sub', 'jti', 'iat', 'exp'] as const;
 
 /** Longest `iss`, `sub` or `jti` accepted; tokens stay small (8 KiB cap overall). */
-export const MAX_CLAIM_CHARS = 1024;
+const MAX_CLAIM_CHARS = 1024;
 
-/** The raw claim set, shape-checked, before the kind is known. */
+/**
+ * The raw claim set, shape-checked, before the kind is known. Internal.
+ * @example
+ * ```ts
+ * const c: ClaimSet = { iss: 'https://svc.example', sub: 'u1', jti: newTokenId(), iat: 1, exp: 2 };
+ * ```
+ */
 export interface ClaimSet {
   iss: string;
   sub: string;
@@ -45,7 +57,12 @@ export interface ClaimSet {
 /**
  * Strict shape check: exactly the five claims, strings non-empty and bounded, times
  * non-negative safe integers with `exp > iat`. Returns the first problem as a path
- * and message, or the claims. Does not judge lifetimes or the clock.
+ * and message, or the claims. Does not judge lifetimes or the clock. Internal.
+ * @example
+ * ```ts
+ * const r = checkClaimSet(JSON.parse(payloadText));
+ * if (!r.ok) throw new ValidationError([{ path: r.path, message: r.message }]);
+ * ```
  */
 export function checkClaimSet(value: unknown): { ok: true; claims: ClaimSet } | { ok: false; path: string; message: string } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, path: '', message: 'claims must be an object' };

@@ -10,7 +10,13 @@ const MINUTE = 60;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** Default and maximum lifetime of one kind of token, in seconds. */
+/**
+ * Default and maximum lifetime of one kind of token, in seconds.
+ * @example
+ * ```ts
+ * const { defaultSec, maxSec }: Lifetime = LIFETIMES.component; // 3600, 86400
+ * ```
+ */
 export interface Lifetime {
   readonly defaultSec: number;
   readonly maxSec: number;

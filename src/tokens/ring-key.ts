@@ -9,7 +9,13 @@ import { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '../errors';
 import type { KeyAlgorithm } from './types';
 
-/** A key ready to sign and verify. Internal to the tokens layer. */
+/**
+ * A key ready to sign and verify. Internal to the tokens layer.
+ * @example
+ * ```ts
+ * const { kid, alg, signKey }: RingKey = await newRingKey('EdDSA');
+ * ```
+ */
 export interface RingKey {
   readonly kid: string;
   readonly alg: KeyAlgorithm;
@@ -21,11 +27,17 @@ export interface RingKey {
   readonly verifyKey: CryptoKey;
 }
 
-/** A `kid` appears in every token header, so it is kept short and inert (no `/`, `.`, spaces). */
+/**
+ * A `kid` appears in every token header, so it is kept short and inert (no `/`, `.`, spaces).
+ * @example
+ * ```ts
+ * KID_PATTERN.test('../../etc/passwd'); // false
+ * ```
+ */
 export const KID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Least HS256 secret length in bytes (T2). */
-export const MIN_HMAC_BYTES = 32;
+const MIN_HMAC_BYTES = 32;
 const MAX_HMAC_BYTES = 512;
 
 const b64u = (exactLen?: number) =>
@@ -53,16 +65,43 @@ const octSchema = z.strictObject({
 });
 const privateJwkSchema = z.discriminatedUnion('kty', [okpSchema, ecSchema, octSchema]);
 
-/** At most this many keys in a ring: rotation keeps a few, not hundreds. */
+/**
+ * At most this many keys in a ring: rotation keeps a few, not hundreds.
+ * @example
+ * ```ts
+ * if (keys.length >= MAX_RING_KEYS) throw new ValidationError('retire old keys first');
+ * ```
+ */
 export const MAX_RING_KEYS = 32;
 
+/**
+ * Strict schema of `importKeyRing` input. Internal: zod types never leave the tokens layer.
+ * @example
+ * ```ts
+ * const parsed = privateJwksSchema.safeParse(input);
+ * if (!parsed.success) throw toValidationError(parsed.error, 'privateJwks');
+ * ```
+ */
 export const privateJwksSchema = z.strictObject({
   keys: z.array(privateJwkSchema).min(1, 'a key ring needs at least one key').max(MAX_RING_KEYS, `at most ${MAX_RING_KEYS} keys`),
 });
 
+/**
+ * One private JWK that passed {@link privateJwksSchema}.
+ * @example
+ * ```ts
+ * const jwk: ParsedJwk = privateJwksSchema.parse(input).keys[0]!;
+ * ```
+ */
 export type ParsedJwk = z.infer<typeof privateJwkSchema>;
 
-/** zod issues -> our ValidationError (zod types never leave this module). */
+/**
+ * zod issues -> our ValidationError (zod types never leave this module).
+ * @example
+ * ```ts
+ * throw toValidationError(result.error, 'privateJwks'); // paths like privateJwks.keys[0].kid
+ * ```
+ */
 export function toValidationError(error: z.ZodError, prefix: string): ValidationError {
   const issues: ValidationIssue[] = error.issues.map((i) => ({ path: prefix + formatPath(i.path), message: i.message }));
   return new ValidationError(issues);
@@ -100,6 +139,10 @@ const SUBTLE_SIGN: Record<KeyAlgorithm, Parameters<typeof crypto.subtle.sign>[0]
  * Import one validated private JWK: CryptoKeys once, public half, and a sign/verify
  * probe so that a JWK whose `d` does not belong to its `x` is refused at import,
  * not discovered when every token fails.
+ * @example
+ * ```ts
+ * const key = await loadRingKey(parsed.keys[0]!, 'privateJwks.keys[0]');
+ * ```
  */
 export async function loadRingKey(jwk: ParsedJwk, path: string): Promise<RingKey> {
   const alg = algOf(jwk);
@@ -143,7 +186,13 @@ export async function loadRingKey(jwk: ParsedJwk, path: string): Promise<RingKey
   });
 }
 
-/** A fresh key of `alg`, its `kid` the RFC 7638 thumbprint of its public half (of the secret for HS256). */
+/**
+ * A fresh key of `alg`, its `kid` the RFC 7638 thumbprint of its public half (of the secret for HS256).
+ * @example
+ * ```ts
+ * const key = await newRingKey('ES256');
+ * ```
+ */
 export async function newRingKey(alg: KeyAlgorithm): Promise<RingKey> {
   let jwk: JWK;
   if (alg === 'HS256') {

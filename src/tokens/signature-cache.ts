@@ -6,7 +6,14 @@
  */
 import type { TokenClaims } from './types';
 
-/** Bounded map in insertion order. Internal to the verifier. */
+/**
+ * Bounded map in insertion order. Internal to the verifier.
+ * @example
+ * ```ts
+ * const cache = new SignatureCache(10_000);
+ * cache.set(token, claims); cache.get(token); // claims
+ * ```
+ */
 export class SignatureCache {
   readonly #capacity: number;
   readonly #entries = new Map<string, TokenClaims>();

@@ -13,7 +13,13 @@ import { KID_PATTERN } from './ring-key';
 import { SignatureCache } from './signature-cache';
 import type { KeyRing, TokenClaims, TokenKind } from './types';
 
-/** Longest token accepted, in characters (T1); checked before anything parses it. */
+/**
+ * Longest token accepted, in characters (T1); checked before anything parses it.
+ * @example
+ * ```ts
+ * if (header.length > MAX_TOKEN_CHARS + 7) return unauthorized(); // 'Bearer ' + token
+ * ```
+ */
 export const MAX_TOKEN_CHARS = 8 * 1024;
 
 // An empty signature is let through here so that `alg: none` tokens are refused
@@ -26,7 +32,13 @@ const MAX_TOLERANCE_SEC = 300;
 const MAX_CACHE_SIZE = 1_000_000;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Options of {@link TokenVerifier}. Checked when the verifier is built. */
+/**
+ * Options of {@link TokenVerifier}. Checked when the verifier is built.
+ * @example
+ * ```ts
+ * const options: TokenVerifierOptions = { ring, issuer: 'https://svc.example', cacheSize: 0 };
+ * ```
+ */
 export interface TokenVerifierOptions {
   /** The ring whose keys verify. Rotation and retirement are seen at once. */
   ring: KeyRing;
