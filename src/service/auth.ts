@@ -5,7 +5,7 @@
  * @module
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
-import { authorize as decide, compileLayer, createGrant, type CompiledLayer } from '../policy';
+import { authorize as decide, compileLayer, type CompiledLayer } from '../policy';
 import { attachGrant, type Principal } from '../policy/subject';
 import type { UserRoles } from '../policy/types';
 import { normalizeScopes } from '../scopes';
@@ -21,6 +21,7 @@ import type { TokenClaims } from '../tokens/types';
 import { bearerFromRequest } from './bearer';
 import { checkChain, chainExpiryMs } from './chain';
 import type { PrincipalState, ServiceContext } from './context';
+import { GrantCache } from './grant-cache';
 import { guarded, readClock } from './guard';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { tokenApi } from './management';
@@ -31,6 +32,8 @@ import type { Auth, AuthOptions } from './types';
 const MAX_TOKEN_CHARS = 8 * 1024;
 /** Compiled scope layers kept per token id; scopes never change, so this is safe to cache. */
 const LAYER_CACHE_SIZE = 10_000;
+/** Compiled grants kept per (token id, roles); see grant-cache.ts for why this is safe. */
+const GRANT_CACHE_SIZE = 10_000;
 
 function rejectUnknownKeys(opts: unknown, allowed: readonly string[]): Record<string, unknown> {
   if (opts === undefined) return {};
@@ -75,6 +78,7 @@ export function createAuth(options: AuthOptions): Auth {
   // Per-instance, never module-global: two Auth objects share nothing.
   const states = new WeakMap<Principal, PrincipalState>();
   const layers = new Map<string, CompiledLayer>();
+  const grants = new GrantCache(GRANT_CACHE_SIZE);
 
   const nowMs = (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
@@ -119,8 +123,8 @@ export function createAuth(options: AuthOptions): Auth {
     const roles = await rolesOf(claims.sub);
     let grant;
     try {
-      const scoped = (chain ?? []).filter((r) => r.scopes !== null).map(layerOf);
-      grant = createGrant({ roles, layers: scoped });
+      const scopedLayers = (): CompiledLayer[] => (chain ?? []).filter((r) => r.scopes !== null).map(layerOf);
+      grant = grants.get(chain === null ? null : (chain[0] as TokenRecord).id, roles, scopedLayers);
     } catch (err) {
       // Bad role data is the membership source's fault; never an allow.
       throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
