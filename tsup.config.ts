@@ -1,20 +1,34 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  // One entry per public subpath; optional parts (postgres, testing) stay out of the root bundle.
-  entry: {
-    index: 'src/index.ts',
-    postgres: 'src/postgres/index.ts',
-    testing: 'src/testing/index.ts',
-  },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
+const common = {
+  clean: false,
   sourcemap: false,
-  // Shared chunks: an error class thrown by svc-auth/postgres must be the same class the root exports (instanceof).
-  splitting: true,
   treeshake: true,
   target: 'node20',
   platform: 'node',
   external: ['pg', 'vitest'],
-});
+} as const;
+
+export default defineConfig([
+  {
+    ...common,
+    // One entry per public subpath; optional parts (postgres, testing) stay out of the root bundle.
+    entry: {
+      index: 'src/index.ts',
+      postgres: 'src/postgres/index.ts',
+      testing: 'src/testing/index.ts',
+    },
+    format: ['esm', 'cjs'],
+    dts: true,
+    // Shared chunks: an error class thrown by svc-auth/postgres must be the same class the root exports (instanceof).
+    splitting: true,
+  },
+  {
+    ...common,
+    // The `svc` program: ESM only, its shebang kept by esbuild.
+    entry: { cli: 'src/cli/main.ts' },
+    format: ['esm'],
+    dts: false,
+    splitting: false,
+  },
+]);
