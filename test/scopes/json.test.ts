@@ -91,8 +91,8 @@ describe('parseScopesJson', () => {
   });
 
   it('S4 attack: a key repeated in one object is refused (no silent last-one-wins)', () => {
-    const text = '[{"resource":"a/b","permissions":["repo:read"],"allowedMatches":["Doc/*"],"allowedMatches":null}]';
-    expect(paths(() => parseScopesJson(text))).toContain('[0].allowedMatches');
+    const text = '[{"resource":"a/b","permissions":["repo:read"],"allowedMatches":["Doc/*"],"allowedMatches":[]}]';
+    expect(paths(() => parseScopesJson(text))).toEqual(['[0].allowedMatches']);
   });
 
   it('S4: text longer than LIMITS.maxScopesJsonLength is refused before parsing', () => {
