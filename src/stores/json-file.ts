@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { SvcAuthError, UnavailableError, ValidationError } from '../errors';
 import { codeOf, fsError, isAlive, withFileLock, type LockTiming } from './file-lock';
 
@@ -191,7 +191,7 @@ export class JsonFile<T> {
     for (const name of names) {
       if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
       const pid = Number(name.slice(prefix.length).split('.')[0]);
-      const full = `${this.dir}/${name}`;
+      const full = join(this.dir, name);
       const old = await stat(full).then((s) => Date.now() - s.mtimeMs > this.timing.staleMs, () => false);
       if (pid === process.pid || !isAlive(pid) || old) await unlink(full).catch(() => undefined);
     }

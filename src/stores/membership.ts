@@ -51,7 +51,14 @@ const MAX_USER_LENGTH = 512;
 // C0 and C1 controls: a user id is printed by the CLI and must not carry terminal escapes.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** @internal Check a user id: 1 to 512 characters, no control characters. */
+/**
+ * @internal Check a user id: 1 to 512 characters, no control characters.
+ *
+ * @example
+ * ```ts
+ * checkUserId('alice'); // 'alice'
+ * ```
+ */
 export function checkUserId(userId: unknown, path = 'userId'): string {
   if (typeof userId !== 'string' || userId.length === 0 || userId.length > MAX_USER_LENGTH || CONTROL.test(userId)) {
     throw new ValidationError([{ path, message: `expected a user id of 1 to ${MAX_USER_LENGTH} characters without control characters` }]);
@@ -59,14 +66,28 @@ export function checkUserId(userId: unknown, path = 'userId'): string {
   return userId;
 }
 
-/** @internal Check a resource and return its lowercase key. */
+/**
+ * @internal Check a resource and return its lowercase key.
+ *
+ * @example
+ * ```ts
+ * checkResource('Acme/Web'); // 'acme/web'
+ * ```
+ */
 export function checkResource(resource: unknown, path = 'resource'): string {
   const ref = parseResource(resource);
   if (ref === null) throw new ValidationError([{ path, message: "expected 'org' or 'org/repo' (letters, digits, '.', '_', '-')" }]);
   return ref.key;
 }
 
-/** @internal Check a role name. */
+/**
+ * @internal Check a role name.
+ *
+ * @example
+ * ```ts
+ * checkRole('editor'); // 'editor'
+ * ```
+ */
 export function checkRole(role: unknown, path = 'role'): RoleName {
   if (!isRoleName(role)) throw new ValidationError([{ path, message: `expected one of ${ROLES.join(', ')}` }]);
   return role;
@@ -75,6 +96,13 @@ export function checkRole(role: unknown, path = 'role'): RoleName {
 /**
  * @internal Memberships in maps (never plain objects, so a user or resource named
  * `__proto__` or `constructor` is just a key), shared by the memory and file stores.
+ *
+ * @example
+ * ```ts
+ * const t = new MembershipTable();
+ * t.set('alice', 'acme', 'viewer');
+ * t.rolesOf('alice'); // { orgs: { acme: 'viewer' }, repos: {} }
+ * ```
  */
 export class MembershipTable {
   private readonly byUser = new Map<string, Map<string, RoleName>>();

@@ -15,7 +15,14 @@ import type { Scope } from '../scopes/types';
 import { isPermission, type Permission } from '../vocabulary';
 import type { RecordKind, TokenRecord } from './types';
 
-/** @internal A stored record. Only `revokedAt` ever changes. */
+/**
+ * @internal A stored record. Only `revokedAt` ever changes.
+ *
+ * @example
+ * ```ts
+ * const e: Entry = toEntry(record, 'date');
+ * ```
+ */
 export interface Entry {
   readonly id: string;
   readonly kind: RecordKind;
@@ -30,7 +37,14 @@ export interface Entry {
   readonly committerIdentity: string | null;
 }
 
-/** @internal How dates arrive: `Date` objects from callers, ISO strings from a JSON file. */
+/**
+ * @internal How dates arrive: `Date` objects from callers, ISO strings from a JSON file.
+ *
+ * @example
+ * ```ts
+ * toEntry(JSON.parse(text), 'iso');
+ * ```
+ */
 export type DateForm = 'date' | 'iso';
 
 // Room for any sane id or user id, small enough that a hostile value cannot bloat a store.
@@ -41,6 +55,11 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 /**
  * @internal Check `raw` as a {@link TokenRecord} and copy it into an {@link Entry}.
  * Throws {@link ValidationError} listing every problem, paths prefixed with `path`.
+ *
+ * @example
+ * ```ts
+ * toEntry({ id: '' }, 'date', 'record'); // throws; issues include record.id
+ * ```
  */
 export function toEntry(raw: unknown, form: DateForm, path = ''): Entry {
   const issues: ValidationIssue[] = [];
@@ -158,7 +177,14 @@ function readScope(item: unknown, path: string, issues: ValidationIssue[]): Scop
   return Object.freeze(scope);
 }
 
-/** @internal A fresh frozen {@link TokenRecord} for a caller: its dates are its own. */
+/**
+ * @internal A fresh frozen {@link TokenRecord} for a caller: its dates are its own.
+ *
+ * @example
+ * ```ts
+ * toRecord(entry).expiresAt; // a new Date each call
+ * ```
+ */
 export function toRecord(e: Entry): TokenRecord {
   return Object.freeze({
     id: e.id,
@@ -175,7 +201,14 @@ export function toRecord(e: Entry): TokenRecord {
   });
 }
 
-/** @internal The JSON form of an entry, dates as ISO strings. */
+/**
+ * @internal The JSON form of an entry, dates as ISO strings.
+ *
+ * @example
+ * ```ts
+ * JSON.stringify(toJson(entry));
+ * ```
+ */
 export function toJson(e: Entry): Record<string, unknown> {
   return {
     id: e.id,
@@ -192,14 +225,29 @@ export function toJson(e: Entry): Record<string, unknown> {
   };
 }
 
-/** @internal A valid `Date` as epoch milliseconds, else a {@link ValidationError} naming `what`. */
+/**
+ * @internal A valid `Date` as epoch milliseconds, else a {@link ValidationError} naming `what`.
+ *
+ * @example
+ * ```ts
+ * timeOf(new Date(0), 'now'); // 0
+ * ```
+ */
 export function timeOf(value: unknown, what: string): number {
   const ms = value instanceof Date ? value.getTime() : Number.NaN;
   if (!Number.isFinite(ms)) throw new ValidationError([{ path: what, message: 'expected a valid Date' }]);
   return ms;
 }
 
-/** @internal An object literal or a null-prototype object (not an array, Date, class instance). */
+/**
+ * @internal An object literal or a null-prototype object (not an array, Date, class instance).
+ *
+ * @example
+ * ```ts
+ * isPlainObject({}); // true
+ * isPlainObject([]); // false
+ * ```
+ */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);

@@ -17,7 +17,16 @@ interface OwnerIndex {
   readonly pats: Map<string, string | string[]>;
 }
 
-/** @internal See the module comment. */
+/**
+ * @internal See the module comment.
+ *
+ * @example
+ * ```ts
+ * const table = new TokenTable();
+ * table.insert(record, now); // 'ok'
+ * table.readChain(record.id);
+ * ```
+ */
 export class TokenTable {
   private readonly byId = new Map<string, Entry>();
   private readonly byOwner = new Map<string, OwnerIndex>();

@@ -5,9 +5,9 @@
  * per test (so a shared database table works without truncation) and no sleeps.
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InsertResult, TokenRecord, TokenStore } from '../stores/types';
+import { at, DAY, fixtures, HOUR } from './fixtures';
 
 /**
  * Options of {@link tokenStoreConformance}.
@@ -20,33 +20,6 @@ import type { InsertResult, TokenRecord, TokenStore } from '../stores/types';
 export interface ConformanceOptions<S extends TokenStore = TokenStore> {
   /** Called after each test with the store the factory made (close pools, remove temp dirs). */
   cleanup?: (store: S) => Promise<void> | void;
-}
-
-const T0 = Date.parse('2030-01-01T00:00:00.000Z');
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-/** The pinned clock: T0 plus whole seconds. */
-const at = (ms: number): Date => new Date(T0 + ms);
-
-/** Fresh names per test, so that tests never see each other's rows. */
-function fixtures() {
-  const prefix = randomUUID();
-  const id = (s: string): string => `${prefix}-${s}`;
-  const owner = (s = 'owner'): string => `${prefix}-${s}`;
-  const record = (over: Partial<TokenRecord> & { id: string }): TokenRecord => ({
-    kind: 'pat',
-    ownerId: owner(),
-    name: 'ci',
-    description: null,
-    scopes: null,
-    parentId: null,
-    createdAt: at(0),
-    expiresAt: at(30 * DAY),
-    revokedAt: null,
-    committerIdentity: null,
-    ...over,
-  });
-  return { id, owner, record };
 }
 
 /**
