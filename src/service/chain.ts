@@ -7,7 +7,14 @@
 import { AuthenticationError, SvcAuthError, UnavailableError } from '../errors';
 import type { TokenRecord } from '../stores/types';
 
-/** What the chain is checked against: the verified claims, or a principal being re-checked. */
+/**
+ * What the chain is checked against: the verified claims, or a principal being re-checked.
+ *
+ * @example
+ * ```ts
+ * const claims: ChainClaims = { kind: 'pat', sub: 'alice', jti: 'q0Zr…', exp: 1767225600 };
+ * ```
+ */
 export interface ChainClaims {
   readonly kind: 'pat' | 'component';
   /** User id (`sub`). */

@@ -8,7 +8,15 @@ import type { UserRoles } from '../policy/types';
 import type { TokenRecord, TokenStore } from '../stores/types';
 import type { KeyRing } from '../tokens/types';
 
-/** What an `Auth` instance remembers about a principal it returned, kept in its own WeakMap. */
+/**
+ * What an `Auth` instance remembers about a principal it returned, kept in its own WeakMap.
+ *
+ * @example
+ * ```ts
+ * const state = ctx.stateOf(principal);
+ * state.chain?.[0]?.id === principal.tokenId; // true for a PAT
+ * ```
+ */
 export interface PrincipalState {
   /** The roles read when the principal was authenticated. */
   readonly roles: UserRoles;

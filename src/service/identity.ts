@@ -4,7 +4,15 @@
  */
 import { ValidationError } from '../errors';
 
-/** `svc:<namespace>/users/Identity/<id>`, segments `[A-Za-z0-9._-]+` (T9). */
+/**
+ * `svc:<namespace>/users/Identity/<id>`, segments `[A-Za-z0-9._-]+` (T9).
+ * Prefer {@link isIdentityWref}, which also refuses `.` and `..` segments.
+ *
+ * @example
+ * ```ts
+ * IDENTITY_PATTERN.test('svc:acme/users/Identity/ci-bot'); // true
+ * ```
+ */
 export const IDENTITY_PATTERN = /^svc:([A-Za-z0-9._-]+)\/users\/Identity\/([A-Za-z0-9._-]+)$/;
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;

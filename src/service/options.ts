@@ -8,7 +8,15 @@ import type { KeyRing } from '../tokens/types';
 import type { TokenStore } from '../stores/types';
 import type { AuthOptions, MembershipSource } from './types';
 
-/** Options after validation, with every default filled in. */
+/**
+ * Options after validation, with every default filled in.
+ *
+ * @example
+ * ```ts
+ * const o: ResolvedOptions = resolveOptions(options, isKeyRing);
+ * o.clockToleranceSec; // 5 unless given
+ * ```
+ */
 export interface ResolvedOptions {
   readonly issuer: string;
   readonly keys: KeyRing;
