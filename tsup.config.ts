@@ -1,13 +1,13 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-const common = {
+const common: Options = {
   clean: false,
   sourcemap: false,
   treeshake: true,
   target: 'node20',
   platform: 'node',
   external: ['pg', 'vitest'],
-} as const;
+};
 
 export default defineConfig([
   {
