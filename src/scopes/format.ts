@@ -83,7 +83,14 @@ function formatOne(s: unknown, path: string, issues: IssueList): string | null {
 // ---------------------------------------------------------------------------
 // Shared by the scope parsers (internal: not re-exported from the layer).
 
-/** @internal most issues one ValidationError carries; past it a summary issue says how many more. */
+/**
+ * @internal Most issues one ValidationError carries; past it a summary issue says how many more.
+ *
+ * @example
+ * ```ts
+ * err.issues.length <= MAX_ISSUES + 1; // true
+ * ```
+ */
 export const MAX_ISSUES = 100;
 
 /**
@@ -140,7 +147,14 @@ export function guardInput<T>(what: string, fn: () => T): T {
   }
 }
 
-/** @internal Own-property test that ignores anything inherited (a polluted Object.prototype included). */
+/**
+ * @internal Own-property test that ignores anything inherited (a polluted Object.prototype included).
+ *
+ * @example
+ * ```ts
+ * own(Object.create({ resource: 'x' }), 'resource'); // false
+ * ```
+ */
 export function own(obj: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key);
 }

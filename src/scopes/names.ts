@@ -7,10 +7,24 @@
  */
 import { LIMITS } from './types';
 
-/** Org and repo names (S7). */
+/**
+ * Org and repo names (S7): a letter or digit, then up to 99 letters, digits, `.`, `_` or `-`.
+ *
+ * @example
+ * ```ts
+ * NAME_PATTERN.test('web.app'); // true
+ * ```
+ */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
-/** A resource split into its parts, lowercased. */
+/**
+ * A resource split into its parts, lowercased.
+ *
+ * @example
+ * ```ts
+ * const ref: ResourceRef = { key: 'acme/web', org: 'acme', repo: 'web' };
+ * ```
+ */
 export interface ResourceRef {
   /** `org` or `org/repo`, lowercase. */
   readonly key: string;
