@@ -213,21 +213,49 @@ function compileTable(roles: RoleMaps, layers: readonly LayerData[]): GrantTable
 
   const exact = new Map<string, ResourcePolicy>();
   const repoDefault = new Map<string, ResourcePolicy>();
+  const nLayers = layers.length;
+  const tiers: (Tier | null)[] = new Array<Tier | null>(nLayers);
   for (const o of orgKeys) {
     const role = roles.orgs.get(o);
-    const masks = role === undefined ? null : roleMasks(role);
-    exact.set(o, orgPolicy(masks === null ? 0 : masks.org, layers.map((l) => l.orgs.get(o) ?? l.global)));
-    repoDefault.set(o, repoPolicy(masks === null ? 0 : masks.repo, layers.map((l) => l.orgs.get(o) ?? l.global)));
+    for (let i = 0; i < nLayers; i++) {
+      const l = layers[i] as LayerData;
+      tiers[i] = l.orgs.get(o) ?? l.global;
+    }
+    exact.set(o, orgPolicy(role === undefined ? 0 : ORG_BITS[role], tiers));
+    repoDefault.set(o, repoPolicy(role === undefined ? 0 : REPO_BITS[role], tiers));
   }
   for (const key of repoKeys) {
     const o = key.slice(0, key.indexOf('/'));
     const orgRole = roles.orgs.get(o);
     const repoRole = roles.repos.get(key);
-    const cap = (orgRole === undefined ? 0 : roleMasks(orgRole).repo) | (repoRole === undefined ? 0 : roleMasks(repoRole).repo);
-    exact.set(key, repoPolicy(cap, layers.map((l) => l.repos.get(key) ?? l.orgs.get(o) ?? l.global)));
+    const cap = (orgRole === undefined ? 0 : REPO_BITS[orgRole]) | (repoRole === undefined ? 0 : REPO_BITS[repoRole]);
+    for (let i = 0; i < nLayers; i++) {
+      const l = layers[i] as LayerData;
+      tiers[i] = l.repos.get(key) ?? l.orgs.get(o) ?? l.global;
+    }
+    exact.set(key, repoPolicy(cap, tiers));
   }
   return { exact, repoDefault };
 }
+
+const REPO_BITS: Readonly<Record<RoleName, number>> = Object.freeze({
+  owner: roleMasks('owner').repo,
+  admin: roleMasks('admin').repo,
+  editor: roleMasks('editor').repo,
+  viewer: roleMasks('viewer').repo,
+});
+const ORG_BITS: Readonly<Record<RoleName, number>> = Object.freeze({
+  owner: roleMasks('owner').org,
+  admin: roleMasks('admin').org,
+  editor: roleMasks('editor').org,
+  viewer: roleMasks('viewer').org,
+});
+
+// Rows that depend on the role cap alone (no layers: sessions, unscoped
+// tokens) are shared, so such a grant allocates only its two Maps. Rows are
+// internal to a Grant (never handed out), so they are not frozen one by one.
+const REPO_ROWS_NO_LAYERS: ResourcePolicy[] = [];
+const ORG_ROWS_NO_LAYERS: ResourcePolicy[] = [];
 
 /**
  * One row for a repository: `cap` is the role cap's repo bits, `tiers` the
@@ -236,62 +264,61 @@ function compileTable(roles: RoleMaps, layers: readonly LayerData[]): GrantTable
  * thing-name restriction (`thing`), whatever the layer order.
  */
 function repoPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolicy {
-  const plain: Decision[] = [];
-  const withThing: Decision[] = [];
-  const matchers: (readonly ThingMatcher[] | null)[] = [];
-  for (let pi = 0; pi < 7; pi++) {
-    if (pi >= 4) {
-      plain.push(DENY_INVALID);
-      withThing.push(DENY_INVALID);
-      matchers.push(null);
-      continue;
-    }
-    if ((cap & (1 << pi)) === 0) {
-      plain.push(DENY_ROLE);
-      withThing.push(DENY_ROLE);
-      matchers.push(null);
-      continue;
-    }
+  const n = tiers.length;
+  if (n === 0) {
+    const shared = REPO_ROWS_NO_LAYERS[cap];
+    if (shared !== undefined) return shared;
+  }
+  const plain: Decision[] = [DENY_ROLE, DENY_ROLE, DENY_ROLE, DENY_ROLE, DENY_INVALID, DENY_INVALID, DENY_INVALID];
+  const matchers: (readonly ThingMatcher[] | null)[] = [null, null, null, null, null, null, null];
+  for (let pi = 0; pi < 4; pi++) {
+    if ((cap & (1 << pi)) === 0) continue;
     let scope = false;
     let emptyList = false;
-    const ms: ThingMatcher[] = [];
-    for (const tier of tiers) {
-      const slot = tier === null ? NONE : tier[pi];
+    let ms: ThingMatcher[] | null = null;
+    for (let i = 0; i < n; i++) {
+      const tier = tiers[i];
+      const slot = tier == null ? NONE : tier[pi];
       if (slot === NONE || slot === undefined) scope = true;
       else if (slot !== FREE) {
         if (slot.empty) emptyList = true;
-        else ms.push(slot.match);
+        else (ms ??= []).push(slot.match);
       }
     }
     const d = scope ? DENY_SCOPE : emptyList ? DENY_THING : ALLOW;
-    plain.push(d);
-    withThing.push(d);
-    matchers.push(d === ALLOW && ms.length > 0 ? Object.freeze(ms) : null);
+    plain[pi] = d;
+    if (d === ALLOW) matchers[pi] = ms;
   }
-  return freezePolicy(plain, withThing, matchers);
+  // With a valid thing name the answer before matchers equals the plain one on a repo row.
+  const row: ResourcePolicy = { plain, withThing: plain, matchers };
+  if (n === 0) REPO_ROWS_NO_LAYERS[cap] = row;
+  return row;
 }
 
 /** One row for an organization: `cap` is the org part of the org role. Thing names never apply (A1). */
 function orgPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolicy {
-  const plain: Decision[] = [];
-  for (let pi = 0; pi < 7; pi++) {
-    if (pi < 4) plain.push(DENY_INVALID);
-    else if ((cap & (1 << pi)) === 0) plain.push(DENY_ROLE);
-    else plain.push(tiers.every((t) => t !== null && t[pi] === FREE) ? ALLOW : DENY_SCOPE);
+  const n = tiers.length;
+  if (n === 0) {
+    const shared = ORG_ROWS_NO_LAYERS[cap];
+    if (shared !== undefined) return shared;
   }
-  return freezePolicy(plain, INVALID_ROW, NO_MATCHERS);
+  const plain: Decision[] = [DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_ROLE, DENY_ROLE, DENY_ROLE];
+  for (let pi = 4; pi < 7; pi++) {
+    if ((cap & (1 << pi)) === 0) continue;
+    let d = ALLOW;
+    for (let i = 0; i < n; i++) {
+      const tier = tiers[i];
+      if (tier == null || tier[pi] !== FREE) d = DENY_SCOPE;
+    }
+    plain[pi] = d;
+  }
+  const row: ResourcePolicy = { plain, withThing: INVALID_ROW, matchers: NO_MATCHERS };
+  if (n === 0) ORG_ROWS_NO_LAYERS[cap] = row;
+  return row;
 }
 
-const INVALID_ROW: readonly Decision[] = Object.freeze(Array.from({ length: 7 }, () => DENY_INVALID));
-const NO_MATCHERS: readonly null[] = Object.freeze(Array.from({ length: 7 }, () => null));
-
-function freezePolicy(
-  plain: readonly Decision[],
-  withThing: readonly Decision[],
-  matchers: readonly (readonly ThingMatcher[] | null)[],
-): ResourcePolicy {
-  return Object.freeze({ plain: Object.freeze(plain), withThing: Object.freeze(withThing), matchers: Object.freeze(matchers) });
-}
+const INVALID_ROW: readonly Decision[] = Object.freeze([DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_INVALID]);
+const NO_MATCHERS: readonly null[] = Object.freeze([null, null, null, null, null, null, null]);
 
 /** @internal the row of an org named nowhere: the user holds nothing there. */
 export const UNKNOWN_ORG: ResourcePolicy = orgPolicy(0, []);
