@@ -8,9 +8,12 @@
  */
 import { ConflictError, ValidationError } from '../errors';
 import { timeOf, toEntry, toRecord, type DateForm, type Entry } from './records';
+import type { Scope } from '../scopes/types';
 import type { InsertResult, TokenRecord } from './types';
 
 interface OwnerIndex {
+  /** The owner id, shared by all of the owner's entries. */
+  readonly ownerId: string;
   /** Ids in creation order. */
   readonly ids: string[];
   /** PAT ids per name; a single id is kept bare to save an array per record. */
@@ -31,6 +34,9 @@ export class TokenTable {
   private readonly byId = new Map<string, Entry>();
   private readonly byOwner = new Map<string, OwnerIndex>();
   private readonly children = new Map<string, string | string[]>();
+  // Most tokens repeat a few scope lists; sharing one frozen copy saves about
+  // 300 bytes per record. Capped so that all-distinct lists cannot double memory.
+  private readonly scopeLists = new Map<string, readonly Scope[]>();
 
   /** Number of records held. */
   get size(): number {
@@ -130,18 +136,36 @@ export class TokenTable {
     return false;
   }
 
-  private add(entry: Entry): void {
-    this.byId.set(entry.id, entry);
-    let owner = this.byOwner.get(entry.ownerId);
+  private add(fresh: Entry): void {
+    let owner = this.byOwner.get(fresh.ownerId);
     if (owner === undefined) {
-      owner = { ids: [], pats: new Map() };
-      this.byOwner.set(entry.ownerId, owner);
+      owner = { ownerId: fresh.ownerId, ids: [], pats: new Map() };
+      this.byOwner.set(fresh.ownerId, owner);
     }
+    const parent = fresh.parentId === null ? undefined : this.byId.get(fresh.parentId);
+    const entry: Entry = {
+      ...fresh,
+      ownerId: owner.ownerId,
+      parentId: parent?.id ?? fresh.parentId,
+      scopes: this.shareScopes(fresh.scopes),
+    };
+    this.byId.set(entry.id, entry);
     owner.ids.push(entry.id);
     if (entry.kind === 'pat') addTo(owner.pats, entry.name, entry.id);
     if (entry.parentId !== null) addTo(this.children, entry.parentId, entry.id);
   }
+
+  private shareScopes(scopes: readonly Scope[] | null): readonly Scope[] | null {
+    if (scopes === null) return null;
+    const key = JSON.stringify(scopes);
+    const known = this.scopeLists.get(key);
+    if (known !== undefined) return known;
+    if (this.scopeLists.size < MAX_SHARED_SCOPE_LISTS) this.scopeLists.set(key, scopes);
+    return scopes;
+  }
 }
+
+const MAX_SHARED_SCOPE_LISTS = 4096;
 
 function addTo(map: Map<string, string | string[]>, key: string, id: string): void {
   const cur = map.get(key);
