@@ -155,22 +155,23 @@ function readRoleMap(value: unknown, path: string, repoKeys: boolean, issues: Va
     return out;
   }
   for (const key of Object.keys(value)) {
-    const at = `${path}[${preview(key)}]`;
+    // Paths are built only for issues: this runs on every authenticate.
+    const at = () => `${path}[${preview(key)}]`;
     // Read through the descriptor: a getter could answer differently on each read.
     const desc = Object.getOwnPropertyDescriptor(value, key);
     const role: unknown = desc !== undefined && 'value' in desc ? desc.value : undefined;
     const ref = repoKeys ? parseResource(key) : NAME_PATTERN.test(key) ? parseResource(key) : null;
     if (ref === null || (repoKeys && ref.repo === undefined)) {
-      issues.push({ path: at, message: repoKeys ? 'key must be "<org>/<repo>"' : 'key must be an org name' });
+      issues.push({ path: at(), message: repoKeys ? 'key must be "<org>/<repo>"' : 'key must be an org name' });
       continue;
     }
     if (!isRoleName(role)) {
-      issues.push({ path: at, message: 'role must be one of owner, admin, editor, viewer' });
+      issues.push({ path: at(), message: 'role must be one of owner, admin, editor, viewer' });
       continue;
     }
     const seen = out.get(ref.key);
     if (seen !== undefined && seen !== role) {
-      issues.push({ path: at, message: `conflicts with another key that differs only in case (${seen})` });
+      issues.push({ path: at(), message: `conflicts with another key that differs only in case (${seen})` });
       continue;
     }
     out.set(ref.key, role);
