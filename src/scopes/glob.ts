@@ -109,14 +109,42 @@ interface Word {
   readonly least: number;
 }
 
-/** One pattern, split once at compile time. */
+/**
+ * One pattern, split once at compile time around its first and last `**`:
+ * the words before the first are anchored at the name's start, the words after
+ * the last at its end, and only the middle needs the set-of-positions walk.
+ */
 interface Compiled {
-  /** Segment patterns; {@link GLOBSTAR} for `**` (consecutive ones merged). */
-  readonly segs: readonly (Word | null)[];
-  /** Per segment: fewest name segments a `**` spans (1 for micromatch's `X*\/**` at the end). */
+  /** Words before the first `**` (all of them when there is none). */
+  readonly pre: readonly Word[];
+  /** From the first `**` to the last, inclusive ({@link GLOBSTAR} for `**`); empty when there is none. */
+  readonly mid: readonly (Word | null)[];
+  /** Per `mid` entry: fewest name segments a `**` spans (1 for micromatch's `X*\/**` at the end). */
   readonly least: readonly number[];
-  /** No `**`: the name needs exactly this many segments; else -1. */
-  readonly fixed: number;
+  /** Words after the last `**`. */
+  readonly post: readonly Word[];
+  /** Literal text every matching name starts with (a quick reject before any scan). */
+  readonly prefix: string;
+  /** Literal text every matching name ends with. */
+  readonly suffix: string;
+}
+
+/**
+ * The literal text before the first wildcard, or after the last one (`fromEnd`).
+ * The `/` beside a `**` is left out: `Doc/x/**` also matches `Doc/x`.
+ */
+function literalEdge(pattern: string, fromEnd: boolean): string {
+  const n = pattern.length;
+  let i = 0;
+  while (i < n) {
+    const c = pattern.charCodeAt(fromEnd ? n - 1 - i : i);
+    if (c === STAR || c === QMARK) break;
+    i++;
+  }
+  let edge = fromEnd ? pattern.slice(n - i) : pattern.slice(0, i);
+  const touchesGlobstar = fromEnd ? pattern.slice(0, n - i).endsWith('**') : pattern.slice(i).startsWith('**');
+  if (touchesGlobstar && edge.length > 0) edge = fromEnd ? edge.slice(1) : edge.slice(0, -1);
+  return edge;
 }
 
 /** `guarded[i]` says whether the star at index i of `text` is guarded. */
@@ -182,10 +210,16 @@ function compileOne(pattern: string): Compiled {
     if (base === '**/*.*') return compileWord(t, (j) => j === 2);
     return compileWord(t, segmentStartGuard(t));
   });
-  const least = texts.map(() => 0);
+  const first = texts.indexOf('**');
+  const prefix = literalEdge(pattern, false);
+  const suffix = literalEdge(pattern, true);
+  if (first < 0) return { pre: segs as Word[], mid: [], least: [], post: [], prefix, suffix };
+  const last = texts.lastIndexOf('**');
+  const mid = segs.slice(first, last + 1);
+  const least = mid.map(() => 0);
   const before = texts[k - 2];
-  if (texts[k - 1] === '**' && before !== undefined && before !== '**' && before.endsWith('*')) least[k - 1] = 1;
-  return { segs, least, fixed: texts.includes('**') ? -1 : k };
+  if (last === k - 1 && before !== undefined && before !== '**' && before.endsWith('*')) least[least.length - 1] = 1;
+  return { pre: segs.slice(0, first) as Word[], mid, least, post: segs.slice(last + 1) as Word[], prefix, suffix };
 }
 
 /** U+2028/U+2029 (and CR/LF, outside S7 anyway): what a regex `.` does not match. */
@@ -258,68 +292,103 @@ interface Scratch {
   readonly clean: Uint8Array;
   /** reach[j]: the pattern so far can end just before segment j. */
   readonly reach: Uint8Array;
+  /** Whether the last scanned name holds a line terminator anywhere. */
+  dirty: boolean;
 }
 
 function newScratch(): Scratch {
   const size = (LIMITS.maxThingNameLength >> 1) + 2;
-  return { starts: new Int16Array(size), clean: new Uint8Array(size), reach: new Uint8Array(size) };
+  return { starts: new Int16Array(size), clean: new Uint8Array(size), reach: new Uint8Array(size), dirty: false };
 }
 
 /** Split `name` into segments in `sc`; returns the segment count. */
 function scan(name: string, sc: Scratch): number {
+  const { starts, clean } = sc;
   const n = name.length;
   let m = 0;
   let start = 0;
-  let clean = 1;
-  for (let i = 0; i <= n; i++) {
-    const c = i === n ? SLASH : name.charCodeAt(i);
+  let ok = 1;
+  let dirty = false;
+  for (let i = 0; i < n; i++) {
+    const c = name.charCodeAt(i);
     if (c === SLASH) {
-      sc.starts[m] = start;
-      sc.clean[m] = clean;
-      m++;
+      starts[m] = start;
+      clean[m++] = ok;
       start = i + 1;
-      clean = 1;
+      ok = 1;
     } else if (isLineTerminator(c)) {
-      clean = 0;
+      ok = 0;
+      dirty = true;
     }
   }
-  sc.starts[m] = n + 1;
+  starts[m] = start;
+  clean[m++] = ok;
+  starts[m] = n + 1;
+  sc.dirty = dirty;
   return m;
+}
+
+/** Does `w` match segment `j` of the scanned name? */
+function wordAt(w: Word, name: string, starts: Int16Array, j: number): boolean {
+  return matchWord(w, name, starts[j] as number, (starts[j + 1] as number) - 1);
 }
 
 /** Does one compiled pattern match the scanned name of `m` segments? */
 function run(p: Compiled, name: string, m: number, sc: Scratch): boolean {
-  if (p.fixed >= 0 && p.fixed !== m) return false;
+  const { pre, mid, post } = p;
+  const np = pre.length;
+  const nq = post.length;
+  const starts = sc.starts;
+  if (mid.length === 0 ? m !== np : np + nq > m) return false;
+  for (let i = 0; i < np; i++) if (!wordAt(pre[i] as Word, name, starts, i)) return false;
+  const b = m - nq;
+  for (let i = 0; i < nq; i++) if (!wordAt(post[i] as Word, name, starts, b + i)) return false;
+  if (mid.length === 0) return true;
+  if (mid.length === 1) {
+    // The common case: one `**` takes segments np..b-1, which must be clean.
+    if (b - np < (p.least[0] as number)) return false;
+    if (sc.dirty) for (let j = np; j < b; j++) if (sc.clean[j] === 0) return false;
+    return true;
+  }
+  return walk(p, name, np, b, sc);
+}
+
+/**
+ * The middle of a pattern (first to last `**`) against segments [a, b): a set
+ * of positions it can have reached, one pass over the segments per pattern
+ * segment, so O(|mid| x (b - a)) plus the word matches.
+ */
+function walk(p: Compiled, name: string, a: number, b: number, sc: Scratch): boolean {
   const { starts, clean, reach } = sc;
-  reach.fill(0, 0, m + 1);
-  reach[0] = 1;
-  const k = p.segs.length;
+  for (let j = a; j <= b; j++) reach[j] = 0;
+  reach[a] = 1;
+  const k = p.mid.length;
   for (let i = 0; i < k; i++) {
-    const word = p.segs[i] as Word | null;
+    const word = p.mid[i] as Word | null;
     let any = 0;
     if (word === GLOBSTAR) {
       // reach'[j] = reach[j] (zero segments, unless at least one is needed), or some
       // reach[i'] with i' < j and segments i'..j-1 all clean.
       const keep = p.least[i] === 0;
       let carry = 0;
-      for (let j = 0; j <= m; j++) {
+      for (let j = a; j <= b; j++) {
         const r = reach[j] as number;
         const v = carry | (keep ? r : 0);
         reach[j] = v;
         any |= v;
-        carry = j < m ? (carry | r) & (clean[j] as number) : 0;
+        carry = j < b ? (carry | r) & (clean[j] as number) : 0;
       }
     } else {
-      for (let j = m - 1; j >= 0; j--) {
-        const v = reach[j] === 1 && matchWord(word, name, starts[j] as number, (starts[j + 1] as number) - 1) ? 1 : 0;
+      for (let j = b - 1; j >= a; j--) {
+        const v = reach[j] === 1 && wordAt(word, name, starts, j) ? 1 : 0;
         reach[j + 1] = v;
         any |= v;
       }
-      reach[0] = 0;
+      reach[a] = 0;
     }
     if (any === 0) return false;
   }
-  return reach[m] === 1;
+  return reach[b] === 1;
 }
 
 /**
@@ -356,10 +425,18 @@ export function compileMatcher(patterns: readonly string[]): ThingMatcher {
   const compiled = [...unique].map(compileOne);
   let sc: Scratch | undefined;
   return (thingName: string): boolean => {
-    if (!isValidThingName(thingName)) return false;
-    sc ??= newScratch();
-    const m = scan(thingName, sc);
-    for (const p of compiled) if (run(p, thingName, m, sc)) return true;
+    if (typeof thingName !== 'string') return false;
+    let m = -1;
+    for (let i = 0; i < compiled.length; i++) {
+      const p = compiled[i] as Compiled;
+      if (!thingName.startsWith(p.prefix) || !thingName.endsWith(p.suffix)) continue;
+      if (m < 0) {
+        if (!isValidThingName(thingName)) return false;
+        sc ??= newScratch();
+        m = scan(thingName, sc);
+      }
+      if (run(p, thingName, m, sc as Scratch)) return true;
+    }
     return false;
   };
 }
