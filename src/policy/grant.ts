@@ -34,7 +34,14 @@ export interface GrantTable {
   readonly repoDefault: ReadonlyMap<string, ResourcePolicy>;
 }
 
-/** Input of {@link createGrant}. */
+/**
+ * Input of {@link createGrant}.
+ *
+ * @example
+ * ```ts
+ * const input: GrantInput = { roles: { orgs: { acme: 'editor' } }, layers: [ownScopes, parentScopes] };
+ * ```
+ */
 export interface GrantInput {
   /** The user's memberships (the role cap, A3). */
   roles: UserRoles;
