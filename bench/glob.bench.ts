@@ -114,7 +114,7 @@ function worstCases(): Worst[] {
   const deep = (n: number, last: string): string => Array.from({ length: n - 1 }, () => 'a').join('/') + '/' + last;
   const tails = 'bcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_~,:';
   const big = Array.from({ length: 64 }, (_, i) =>
-    i % 2 === 0 ? 'Doc/*' + 'a'.repeat(250) + tails[i] : '**/' + '*a'.repeat(126) + tails[i],
+    i % 2 === 0 ? 'Doc/*' + 'a'.repeat(249) + tails[i] + '*' : '**/' + '*a'.repeat(125) + '*' + tails[i] + '*',
   );
   return [
     {
@@ -129,23 +129,37 @@ function worstCases(): Worst[] {
       ],
     },
     {
-      label: '`Doc/*a*a*a*a*a*b`',
-      patterns: ['Doc/*a*a*a*a*a*b'],
+      // A trailing `*` leaves no literal suffix, so the quick reject cannot help: the full walk runs.
+      label: '`**/*a*a*a*a*a*a*a*b*`',
+      patterns: ['**/*a*a*a*a*a*a*a*b*'],
+      names: [
+        { label: '`Doc/` + 28 `a`', name: a(28), expected: false, micromatch: true },
+        { label: '`Doc/` + 1020 `a`', name: a(1020), expected: false, micromatch: false },
+      ],
+    },
+    {
+      label: '`Doc/*a*a*a*a*a*b*`',
+      patterns: ['Doc/*a*a*a*a*a*b*'],
       names: [
         { label: '`Doc/` + 50 `a`', name: a(50), expected: false, micromatch: true },
         { label: '`Doc/` + 1020 `a`', name: a(1020), expected: false, micromatch: false },
       ],
     },
     {
-      label: '`**/**/**/**/x`',
-      patterns: ['**/**/**/**/x'],
+      label: '`**/**/**/**/x*`',
+      patterns: ['**/**/**/**/x*'],
       names: [
         { label: '512 segments, no `x`', name: deep(512, 'a'), expected: false, micromatch: true },
         { label: '512 segments, last `x`', name: deep(512, 'x'), expected: true, micromatch: true },
       ],
     },
     {
-      label: '64 patterns of 256 chars (`Doc/*aaa…ab`, `**/*a*a…*ac`, …)',
+      label: '`**/a/**/a/…/**/b*` (50 `**`)',
+      patterns: [Array.from({ length: 50 }, () => '**/a').join('/') + '/**/b*'],
+      names: [{ label: '512 segments of `a`', name: deep(512, 'a'), expected: false, micromatch: false }],
+    },
+    {
+      label: '64 patterns of 256 chars (`Doc/*aaa…ab*`, `**/*a*a…*a*c*`, …)',
       patterns: big,
       names: [{ label: '`Doc/` + 1020 `a`', name: a(1020), expected: false, micromatch: false }],
     },

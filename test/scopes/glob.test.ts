@@ -164,6 +164,16 @@ describe('compileMatcher', () => {
     },
   );
 
+  it('S7: any string that is not a valid thing name matches nothing', () => {
+    const m = compileMatcher(['**', '*/**', '**/*', '*/*']);
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', '/', '.', '\\', '\n', ' ', '\u0085', '*'), maxLength: 12 }), (n) => {
+        return isValidThingName(n) || !m(n);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
   it('A1: a non-string name is a non-match, never a TypeError', () => {
     const m = compileMatcher(['**']);
     for (const v of [undefined, null, 1, {}, ['Doc/a'], Symbol('x')]) expect(m(v as unknown as string)).toBe(false);
@@ -282,10 +292,14 @@ describe('hostile patterns and names (no catastrophic backtracking)', () => {
     expect(m(longA)).toBe(false);
     expect(m('Doc/' + 'a'.repeat(1019) + 'b')).toBe(true);
     expect(m('Doc/' + 'a'.repeat(40))).toBe(false);
+    // A trailing * leaves no literal suffix to reject on: the whole walk runs.
+    const open = compileMatcher(['**/*a*a*a*a*a*a*a*b*']);
+    expect(open(longA)).toBe(false);
+    expect(open('Doc/' + 'a'.repeat(1018) + 'ba')).toBe(true);
   });
 
   it('S6 ReDoS: *a*a*a*a*a*b on one long segment', () => {
-    const m = compileMatcher(['Doc/*a*a*a*a*a*b']);
+    const m = compileMatcher(['Doc/*a*a*a*a*a*b', 'Doc/*a*a*a*a*a*b*']);
     expect(m(longA)).toBe(false);
     expect(m('Doc/' + 'a'.repeat(5) + 'b')).toBe(true);
     expect(m('Doc/' + 'a'.repeat(4) + 'b')).toBe(false);
@@ -311,8 +325,9 @@ describe('hostile patterns and names (no catastrophic backtracking)', () => {
   it('S6 ReDoS: 64 patterns of 256 chars against a 1024-char name', () => {
     const tails = 'bcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_~,:';
     const patterns = Array.from({ length: 64 }, (_, i) =>
-      i % 2 === 0 ? 'Doc/*' + 'a'.repeat(250) + tails[i] : '**/' + '*a'.repeat(126) + tails[i],
+      i % 2 === 0 ? 'Doc/*' + 'a'.repeat(249) + tails[i] + '*' : '**/' + '*a'.repeat(125) + '*' + tails[i] + '*',
     );
+    expect(new Set(patterns).size).toBe(64);
     for (const p of patterns) {
       expect(p.length).toBe(256);
       expect(checkPattern(p)).toBeNull();
