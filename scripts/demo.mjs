@@ -55,7 +55,7 @@ function startServer() {
     let out = '';
     server.stdout.setEncoding('utf8').on('data', (d) => {
       out += d;
-      const m = /^listening on (http:\/\/\S+)\n/.exec(out);
+      const m = /^(http:\/\/\S+)\nlistening on \1\n/.exec(out);
       if (m) {
         console.log(show(m[0]));
         done(m[1]);

@@ -49,7 +49,7 @@ export async function tempHome(): Promise<{ home: string; cleanup: () => Promise
   return { home: join(dir, 'home'), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Start `svc serve --port 0` and wait for its `listening on <url>` line. */
+/** Start `svc serve --port 0` and wait for its base URL line and its `listening on <url>` line. */
 export function serve(home: string, extra: Record<string, string | undefined> = {}): Promise<{ url: string; child: ChildProcess; stderr: () => string; firstLine: string }> {
   return new Promise((done, fail) => {
     const child = start(['serve', '--port', '0'], baseEnv(home, extra));
@@ -58,7 +58,7 @@ export function serve(home: string, extra: Record<string, string | undefined> = 
     child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
+      const m = /^(http:\/\/127\.0\.0\.1:\d+)\nlistening on \1\n/.exec(out);
       if (m?.[1]) done({ url: m[1], child, stderr: () => err, firstLine: out.split('\n')[0] ?? '' });
     });
     child.on('error', fail);

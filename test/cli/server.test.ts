@@ -135,7 +135,7 @@ describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000
 });
 
 describe('svc serve (the real process)', { timeout: 120_000 }, () => {
-  it('prints "listening on http://127.0.0.1:PORT" on stdout, serves, and stops cleanly on SIGTERM', async () => {
+  it('prints its base URL alone on the first stdout line, then "listening on <url>", serves, and stops cleanly on SIGTERM', async () => {
     const { home, cleanup } = await tempHome();
     try {
       await svc(home, ['member', 'set', '-u', 'erin', '-r', 'acme', '--role', 'viewer']);
@@ -143,7 +143,8 @@ describe('svc serve (the real process)', { timeout: 120_000 }, () => {
       const token = (await svc(home, ['token', 'create', '-n', 'ci', '--scope', 'acme/web=repo:read'])).stdout.trim();
       const s = await serve(home);
       try {
-        expect(s.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+        expect(s.firstLine).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(s.firstLine).toBe(s.url);
         const ok = await fetch(`${s.url}/api/repos/acme/web/head`, { headers: { authorization: `Bearer ${token}` } });
         expect(ok.status).toBe(200);
         expect((await svc(home, ['token', 'revoke', '-n', 'ci'])).code).toBe(0);

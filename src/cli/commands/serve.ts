@@ -10,7 +10,9 @@ import { createDevServer } from '../server';
 const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080]
 
 Run the reference HTTP server on the dev instance (the same SVC_HOME as the
-other commands). Once it listens it prints one line on stdout:
+other commands). Once it listens it prints two lines on stdout: the base URL
+alone (for scripts), then a notice:
+  http://127.0.0.1:8080
   listening on http://127.0.0.1:8080
 and then one line per request on stderr (method, path, status, user, token
 name, decision; never a token). Stop it with Ctrl-C (SIGINT) or SIGTERM.
@@ -49,7 +51,8 @@ export const serveCommand: Command = {
       await dev.close();
       throw err;
     }
-    io.stdout(`listening on ${url}\n`);
+    // The bare URL comes first and alone on its line (DESIGN: scripts read it), then the notice for people.
+    io.stdout(`${url}\nlistening on ${url}\n`);
     await new Promise<void>((resolve) => {
       const stop = (): void => {
         process.off('SIGINT', stop);
