@@ -10,7 +10,7 @@
  */
 import { SvcAuthError, ValidationError, type ValidationIssue } from '../errors';
 import { permissionIndex, PERMISSIONS } from '../vocabulary';
-import { compileMatcher, checkPattern, type ThingMatcher } from '../scopes/glob';
+import { compileMatcherForValidNames, checkPattern, type ThingMatcher } from '../scopes/glob';
 import { parseResource } from '../scopes/names';
 import { LIMITS, type Scope } from '../scopes/types';
 
@@ -21,6 +21,7 @@ export const NONE = 0;
 
 /** The entry lists the permission and restricts thing names. */
 export interface PatternSlot {
+  /** Only for names already checked with `isValidThingName`. */
   readonly match: ThingMatcher;
   /** `allowedMatches` is `[]`: denies every thing, and the no-thing case too (A4). */
   readonly empty: boolean;
@@ -226,7 +227,8 @@ function readPatterns(value: unknown, isRepo: boolean, path: string, issues: Val
     }
   }
   if (!ok) return null;
-  return Object.freeze({ match: compileMatcher(patterns), empty: n === 0 });
+  // authorize checks the thing name once per decision, before any matcher runs.
+  return Object.freeze({ match: compileMatcherForValidNames(patterns), empty: n === 0 });
 }
 
 function emptyTier(): Slot[] {

@@ -411,6 +411,23 @@ function walk(p: Compiled, name: string, a: number, b: number, sc: Scratch): boo
  * ```
  */
 export function compileMatcher(patterns: readonly string[]): ThingMatcher {
+  const inner = compileMatcherForValidNames(patterns);
+  return (thingName: string): boolean => isValidThingName(thingName) && inner(thingName);
+}
+
+/**
+ * @internal {@link compileMatcher} for callers that have already checked the
+ * name with `isValidThingName` (authorize checks once per decision, however
+ * many layers restrict it). On anything else the answer is meaningless.
+ *
+ * @throws {ValidationError} as {@link compileMatcher}.
+ * @example
+ * ```ts
+ * const m = compileMatcherForValidNames(['Doc/*']);
+ * if (isValidThingName(name) && m(name)) { ... }
+ * ```
+ */
+export function compileMatcherForValidNames(patterns: readonly string[]): ThingMatcher {
   if (!Array.isArray(patterns)) throw new ValidationError('patterns must be an array of glob patterns');
   const issues: ValidationIssue[] = [];
   const unique = new Set<string>();
@@ -421,17 +438,73 @@ export function compileMatcher(patterns: readonly string[]): ThingMatcher {
     else unique.add(p as string);
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  if (unique.size === 0) return () => false;
-  const compiled = [...unique].map(compileOne);
+  const tests: ThingMatcher[] = [];
+  const general: Compiled[] = [];
+  for (const p of unique) {
+    const t = specialise(p);
+    if (t !== undefined) tests.push(t);
+    else general.push(compileOne(p));
+  }
+  if (general.length > 0) tests.push(generalMatcher(general));
+  if (tests.length === 0) return () => false;
+  if (tests.length === 1) return tests[0] as ThingMatcher;
+  if (tests.length === 2) {
+    const [a, b] = tests as [ThingMatcher, ThingMatcher];
+    return (n) => a(n) || b(n);
+  }
+  return (n) => {
+    for (let i = 0; i < tests.length; i++) if ((tests[i] as ThingMatcher)(n)) return true;
+    return false;
+  };
+}
+
+const WILD = /[*?]/;
+
+/**
+ * A direct test for the common shapes (`Lit`, `**`, `Lit/**`, `Lit/H*T`,
+ * `**\/H*T` with literal `Lit`, `H`, `T`), or undefined. Valid names hold no
+ * line terminator and no empty segment, so micromatch's `(?=.)` guards always
+ * hold here, and these shapes never reach picomatch's guard-moving fast paths
+ * (`*\/*`, `**\/*.*`).
+ */
+function specialise(pattern: string): ThingMatcher | undefined {
+  if (!WILD.test(pattern)) return (n) => n === pattern;
+  if (pattern === '**') return () => true;
+  if (pattern.endsWith('/**')) {
+    const lit = pattern.slice(0, -3);
+    if (WILD.test(lit)) return undefined;
+    const dir = `${lit}/`;
+    return (n) => n.startsWith(dir) || n === lit;
+  }
+  const slash = pattern.lastIndexOf('/');
+  if (slash < 0) return undefined;
+  const dir = pattern.slice(0, slash + 1);
+  const seg = pattern.slice(slash + 1);
+  const star = seg.indexOf('*');
+  if (seg.includes('?') || star < 0 || seg.indexOf('*', star + 1) >= 0) return undefined;
+  const head = seg.slice(0, star);
+  const tail = seg.slice(star + 1);
+  const least = head.length + tail.length;
+  if (dir === '**/') {
+    return (n) => {
+      const at = n.lastIndexOf('/') + 1;
+      return n.length - at >= least && n.startsWith(head, at) && n.endsWith(tail);
+    };
+  }
+  if (WILD.test(dir)) return undefined;
+  const at = dir.length;
+  return (n) => n.length - at >= least && n.startsWith(dir) && n.indexOf('/', at) < 0 && n.startsWith(head, at) && n.endsWith(tail);
+}
+
+/** The segment walk for the patterns {@link specialise} leaves. */
+function generalMatcher(compiled: readonly Compiled[]): ThingMatcher {
   let sc: Scratch | undefined;
   return (thingName: string): boolean => {
-    if (typeof thingName !== 'string') return false;
     let m = -1;
     for (let i = 0; i < compiled.length; i++) {
       const p = compiled[i] as Compiled;
       if (!thingName.startsWith(p.prefix) || !thingName.endsWith(p.suffix)) continue;
       if (m < 0) {
-        if (!isValidThingName(thingName)) return false;
         sc ??= newScratch();
         m = scan(thingName, sc);
       }

@@ -61,7 +61,7 @@ export function parseResource(resource: unknown): ResourceRef | null {
 /**
  * Does `name` follow S7 for thing names: `<Type>/<name>` (further `/` allowed),
  * at most 1024 characters, no empty, `.` or `..` segment, no control character,
- * no backslash? Never throws.
+ * no U+2028/U+2029 line separator, no backslash? Never throws.
  *
  * @example
  * ```ts
@@ -84,7 +84,9 @@ export function isValidThingName(name: unknown): name is string {
       if (name.charCodeAt(segStart) === 46 && (len === 1 || (len === 2 && name.charCodeAt(segStart + 1) === 46))) return false;
       if (i < n) slashes++;
       segStart = i + 1;
-    } else if (c < 32 || c === 127 || c === 92 || (c >= 0x80 && c <= 0x9f)) {
+    } else if (c < 32 || c === 127 || c === 92 || (c >= 0x80 && c <= 0x9f) || c === 0x2028 || c === 0x2029) {
+      // U+2028/U+2029 are JS line terminators like \n: they split log lines and
+      // change what a regex `.` (and so a micromatch glob) matches.
       return false;
     }
   }

@@ -48,6 +48,11 @@ describe('isValidThingName', () => {
     }
   });
 
+  it('S7: refuses the U+2028/U+2029 line separators, as it refuses \\n', () => {
+    for (const bad of ['Doc/a\u2028b', 'Doc/\u2029', '\u2028/a']) expect(isValidThingName(bad)).toBe(false);
+    expect(isValidThingName('Doc/a\u2027b')).toBe(true);
+  });
+
   it('S7: at most 1024 characters', () => {
     expect(isValidThingName(`T/${'a'.repeat(1022)}`)).toBe(true);
     expect(isValidThingName(`T/${'a'.repeat(1023)}`)).toBe(false);
