@@ -19,7 +19,7 @@ import { mintToken } from '../tokens/mint';
 import { TokenVerifier } from '../tokens/verify';
 import type { TokenClaims } from '../tokens/types';
 import { bearerFromRequest } from './bearer';
-import { checkChain, chainExpiryMs } from './chain';
+import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState, ServiceContext } from './context';
 import { GrantCache } from './grant-cache';
 import { guarded, readClock } from './guard';
@@ -93,7 +93,7 @@ export function createAuth(options: AuthOptions): Auth {
     return layer;
   }
 
-  async function rolesOf(userId: string): Promise<UserRoles> {
+  function rolesOf(userId: string): Promise<UserRoles> {
     return call('membership source', () => opts.members.rolesOf(userId));
   }
 
@@ -105,9 +105,16 @@ export function createAuth(options: AuthOptions): Auth {
     return state;
   }
 
-  async function readValidChain(claims: { kind: 'pat' | 'component'; sub: string; jti: string; exp: number }, at: number) {
+  async function readValidChain(claims: ChainClaims, at: number): Promise<readonly TokenRecord[]> {
     const chain = await call('token store', () => store.readChain(claims.jti));
     return checkChain(chain, claims, at);
+  }
+
+  /** The compiled layers of a chain's scoped records; only called on a grant-cache miss. */
+  function scopedLayers(chain: readonly TokenRecord[] | null): CompiledLayer[] {
+    const out: CompiledLayer[] = [];
+    if (chain !== null) for (const r of chain) if (r.scopes !== null) out.push(layerOf(r));
+    return out;
   }
 
   async function authenticate(token: string): Promise<Principal> {
@@ -116,15 +123,12 @@ export function createAuth(options: AuthOptions): Auth {
     if (token.length > MAX_TOKEN_CHARS) throw new AuthenticationError('malformed');
     const at = nowMs();
     const claims: TokenClaims = await verifier.verify(token, Math.floor(at / 1000));
-    let chain: readonly TokenRecord[] | null = null;
-    if (claims.kind !== 'session') {
-      chain = await readValidChain({ kind: claims.kind, sub: claims.sub, jti: claims.jti, exp: claims.exp }, at);
-    }
+    // The frozen claims serve as the chain claims as they are (no copy per request).
+    const chain = claims.kind === 'session' ? null : await readValidChain(claims as TokenClaims & ChainClaims, at);
     const roles = await rolesOf(claims.sub);
     let grant;
     try {
-      const scopedLayers = (): CompiledLayer[] => (chain ?? []).filter((r) => r.scopes !== null).map(layerOf);
-      grant = grants.get(chain === null ? null : (chain[0] as TokenRecord).id, roles, scopedLayers);
+      grant = grants.get(chain === null ? null : (chain[0] as TokenRecord).id, roles, chain, scopedLayers);
     } catch (err) {
       // Bad role data is the membership source's fault; never an allow.
       throw new UnavailableError('membership source returned roles that are not valid', { cause: err });

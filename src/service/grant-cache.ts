@@ -16,6 +16,11 @@ function isPlain(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+// Names made only of these characters cannot hold a delimiter (`=;|"`) and are
+// used as they are; any other name is JSON-quoted, and a quoted name starts with
+// `"`, which a bare one never does, so the two forms cannot collide.
+const BARE_NAME = /^[A-Za-z0-9_.\/@:-]*$/;
+
 /** `k=v;` over own keys of a plain object of role names, or `undefined` for anything unusual. */
 function mapKey(value: unknown): string | undefined {
   if (value === undefined) return '-';
@@ -26,7 +31,7 @@ function mapKey(value: unknown): string | undefined {
     const desc = Object.getOwnPropertyDescriptor(value, k);
     // Accessors could answer differently next time; leave such input to createGrant.
     if (desc === undefined || !('value' in desc) || !isRoleName(desc.value)) return undefined;
-    out += `${JSON.stringify(k)}=${desc.value};`;
+    out += `${BARE_NAME.test(k) ? k : JSON.stringify(k)}=${desc.value};`;
   }
   return out;
 }
@@ -38,7 +43,7 @@ function mapKey(value: unknown): string | undefined {
  *
  * @example
  * ```ts
- * rolesKey({ orgs: { acme: 'editor' } }); // 'o:"acme"=editor;|r:-'
+ * rolesKey({ orgs: { acme: 'editor' } }); // 'o:acme=editor;|r:-'
  * ```
  */
 export function rolesKey(roles: unknown): string | undefined {
@@ -63,7 +68,7 @@ export function rolesKey(roles: unknown): string | undefined {
  * @example
  * ```ts
  * const grants = new GrantCache(10_000);
- * const g = grants.get(record.id, roles, () => [layerOf(record)]);
+ * const g = grants.get(record.id, roles, record, (r) => [layerOf(r)]);
  * ```
  */
 export class GrantCache {
@@ -76,15 +81,16 @@ export class GrantCache {
 
   /**
    * The grant for `roles` and the layers of `tokenId` (`null` for a session).
-   * `layers` is only called on a miss. Throws what `createGrant` throws.
+   * `layers(arg)` is only called on a miss (taking `arg` spares a closure per
+   * request). Throws what `createGrant` throws.
    */
-  get(tokenId: string | null, roles: UserRoles, layers: () => CompiledLayer[]): Grant {
+  get<A>(tokenId: string | null, roles: UserRoles, arg: A, layers: (arg: A) => CompiledLayer[]): Grant {
     const rk = this.#size > 0 ? rolesKey(roles) : undefined;
-    if (rk === undefined) return createGrant({ roles, layers: layers() });
+    if (rk === undefined) return createGrant({ roles, layers: layers(arg) });
     const key = `${tokenId ?? ''}\u0000${rk}`;
     let grant = this.#map.get(key);
     if (grant === undefined) {
-      grant = createGrant({ roles, layers: layers() });
+      grant = createGrant({ roles, layers: layers(arg) });
       if (this.#map.size >= this.#size) this.#map.delete(this.#map.keys().next().value as string);
       this.#map.set(key, grant);
     }

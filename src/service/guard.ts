@@ -6,9 +6,15 @@
  */
 import { SvcAuthError, UnavailableError } from '../errors';
 
-const PENDING: unique symbol = Symbol('pending');
 /** Microtasks granted to a call before its deadline timer is armed. */
 const FAST_TICKS = 4;
+
+function failure(err: unknown, what: string): UnavailableError {
+  if (err instanceof UnavailableError) return err;
+  // Messages of foreign errors may quote inputs; keep them only as the cause.
+  const code = err instanceof SvcAuthError ? ` (${err.code})` : '';
+  return new UnavailableError(`${what} failed${code}`, { cause: err });
+}
 
 /**
  * Run `call` with a deadline. A throw (sync or async) or a timeout becomes an
@@ -20,30 +26,47 @@ const FAST_TICKS = 4;
  * const chain = await guarded(() => store.readChain(id), 5000, 'token store');
  * ```
  */
-export async function guarded<T>(call: () => T | Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+export function guarded<T>(call: () => T | Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let result: T | Promise<T>;
   try {
-    const work = Promise.resolve().then(call);
+    result = call();
+  } catch (err) {
+    return Promise.reject(failure(err, what));
+  }
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Promise.resolve adopts any thenable, and turns a throwing `then` into a rejection.
+    Promise.resolve(result).then(
+      (value) => {
+        settled = true;
+        if (timer !== undefined) clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        settled = true;
+        if (timer !== undefined) clearTimeout(timer);
+        reject(failure(err, what));
+      },
+    );
     // Most calls (a memory store, a cached membership) settle within a few
     // microtasks: answer those without paying for a timer on every request.
-    let ticks: Promise<typeof PENDING> = Promise.resolve(PENDING);
-    for (let i = 0; i < FAST_TICKS; i++) ticks = ticks.then((v) => v);
-    const first = await Promise.race([work, ticks]);
-    if (first !== PENDING) return first as T;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new UnavailableError(`${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    let ticks = FAST_TICKS;
+    const watch = (): void => {
+      if (settled) return;
+      if (--ticks > 0) {
+        queueMicrotask(watch);
+        return;
+      }
+      timer = setTimeout(() => {
+        settled = true;
+        reject(new UnavailableError(`${what} did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
       // A pending deadline must not keep a finished process alive.
       if (typeof timer === 'object' && timer !== null && 'unref' in timer) timer.unref();
-    });
-    return await Promise.race([work, deadline]);
-  } catch (err) {
-    if (err instanceof UnavailableError) throw err;
-    // Messages of foreign errors may quote inputs; keep them only as the cause.
-    const code = err instanceof SvcAuthError ? ` (${err.code})` : '';
-    throw new UnavailableError(`${what} failed${code}`, { cause: err });
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
+    };
+    queueMicrotask(watch);
+  });
 }
 
 /**
