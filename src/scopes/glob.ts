@@ -474,10 +474,23 @@ export function compileMatcherForValidNames(patterns: readonly string[]): ThingM
   if (issues.length > 0) throw new ValidationError(issues);
   const tests: ThingMatcher[] = [];
   const general: Compiled[] = [];
+  const alternatives: string[] = [];
   for (const p of unique) {
+    const source = anchoredSource(p);
+    if (source !== undefined) {
+      alternatives.push(source);
+      continue;
+    }
     const t = specialise(p);
     if (t !== undefined) tests.push(t);
     else general.push(compileOne(p));
+  }
+  if (alternatives.length > 0) {
+    // Each alternative starts with a literal and holds at most one `[^/]*` or
+    // `.*` with only literals after it, so the RegExp runs in O(alternatives x
+    // name length): no nested or adjacent quantifiers to backtrack through.
+    const re = new RegExp(`^(?:${alternatives.join('|')})$`);
+    tests.unshift((n) => re.test(n));
   }
   if (general.length > 0) tests.push(generalMatcher(general));
   if (tests.length === 0) return () => false;
@@ -493,6 +506,27 @@ export function compileMatcherForValidNames(patterns: readonly string[]): ThingM
 }
 
 const WILD = /[*?]/;
+
+/**
+ * For `Lit`, `Lit/**` and `Lit/H*T` (`Lit`, `H`, `T` literal, `Lit` not
+ * empty): an equivalent regex source on valid names (S7 leaves no line
+ * terminator for `.` to miss), or undefined. Pattern literals are
+ * `[A-Za-z0-9._~,:=-]` and `/`; only `.` needs escaping.
+ */
+function anchoredSource(pattern: string): string | undefined {
+  const esc = (t: string): string => t.replace(/\./g, '\\.');
+  if (!WILD.test(pattern)) return esc(pattern);
+  if (pattern.endsWith('/**')) {
+    const lit = pattern.slice(0, -3);
+    return WILD.test(lit) ? undefined : `${esc(lit)}(?:/.*)?`;
+  }
+  const slash = pattern.lastIndexOf('/');
+  const dir = pattern.slice(0, slash + 1);
+  const seg = pattern.slice(slash + 1);
+  const star = seg.indexOf('*');
+  if (slash < 0 || WILD.test(dir) || seg.includes('?') || star < 0 || seg.indexOf('*', star + 1) >= 0) return undefined;
+  return `${esc(dir + seg.slice(0, star))}[^/]*${esc(seg.slice(star + 1))}`;
+}
 
 /**
  * A direct test for the common shapes (`Lit`, `**`, `Lit/**`, `Lit/H*T`,

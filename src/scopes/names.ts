@@ -76,19 +76,27 @@ export function isValidThingName(name: unknown): name is string {
   if (n < 3 || n > LIMITS.maxThingNameLength) return false;
   let segStart = 0;
   let slashes = 0;
-  for (let i = 0; i <= n; i++) {
-    const c = i === n ? 47 : name.charCodeAt(i);
+  for (let i = 0; i < n; i++) {
+    const c = name.charCodeAt(i);
+    // Printable ASCII other than the slash and backslash: almost every character, one test.
+    if (c > 47 ? c < 127 && c !== 92 : c >= 32 && c !== 47) continue;
     if (c === 47) {
-      const len = i - segStart;
-      if (len === 0) return false;
-      if (name.charCodeAt(segStart) === 46 && (len === 1 || (len === 2 && name.charCodeAt(segStart + 1) === 46))) return false;
-      if (i < n) slashes++;
+      if (!segmentOk(name, segStart, i)) return false;
+      slashes++;
       segStart = i + 1;
-    } else if (c < 32 || c === 127 || c === 92 || (c >= 0x80 && c <= 0x9f) || c === 0x2028 || c === 0x2029) {
-      // U+2028/U+2029 are JS line terminators like \n: they split log lines and
-      // change what a regex `.` (and so a micromatch glob) matches.
-      return false;
+      continue;
     }
+    // Controls (C0, DEL, C1), the backslash, and U+2028/U+2029: JS line
+    // terminators like \n, which split log lines and change what a regex `.`
+    // (and so a micromatch glob) matches.
+    if (c <= 0x9f || c === 0x2028 || c === 0x2029) return false;
   }
-  return slashes >= 1;
+  return slashes >= 1 && segmentOk(name, segStart, n);
+}
+
+/** A segment name[s, e) that is neither empty nor `.` nor `..`. */
+function segmentOk(name: string, s: number, e: number): boolean {
+  const len = e - s;
+  if (len === 0) return false;
+  return name.charCodeAt(s) !== 46 || (len !== 1 && (len !== 2 || name.charCodeAt(s + 1) !== 46));
 }
