@@ -6,7 +6,7 @@
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
 import { authorize as decide, compileLayer, type CompiledLayer } from '../policy';
-import { attachGrant, type Principal } from '../policy/subject';
+import type { Principal } from '../policy/subject';
 import type { UserRoles } from '../policy/types';
 import { normalizeScopes } from '../scopes';
 import type { Scope, ScopeEntry } from '../scopes/types';
@@ -21,6 +21,7 @@ import type { TokenClaims } from '../tokens/types';
 import { bearerFromRequest } from './bearer';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState, ServiceContext } from './context';
+import { principalFactory } from './principal';
 import { GrantCache } from './grant-cache';
 import { guarded, readClock } from './guard';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
@@ -76,7 +77,7 @@ export function createAuth(options: AuthOptions): Auth {
     maxLifetimeSec: { pat: LIFETIMES.pat.maxSec, session: LIFETIMES.session.maxSec, component: LIFETIMES.component.maxSec },
   });
   // Per-instance, never module-global: two Auth objects share nothing.
-  const states = new WeakMap<Principal, PrincipalState>();
+  const principals = principalFactory();
   const layers = new Map<string, CompiledLayer>();
   const grants = new GrantCache(GRANT_CACHE_SIZE);
 
@@ -98,7 +99,7 @@ export function createAuth(options: AuthOptions): Auth {
   }
 
   function stateOf(p: Principal): PrincipalState {
-    const state = typeof p === 'object' && p !== null ? states.get(p) : undefined;
+    const state = principals.stateOf(p);
     if (state === undefined) {
       throw new ValidationError([{ path: 'principal', message: 'not a principal returned by this auth instance (copies are refused)' }]);
     }
@@ -133,21 +134,8 @@ export function createAuth(options: AuthOptions): Auth {
       // Bad role data is the membership source's fault; never an allow.
       throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
     }
-    const head = chain?.[0];
-    const principal: { -readonly [K in keyof Principal]: Principal[K] } = {
-      kind: claims.kind,
-      userId: claims.sub,
-      expiresAt: new Date(chain === null ? claims.exp * 1000 : chainExpiryMs(chain)),
-    };
-    if (head !== undefined) {
-      principal.tokenId = head.id;
-      principal.tokenName = head.name;
-      if (head.committerIdentity !== null) principal.committerIdentity = head.committerIdentity;
-    }
-    attachGrant(principal, grant);
-    Object.freeze(principal);
-    states.set(principal, { roles, chain });
-    return principal;
+    const expiresAt = new Date(chain === null ? claims.exp * 1000 : chainExpiryMs(chain));
+    return principals.make(claims.kind, claims.sub, expiresAt, chain?.[0], grant, { roles, chain });
   }
 
   const ctx: ServiceContext = {

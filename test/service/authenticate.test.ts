@@ -158,6 +158,17 @@ describe('authenticate: PATs (T5)', () => {
     expect(() => s.auth.committer(structuredClone(p))).toThrow(ValidationError);
   });
 
+  it('A1 hostile: a Proxy over a real principal, or a forged object with its prototype, is refused for management', async () => {
+    const s = await setup();
+    const p = await s.auth.authenticate(await s.auth.issueSession('alice'));
+    const proxy = new Proxy(p, { get: (t, k) => (k === 'userId' ? 'bob' : Reflect.get(t, k)) });
+    expect(() => s.auth.client(proxy)).toThrow(ValidationError);
+    const forged = Object.assign(Object.create(Object.getPrototypeOf(p) as object) as object, { ...p, userId: 'bob' });
+    expect(() => s.auth.client(forged as typeof p)).toThrow(ValidationError);
+    expect(() => s.auth.committer(forged as typeof p)).toThrow(ValidationError);
+    expect(Object.keys(p)).toEqual(['kind', 'userId', 'expiresAt']);
+  });
+
   it('principal state belongs to one Auth instance: another instance refuses it for management', async () => {
     const s = await setup();
     const other = await setup();

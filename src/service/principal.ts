@@ -1,0 +1,80 @@
+/**
+ * The principals one `Auth` instance hands out. Each instance gets its own
+ * class, whose private field holds what the instance remembers about the
+ * principal: a private field cannot be read, forged or copied from outside (a
+ * spread, `structuredClone`, JSON or a Proxy carries none), and another
+ * instance's class does not see it. This replaces a per-instance WeakMap,
+ * which cost a hash insert and ephemeron work in GC on every authenticate.
+ * Internal: not exported from the package root.
+ * @module
+ */
+import { attachGrant, type Principal } from '../policy/subject';
+import type { TokenRecord } from '../stores/types';
+import type { PrincipalState } from './context';
+
+/**
+ * Make principals and find their state again; one per `Auth` instance.
+ *
+ * @example
+ * ```ts
+ * const principals = principalFactory();
+ * const p = principals.make('pat', 'alice', expiresAt, chain[0], grant, { roles, chain });
+ * principals.stateOf(p)?.roles;           // the roles read at authentication
+ * principals.stateOf({ ...p });           // undefined: copies carry no state
+ * ```
+ */
+export interface PrincipalFactory {
+  /** A frozen principal with `grant` attached; `head` is the token's own record (none for a session). */
+  make(kind: Principal['kind'], userId: string, expiresAt: Date, head: TokenRecord | undefined, grant: unknown, state: PrincipalState): Principal;
+  /** The state of a principal made by this very factory, else `undefined`. */
+  stateOf(p: unknown): PrincipalState | undefined;
+}
+
+/**
+ * A {@link PrincipalFactory} with a class of its own.
+ *
+ * @example
+ * ```ts
+ * const a = principalFactory();
+ * const b = principalFactory();
+ * b.stateOf(a.make('session', 'alice', new Date(), undefined, grant, { roles: {}, chain: null })); // undefined
+ * ```
+ */
+export function principalFactory(): PrincipalFactory {
+  class AuthPrincipal implements Principal {
+    readonly kind: Principal['kind'];
+    readonly userId: string;
+    readonly expiresAt: Date;
+    // `declare`: absent for a session rather than present as undefined.
+    declare readonly tokenId?: string;
+    declare readonly tokenName?: string;
+    declare readonly committerIdentity?: string;
+    readonly #state: PrincipalState;
+
+    constructor(kind: Principal['kind'], userId: string, expiresAt: Date, head: TokenRecord | undefined, state: PrincipalState) {
+      this.kind = kind;
+      this.userId = userId;
+      this.expiresAt = expiresAt;
+      if (head !== undefined) {
+        const self = this as { tokenId?: string; tokenName?: string; committerIdentity?: string };
+        self.tokenId = head.id;
+        self.tokenName = head.name;
+        if (head.committerIdentity !== null) self.committerIdentity = head.committerIdentity;
+      }
+      this.#state = state;
+    }
+
+    static stateOf(p: unknown): PrincipalState | undefined {
+      // `#state in p` is false for copies and Proxies, and never runs a trap.
+      return typeof p === 'object' && p !== null && #state in p ? (p as AuthPrincipal).#state : undefined;
+    }
+  }
+  return {
+    make(kind, userId, expiresAt, head, grant, state) {
+      const p = new AuthPrincipal(kind, userId, expiresAt, head, state);
+      attachGrant(p, grant);
+      return Object.freeze(p);
+    },
+    stateOf: (p) => AuthPrincipal.stateOf(p),
+  };
+}
