@@ -23,7 +23,6 @@ const BARE_NAME = /^[A-Za-z0-9_.\/@:-]*$/;
 
 /** `k=v;` over own keys of a plain object of role names, or `undefined` for anything unusual. */
 function mapKey(value: unknown): string | undefined {
-  if (value === undefined) return '-';
   if (!isPlain(value)) return undefined;
   let out = '';
   for (const k of Reflect.ownKeys(value)) {
@@ -49,13 +48,19 @@ function mapKey(value: unknown): string | undefined {
 export function rolesKey(roles: unknown): string | undefined {
   try {
     if (!isPlain(roles)) return undefined;
-    const keys = Reflect.ownKeys(roles);
-    if (keys.some((k) => k !== 'orgs' && k !== 'repos')) return undefined;
-    const orgs = mapKey(Object.getOwnPropertyDescriptor(roles, 'orgs')?.value);
-    const repos = mapKey(Object.getOwnPropertyDescriptor(roles, 'repos')?.value);
-    if (orgs === undefined || repos === undefined) return undefined;
-    // A key present with a value undefined must not look like an absent key.
-    for (const k of keys) if (Object.getOwnPropertyDescriptor(roles, k)?.value === undefined) return undefined;
+    // An absent map is '-', which no map's text (empty or `k=v;…`) can be.
+    let orgs = '-';
+    let repos = '-';
+    for (const k of Reflect.ownKeys(roles)) {
+      if (k !== 'orgs' && k !== 'repos') return undefined;
+      const desc = Object.getOwnPropertyDescriptor(roles, k);
+      // A key present with a value undefined must not look like an absent key.
+      if (desc === undefined || !('value' in desc) || desc.value === undefined) return undefined;
+      const text = mapKey(desc.value);
+      if (text === undefined) return undefined;
+      if (k === 'orgs') orgs = text;
+      else repos = text;
+    }
     return `o:${orgs}|r:${repos}`;
   } catch {
     return undefined;

@@ -34,39 +34,56 @@ export function guarded<T>(call: () => T | Promise<T>, timeoutMs: number, what: 
     return Promise.reject(failure(err, what));
   }
   return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const watch = new Watch(timeoutMs, what, reject);
     // Promise.resolve adopts any thenable, and turns a throwing `then` into a rejection.
     Promise.resolve(result).then(
       (value) => {
-        settled = true;
-        if (timer !== undefined) clearTimeout(timer);
+        watch.settle();
         resolve(value);
       },
       (err: unknown) => {
-        settled = true;
-        if (timer !== undefined) clearTimeout(timer);
+        watch.settle();
         reject(failure(err, what));
       },
     );
-    // Most calls (a memory store, a cached membership) settle within a few
-    // microtasks: answer those without paying for a timer on every request.
-    let ticks = FAST_TICKS;
-    const watch = (): void => {
-      if (settled) return;
-      if (--ticks > 0) {
-        queueMicrotask(watch);
-        return;
-      }
-      timer = setTimeout(() => {
-        settled = true;
-        reject(new UnavailableError(`${what} did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      // A pending deadline must not keep a finished process alive.
-      if (typeof timer === 'object' && timer !== null && 'unref' in timer) timer.unref();
-    };
-    queueMicrotask(watch);
+    queueMicrotask(() => watch.tick());
   });
+}
+
+/**
+ * The deadline of one call. Most calls (a memory store, a cached membership)
+ * settle within a few microtasks: those are answered without paying for a
+ * timer; the timer is armed only for a call still pending after that.
+ */
+class Watch {
+  settled = false;
+  #ticks = FAST_TICKS;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly timeoutMs: number,
+    readonly what: string,
+    readonly reject: (err: UnavailableError) => void,
+  ) {}
+
+  settle(): void {
+    this.settled = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+  }
+
+  tick(): void {
+    if (this.settled) return;
+    if (--this.#ticks > 0) {
+      queueMicrotask(() => this.tick());
+      return;
+    }
+    this.#timer = setTimeout(() => {
+      this.settled = true;
+      this.reject(new UnavailableError(`${this.what} did not answer within ${this.timeoutMs} ms`));
+    }, this.timeoutMs);
+    // A pending deadline must not keep a finished process alive.
+    if (typeof this.#timer === 'object' && this.#timer !== null && 'unref' in this.#timer) this.#timer.unref();
+  }
 }
 
 /**
