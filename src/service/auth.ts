@@ -26,7 +26,7 @@ import { GrantCache } from './grant-cache';
 import { guarded, readClock } from './guard';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { tokenApi } from './management';
-import { resolveOptions } from './options';
+import { resolveOptions, systemClock } from './options';
 import type { Auth, AuthOptions } from './types';
 
 /** Tokens longer than this are refused before any parsing (T1, H1). */
@@ -81,7 +81,7 @@ export function createAuth(options: AuthOptions): Auth {
   const layers = new Map<string, CompiledLayer>();
   const grants = new GrantCache(GRANT_CACHE_SIZE);
 
-  const nowMs = (): number => readClock(opts.now);
+  const nowMs = opts.now === systemClock ? (): number => Date.now() : (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
 
   function layerOf(record: TokenRecord): CompiledLayer {

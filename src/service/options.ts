@@ -55,6 +55,17 @@ function intInRange(value: unknown, min: number, max: number): value is number {
 }
 
 /**
+ * The clock used when `now` is not given. Recognised by identity, so that the
+ * service can read `Date.now()` directly instead of making a `Date` per request.
+ *
+ * @example
+ * ```ts
+ * resolveOptions({ issuer, keys, members }, isKeyRing).now === systemClock; // true
+ * ```
+ */
+export const systemClock = (): Date => new Date();
+
+/**
  * Check `createAuth` options and fill in defaults. Every problem is reported
  * in one `ValidationError`; unknown keys are refused so that a misspelt option
  * is not silently ignored. `isKeyRing` decides whether `keys` is a ring made by
@@ -103,7 +114,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     members: o.members as MembershipSource,
     tokens: o.tokens as TokenStore | undefined,
     identityOf: o.identityOf as ((userId: string) => string) | undefined,
-    now: (o.now as (() => Date) | undefined) ?? (() => new Date()),
+    now: (o.now as (() => Date) | undefined) ?? systemClock,
     clockToleranceSec: (o.clockToleranceSec as number | undefined) ?? 5,
     signatureCacheSize: (o.signatureCacheSize as number | undefined) ?? 10_000,
     storeTimeoutMs: (o.storeTimeoutMs as number | undefined) ?? 5_000,

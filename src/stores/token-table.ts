@@ -72,13 +72,17 @@ export class TokenTable {
     if (typeof id !== 'string') throw new ValidationError([{ path: 'id', message: 'expected a string' }]);
     let entry = this.byId.get(id);
     if (entry === undefined) return null;
-    const chain: TokenRecord[] = [];
+    const chain: TokenRecord[] = [toRecord(entry)];
     // A loaded file could hold a parent cycle; the seen set keeps the walk finite.
-    const seen = new Set<string>();
-    while (entry !== undefined && !seen.has(entry.id)) {
-      seen.add(entry.id);
-      chain.push(toRecord(entry));
-      entry = entry.parentId === null ? undefined : this.byId.get(entry.parentId);
+    // Most chains are a single record: the set is only made for a parent.
+    let seen: Set<string> | undefined;
+    while (entry.parentId !== null) {
+      seen ??= new Set<string>([entry.id]);
+      const parent = this.byId.get(entry.parentId);
+      if (parent === undefined || seen.has(parent.id)) break;
+      seen.add(parent.id);
+      chain.push(toRecord(parent));
+      entry = parent;
     }
     return chain;
   }
