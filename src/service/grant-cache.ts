@@ -1,7 +1,8 @@
 /**
  * A bounded cache of compiled grants, keyed on everything a grant is built
  * from: the token id (its chain, hence its scope layers, never changes) and the
- * exact roles just read. Roles and records are still read on every request
+ * exact roles just read, compared field by field with a snapshot of the roles
+ * the grant was built from (no key text is built or hashed per request). Roles and records are still read on every request
  * (T5); only the pure compilation of equal inputs is reused, so a changed role
  * is a different key and takes effect at once.
  * @module
@@ -16,59 +17,111 @@ function isPlain(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-// Names made only of these characters cannot hold a delimiter (`=;|"`) and are
-// used as they are; any other name is JSON-quoted, and a quoted name starts with
-// `"`, which a bare one never does, so the two forms cannot collide.
-const BARE_NAME = /^[A-Za-z0-9_.\/@:-]*$/;
-
-/** `k=v;` over own keys of a plain object of role names, or `undefined` for anything unusual. */
-function mapKey(value: unknown): string | undefined {
-  if (!isPlain(value)) return undefined;
-  let out = '';
-  for (const k of Reflect.ownKeys(value)) {
-    if (typeof k !== 'string') return undefined;
-    const desc = Object.getOwnPropertyDescriptor(value, k);
-    // Accessors could answer differently next time; leave such input to createGrant.
-    if (desc === undefined || !('value' in desc) || !isRoleName(desc.value)) return undefined;
-    out += `${BARE_NAME.test(k) ? k : JSON.stringify(k)}=${desc.value};`;
-  }
-  return out;
+/** A data property's value, or `NOT_DATA` for an accessor or a missing key. */
+const NOT_DATA: unique symbol = Symbol('not data');
+function dataValue(obj: object, key: string): unknown {
+  const desc = Object.getOwnPropertyDescriptor(obj, key);
+  // Accessors could answer differently next time; such input is left to createGrant.
+  return desc !== undefined && 'value' in desc ? desc.value : NOT_DATA;
 }
 
 /**
- * Canonical text of a roles value, or `undefined` when it is anything but
- * plain data (getters, Proxies, class instances, unknown role names): such
- * input is never cached and goes to `createGrant`, which validates it.
+ * Snapshot of plain role data: for each of `orgs`/`repos` present, in own-key
+ * order, its name, its number of entries, then name and role of each entry.
+ */
+type Snapshot = readonly (string | number)[];
+
+/**
+ * Compare `roles` with `snap` without allocating: `true` when `roles` is plain
+ * data equal to what `snap` was taken from, `false` when it differs,
+ * `undefined` when it is not plain data (getters, Proxies that lie, class
+ * instances, unknown role names, extra keys) and must never be cached.
+ */
+function compare(roles: unknown, snap: Snapshot | null, out: (string | number)[] | null): boolean | undefined {
+  if (!isPlain(roles)) return undefined;
+  let i = 0;
+  let same = true;
+  for (const k of Reflect.ownKeys(roles)) {
+    if (k !== 'orgs' && k !== 'repos') return undefined;
+    const map = dataValue(roles, k);
+    // A key present with a value undefined must not look like an absent key.
+    if (map === undefined || !isPlain(map)) return undefined;
+    const keys = Reflect.ownKeys(map);
+    if (out !== null) out.push(k, keys.length);
+    else if (same && (snap?.[i] !== k || snap[i + 1] !== keys.length)) same = false;
+    i += 2;
+    for (const name of keys) {
+      if (typeof name !== 'string') return undefined;
+      const role = dataValue(map, name);
+      if (!isRoleName(role)) return undefined;
+      if (out !== null) out.push(name, role);
+      else if (same && (snap?.[i] !== name || snap[i + 1] !== role)) same = false;
+      i += 2;
+    }
+  }
+  return same && (snap === null || i === snap.length);
+}
+
+/**
+ * The snapshot the cache compares roles with, or `undefined` when `roles` is
+ * anything but plain data: such input is never cached and goes to
+ * `createGrant`, which validates it.
  *
  * @example
  * ```ts
- * rolesKey({ orgs: { acme: 'editor' } }); // 'o:acme=editor;|r:-'
+ * rolesSnapshot({ orgs: { acme: 'editor' } }); // ['orgs', 1, 'acme', 'editor']
  * ```
  */
-export function rolesKey(roles: unknown): string | undefined {
+export function rolesSnapshot(roles: unknown): Snapshot | undefined {
+  const out: (string | number)[] = [];
   try {
-    if (!isPlain(roles)) return undefined;
-    // An absent map is '-', which no map's text (empty or `k=v;…`) can be.
-    let orgs = '-';
-    let repos = '-';
-    for (const k of Reflect.ownKeys(roles)) {
-      if (k !== 'orgs' && k !== 'repos') return undefined;
-      const desc = Object.getOwnPropertyDescriptor(roles, k);
-      // A key present with a value undefined must not look like an absent key.
-      if (desc === undefined || !('value' in desc) || desc.value === undefined) return undefined;
-      const text = mapKey(desc.value);
-      if (text === undefined) return undefined;
-      if (k === 'orgs') orgs = text;
-      else repos = text;
-    }
-    return `o:${orgs}|r:${repos}`;
+    return compare(roles, null, out) === undefined ? undefined : out;
   } catch {
     return undefined;
   }
 }
 
 /**
- * Grants by (token id, roles), at most `size` of them (oldest evicted first).
+ * Does `roles` equal the roles `snap` was taken from? `false` for anything
+ * that is not plain data (see {@link rolesSnapshot}).
+ *
+ * @example
+ * ```ts
+ * sameRoles({ orgs: { acme: 'editor' } }, rolesSnapshot({ orgs: { acme: 'editor' } })!); // true
+ * ```
+ */
+export function sameRoles(roles: unknown, snap: Snapshot): boolean {
+  try {
+    return compare(roles, snap, null) === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Canonical text of a roles value (the snapshot as JSON), or `undefined` when
+ * it is not plain data; equal text means equal roles.
+ *
+ * @example
+ * ```ts
+ * rolesKey({ orgs: { acme: 'editor' } }); // '["orgs",1,"acme","editor"]'
+ * ```
+ */
+export function rolesKey(roles: unknown): string | undefined {
+  const snap = rolesSnapshot(roles);
+  return snap === undefined ? undefined : JSON.stringify(snap);
+}
+
+/** Snapshots kept per token id: roles of one user rarely change, so a few suffice. */
+const SLOTS_PER_TOKEN = 4;
+
+interface Slot {
+  readonly snap: Snapshot;
+  readonly grant: Grant;
+}
+
+/**
+ * Grants by (token id, roles), at most `size` of them (oldest token evicted first).
  *
  * @example
  * ```ts
@@ -78,7 +131,9 @@ export function rolesKey(roles: unknown): string | undefined {
  */
 export class GrantCache {
   readonly #size: number;
-  readonly #map = new Map<string, Grant>();
+  // Sessions (no token id) under '', which no token id can be (an id '' is never cached).
+  readonly #map = new Map<string, Slot[]>();
+  #count = 0;
 
   constructor(size: number) {
     this.#size = size;
@@ -90,15 +145,38 @@ export class GrantCache {
    * request). Throws what `createGrant` throws.
    */
   get<A>(tokenId: string | null, roles: UserRoles, arg: A, layers: (arg: A) => CompiledLayer[]): Grant {
-    const rk = this.#size > 0 ? rolesKey(roles) : undefined;
-    if (rk === undefined) return createGrant({ roles, layers: layers(arg) });
-    const key = `${tokenId ?? ''}\u0000${rk}`;
-    let grant = this.#map.get(key);
-    if (grant === undefined) {
-      grant = createGrant({ roles, layers: layers(arg) });
-      if (this.#map.size >= this.#size) this.#map.delete(this.#map.keys().next().value as string);
-      this.#map.set(key, grant);
+    if (this.#size === 0) return createGrant({ roles, layers: layers(arg) });
+    const key = tokenId === null || tokenId === '' ? '' : tokenId;
+    const slots = tokenId === '' ? undefined : this.#map.get(key);
+    if (slots !== undefined) {
+      for (const slot of slots) if (sameRoles(roles, slot.snap)) return slot.grant;
+    }
+    const snap = tokenId === '' ? undefined : rolesSnapshot(roles);
+    const grant = createGrant({ roles, layers: layers(arg) });
+    if (snap === undefined) return grant;
+    if (slots === undefined) {
+      while (this.#count >= this.#size && this.#evictOldest());
+      this.#map.set(key, [{ snap, grant }]);
+      this.#count++;
+    } else if (slots.length >= SLOTS_PER_TOKEN) {
+      slots.shift();
+      slots.push({ snap, grant });
+    } else {
+      // Full: make room with another token's grants, never this token's list.
+      if (this.#count >= this.#size && !this.#evictOldest(key)) return grant;
+      slots.push({ snap, grant });
+      this.#count++;
     }
     return grant;
+  }
+
+  #evictOldest(except?: string): boolean {
+    for (const [k, s] of this.#map) {
+      if (k === except) continue;
+      this.#map.delete(k);
+      this.#count -= s.length;
+      return true;
+    }
+    return false;
   }
 }

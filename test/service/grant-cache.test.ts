@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
 import { authorize } from '../../src/policy';
-import { GrantCache, rolesKey } from '../../src/service/grant-cache';
+import { GrantCache, rolesKey, rolesSnapshot, sameRoles } from '../../src/service/grant-cache';
 import { setup } from './fixture';
 
 describe('rolesKey', () => {
@@ -29,6 +29,11 @@ describe('rolesKey', () => {
           JSON.stringify(['orgs', 'repos'].map((k) => (r[k] === undefined ? null : Object.entries(r[k] as object).sort())));
         const same = canon(a) === canon(b);
         if (!same) expect(rolesKey(a)).not.toBe(rolesKey(b));
+        const snapA = rolesSnapshot(a);
+        expect(snapA).toBeDefined();
+        expect(sameRoles(a, snapA as never)).toBe(true);
+        // Only equal roles may reuse a grant built for `a`.
+        if (sameRoles(b, snapA as never)) expect(canon(b)).toBe(canon(a));
       }),
     );
   });
@@ -40,13 +45,34 @@ describe('rolesKey', () => {
     expect(rolesKey(new Proxy({}, { ownKeys: () => { throw new Error('trap'); } }))).toBeUndefined();
     expect(rolesKey({ orgs: { acme: 'god' } })).toBeUndefined();
     expect(rolesKey({ orgs: {}, extra: 1 })).toBeUndefined();
-    expect(rolesKey(JSON.parse('{"orgs":{"__proto__":"owner"}}'))).toBe('o:__proto__=owner;|r:-');
+    expect(rolesKey(JSON.parse('{"orgs":{"__proto__":"owner"}}'))).toBe('["orgs",1,"__proto__","owner"]');
     expect(rolesKey(new (class { orgs = {}; })())).toBeUndefined();
     expect(rolesKey({ orgs: undefined })).toBeUndefined();
   });
 });
 
+describe('sameRoles', () => {
+  it('hostile: a getter, extra key, unknown role or prefix of the snapshot never matches', () => {
+    const snap = rolesSnapshot({ orgs: { acme: 'editor' }, repos: { 'acme/web': 'owner' } }) as never;
+    expect(sameRoles({ orgs: { acme: 'editor' }, repos: { 'acme/web': 'owner' } }, snap)).toBe(true);
+    expect(sameRoles({ orgs: { acme: 'editor' } }, snap)).toBe(false);
+    expect(sameRoles({ orgs: { acme: 'editor' }, repos: { 'acme/web': 'owner' }, extra: 1 }, snap)).toBe(false);
+    expect(sameRoles({ orgs: Object.defineProperty({}, 'acme', { get: () => 'editor', enumerable: true }), repos: { 'acme/web': 'owner' } }, snap)).toBe(false);
+    expect(sameRoles({ orgs: { acme: 'editor', x: 'god' }, repos: { 'acme/web': 'owner' } }, snap)).toBe(false);
+    expect(sameRoles(new Proxy({}, { ownKeys: () => { throw new Error('trap'); } }), snap)).toBe(false);
+  });
+});
+
 describe('GrantCache', () => {
+  it('stays bounded and keeps answering correctly after evictions', () => {
+    const cache = new GrantCache(3);
+    const roles = (r: 'viewer' | 'editor') => ({ orgs: { acme: r } });
+    for (let i = 0; i < 20; i++) {
+      const g = cache.get(`t${i % 5}`, roles(i % 2 === 0 ? 'viewer' : 'editor'), null, () => []);
+      expect(authorize(g, 'acme/w', 'repo:write')).toEqual(i % 2 === 0 ? { allowed: false, reason: 'role' } : { allowed: true });
+    }
+  });
+
   it('reuses a grant for equal inputs and rebuilds when the roles change', () => {
     const cache = new GrantCache(10);
     const a = cache.get('t1', { orgs: { acme: 'editor' } }, null, () => []);
