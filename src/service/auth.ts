@@ -10,7 +10,7 @@ import type { Principal } from '../policy/subject';
 import type { UserRoles } from '../policy/types';
 import { normalizeScopes } from '../scopes';
 import type { Scope, ScopeEntry } from '../scopes/types';
-import { MemoryTokenStore } from '../stores/memory';
+import { MemoryTokenStore, READ_CHAIN_NOW } from '../stores/memory';
 import type { TokenRecord } from '../stores/types';
 import { newTokenId } from '../tokens/claims';
 import { LIFETIMES, parseShortDuration } from '../tokens/duration';
@@ -23,7 +23,7 @@ import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState, ServiceContext } from './context';
 import { principalFactory } from './principal';
 import { GrantCache } from './grant-cache';
-import { guarded, readClock } from './guard';
+import { failure, guarded, readClock } from './guard';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { tokenApi } from './management';
 import { resolveOptions, systemClock } from './options';
@@ -111,6 +111,20 @@ export function createAuth(options: AuthOptions): Auth {
     return checkChain(chain, claims, at);
   }
 
+  /**
+   * The bundled memory store answers synchronously: read it without a promise
+   * and a deadline per request. Only when its `readChain` is the class's own
+   * (a subclass or a spy may do anything, and goes through `call`).
+   */
+  function readChainNow(jti: string): TokenRecord[] | null | undefined {
+    if (!(store instanceof MemoryTokenStore) || store.readChain !== MemoryTokenStore.prototype.readChain) return undefined;
+    try {
+      return store[READ_CHAIN_NOW](jti);
+    } catch (err) {
+      throw failure(err, 'token store');
+    }
+  }
+
   /** The compiled layers of a chain's scoped records; only called on a grant-cache miss. */
   function scopedLayers(chain: readonly TokenRecord[] | null): CompiledLayer[] {
     const out: CompiledLayer[] = [];
@@ -125,7 +139,11 @@ export function createAuth(options: AuthOptions): Auth {
     const at = nowMs();
     const claims: TokenClaims = await verifier.verify(token, Math.floor(at / 1000));
     // The frozen claims serve as the chain claims as they are (no copy per request).
-    const chain = claims.kind === 'session' ? null : await readValidChain(claims as TokenClaims & ChainClaims, at);
+    let chain: readonly TokenRecord[] | null = null;
+    if (claims.kind !== 'session') {
+      const now = readChainNow(claims.jti);
+      chain = now === undefined ? await readValidChain(claims as TokenClaims & ChainClaims, at) : checkChain(now, claims as TokenClaims & ChainClaims, at);
+    }
     const roles = await rolesOf(claims.sub);
     let grant;
     try {

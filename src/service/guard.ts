@@ -9,7 +9,16 @@ import { SvcAuthError, UnavailableError } from '../errors';
 /** Microtasks granted to a call before its deadline timer is armed. */
 const FAST_TICKS = 4;
 
-function failure(err: unknown, what: string): UnavailableError {
+/**
+ * What a failed dependency call becomes: our own `UnavailableError` as it is,
+ * anything else wrapped as its `cause`.
+ *
+ * @example
+ * ```ts
+ * try { chain = readNow(id); } catch (err) { throw failure(err, 'token store'); }
+ * ```
+ */
+export function failure(err: unknown, what: string): UnavailableError {
   if (err instanceof UnavailableError) return err;
   // Messages of foreign errors may quote inputs; keep them only as the cause.
   const code = err instanceof SvcAuthError ? ` (${err.code})` : '';

@@ -9,6 +9,17 @@ import { TokenTable } from './token-table';
 import type { InsertResult, TokenRecord, TokenStore } from './types';
 
 /**
+ * @internal The synchronous `readChain` of a {@link MemoryTokenStore}, for the
+ * service's hot path: same answer and errors, without a promise per request.
+ *
+ * @example
+ * ```ts
+ * const chain = store[READ_CHAIN_NOW]('tok-1'); // TokenRecord[] | null, or throws
+ * ```
+ */
+export const READ_CHAIN_NOW: unique symbol = Symbol('svc-auth.readChainNow');
+
+/**
  * A {@link TokenStore} in memory. Each operation completes synchronously inside
  * its promise (no `await` between a check and the write it guards), so
  * concurrent calls are atomic. Records are copied in and handed out as fresh
@@ -46,6 +57,11 @@ export class MemoryTokenStore implements TokenStore {
 
   readChain(id: string): Promise<TokenRecord[] | null> {
     return settle(() => this.table.readChain(id));
+  }
+
+  /** @internal See {@link READ_CHAIN_NOW}. */
+  [READ_CHAIN_NOW](id: string): TokenRecord[] | null {
+    return this.table.readChain(id);
   }
 
   listByOwner(ownerId: string): Promise<TokenRecord[]> {
