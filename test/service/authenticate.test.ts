@@ -223,6 +223,23 @@ describe('authenticate: PATs (T5)', () => {
     expect(reasonOf(await rejection(s.auth.authenticate(token)))).toBe('revoked');
   });
 
+  it('T5: a memory store whose readChain is replaced (subclass or spy) is read through it, failing closed', async () => {
+    const s = await setup();
+    const { token } = await alicePat(s, { name: 'ci' });
+    await s.auth.authenticate(token);
+    const store = s.store as MemoryTokenStore;
+    store.readChain = () => Promise.reject(new Error('disk on fire'));
+    expect(await rejection(s.auth.authenticate(token))).toBeInstanceOf(UnavailableError);
+    class Gone extends MemoryTokenStore {
+      override readChain(): Promise<null> {
+        return Promise.resolve(null);
+      }
+    }
+    const g = await setup({ tokens: new Gone() });
+    const pat = await alicePat(g, { name: 'ci' });
+    expect(reasonOf(await rejection(g.auth.authenticate(pat.token)))).toBe('unknown');
+  });
+
   it('T5: an expired token fails at once, also with a cached signature', async () => {
     const s = await setup();
     const { token } = await alicePat(s, { name: 'ci', expiresIn: '1d' });
