@@ -137,7 +137,8 @@ export function createAuth(options: AuthOptions): Auth {
     if (token.length === 0) throw new AuthenticationError('missing');
     if (token.length > MAX_TOKEN_CHARS) throw new AuthenticationError('malformed');
     const at = nowMs();
-    const claims: TokenClaims = await verifier.verify(token, Math.floor(at / 1000));
+    const nowSec = Math.floor(at / 1000);
+    const claims: TokenClaims = verifier.verifyCached(token, nowSec) ?? (await verifier.verify(token, nowSec));
     // The frozen claims serve as the chain claims as they are (no copy per request).
     let chain: readonly TokenRecord[] | null = null;
     if (claims.kind !== 'session') {
