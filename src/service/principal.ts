@@ -5,10 +5,13 @@
  * spread, `structuredClone`, JSON or a Proxy carries none), and another
  * instance's class does not see it. This replaces a per-instance WeakMap,
  * which cost a hash insert and ephemeron work in GC on every authenticate.
+ * The grant is served the same way, by an accessor on the class's prototype
+ * under the policy layer's grant slot: not an own property, so copies carry
+ * none, and it answers only for an object that holds the private field.
  * Internal: not exported from the package root.
  * @module
  */
-import { attachGrant, type Principal } from '../policy/subject';
+import { GRANT_SLOT, type Principal } from '../policy/subject';
 import type { TokenRecord } from '../stores/types';
 import type { PrincipalState } from './context';
 
@@ -50,8 +53,9 @@ export function principalFactory(): PrincipalFactory {
     declare readonly tokenName?: string;
     declare readonly committerIdentity?: string;
     readonly #state: PrincipalState;
+    readonly #grant: unknown;
 
-    constructor(kind: Principal['kind'], userId: string, expiresAt: Date, head: TokenRecord | undefined, state: PrincipalState) {
+    constructor(kind: Principal['kind'], userId: string, expiresAt: Date, head: TokenRecord | undefined, grant: unknown, state: PrincipalState) {
       this.kind = kind;
       this.userId = userId;
       this.expiresAt = expiresAt;
@@ -61,7 +65,13 @@ export function principalFactory(): PrincipalFactory {
         self.tokenName = head.name;
         if (head.committerIdentity !== null) self.committerIdentity = head.committerIdentity;
       }
+      this.#grant = grant;
       this.#state = state;
+    }
+
+    // A Proxy or an object made from this prototype holds no field: no grant.
+    get [GRANT_SLOT](): unknown {
+      return #grant in this ? this.#grant : undefined;
     }
 
     static stateOf(p: unknown): PrincipalState | undefined {
@@ -71,9 +81,7 @@ export function principalFactory(): PrincipalFactory {
   }
   return {
     make(kind, userId, expiresAt, head, grant, state) {
-      const p = new AuthPrincipal(kind, userId, expiresAt, head, state);
-      attachGrant(p, grant);
-      return Object.freeze(p);
+      return Object.freeze(new AuthPrincipal(kind, userId, expiresAt, head, grant, state));
     },
     stateOf: (p) => AuthPrincipal.stateOf(p),
   };

@@ -158,7 +158,7 @@ describe('authenticate: PATs (T5)', () => {
     expect(() => s.auth.committer(structuredClone(p))).toThrow(ValidationError);
   });
 
-  it('A1 hostile: a Proxy over a real principal, or a forged object with its prototype, is refused for management', async () => {
+  it('A1 hostile: a Proxy over a real principal, or a forged object with its prototype, is refused by authorize and management', async () => {
     const s = await setup();
     const p = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const proxy = new Proxy(p, { get: (t, k) => (k === 'userId' ? 'bob' : Reflect.get(t, k)) });
@@ -167,6 +167,9 @@ describe('authenticate: PATs (T5)', () => {
     expect(() => s.auth.client(forged as typeof p)).toThrow(ValidationError);
     expect(() => s.auth.committer(forged as typeof p)).toThrow(ValidationError);
     expect(Object.keys(p)).toEqual(['kind', 'userId', 'expiresAt']);
+    expect(s.auth.authorize(p, 'acme/web', 'repo:read')).toEqual({ allowed: true });
+    expect(s.auth.authorize(forged as typeof p, 'acme/web', 'repo:read')).toEqual({ allowed: false, reason: 'invalid' });
+    expect(s.auth.authorize(structuredClone(p), 'acme/web', 'repo:read')).toEqual({ allowed: false, reason: 'invalid' });
   });
 
   it('principal state belongs to one Auth instance: another instance refuses it for management', async () => {
