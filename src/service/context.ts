@@ -9,7 +9,7 @@ import type { TokenRecord, TokenStore } from '../stores/types';
 import type { KeyRing } from '../tokens/types';
 
 /**
- * What an `Auth` instance remembers about a principal it returned, kept in its own WeakMap.
+ * What an `Auth` instance remembers about a principal it returned, kept in a private field of the principal (see principal.ts).
  *
  * @example
  * ```ts
