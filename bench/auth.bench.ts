@@ -3,8 +3,9 @@
  * keeps in memory.
  *
  * HOT: one PAT authenticated again and again (memory store, verified-signature
- * cache on): the service still reads the record chain and the roles and builds
- * a grant on every call. Baseline: fast-jwt's cached verify alone.
+ * cache on): the service still reads the record chain and the roles on every
+ * call; the compiled grant is reused only for equal roles of the same token.
+ * Baseline: fast-jwt's cached verify alone.
  * COLD: a PAT not seen before on each call (2000 in rotation, signature cache
  * off), EdDSA and HS256. Baseline: bare jose `jwtVerify` with a pre-imported key.
  * MEMORY: heap bytes per stored token record (MemoryTokenStore) and per cached
@@ -213,7 +214,8 @@ export async function run(): Promise<string> {
     '',
     'Every engine was first checked to report the same user and token id for the same tokens.',
     '`authenticate` does more than verify: it reads the record chain from the store (revocation and expiry on',
-    'every request, T5), reads the roles, and builds the grant (compiled scope layers are cached per token id).',
+    'every request, T5), reads the roles, and finds the grant (compiled once per token id and exact roles, so a',
+    'changed role takes effect on the next request).',
     '',
     'HOT: one EdDSA PAT again and again; the signature is served from the verified-signature cache.',
     '',
