@@ -162,8 +162,10 @@ describe('FileTokenStore and FileMembershipStore', () => {
     const file = join(home, 'tokens.json');
     const corrupt = '{"version":1,"tokens":[{"id":"t0",';
     await writeFile(file, corrupt);
-    for (const call of [store.readChain('t0'), store.listByOwner('alice'), store.insert(rec({ id: 't1', name: 'x' }), NOW), store.revoke(['t0'], NOW)]) {
-      const err = await rejection(call);
+    // Started one at a time: a rejection must not sit unobserved while an earlier call is awaited.
+    const calls = [() => store.readChain('t0'), () => store.listByOwner('alice'), () => store.insert(rec({ id: 't1', name: 'x' }), NOW), () => store.revoke(['t0'], NOW)];
+    for (const call of calls) {
+      const err = await rejection(call());
       expect(err).toBeInstanceOf(UnavailableError);
       expect((err as UnavailableError).message).toContain(file);
     }
