@@ -6,7 +6,8 @@
  */
 export { LIMITS, type Scope, type ScopeEntry } from './types';
 export { NAME_PATTERN, parseResource, isValidThingName, type ResourceRef } from './names';
-export { checkPattern, compileMatcher, type ThingMatcher } from './glob';
+export { checkPattern } from './pattern';
+export { compileMatcher, type ThingMatcher } from './glob';
 export { parseScopeFlags } from './flags';
 export { parseScopesJson } from './json';
 export { normalizeScopes } from './normalize';
