@@ -1,0 +1,92 @@
+/**
+ * Issue 5, end to end: with SVC_DATABASE_URL set, `svc` and `svc serve` keep
+ * token records in PostgreSQL, so two servers on different ports share one
+ * truth. The CLI always uses the store's default table; this file never drops
+ * it, and uses a user and token name unique to the run so a shared table works.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exited, serve, svc, tempHome } from './helpers';
+
+const DATABASE_URL = process.env.DATABASE_URL;
+
+if (!DATABASE_URL) {
+  if (process.env.CI) {
+    describe('svc with SVC_DATABASE_URL', () => {
+      it('needs DATABASE_URL in CI', () => {
+        expect.fail('DATABASE_URL is not set; CI must run the PostgreSQL CLI tests');
+      });
+    });
+  } else {
+    console.warn('DATABASE_URL is not set: skipping the PostgreSQL CLI tests (test/cli/postgres.test.ts)');
+  }
+}
+
+const withDb = DATABASE_URL ? describe : describe.skip;
+
+type Served = Awaited<ReturnType<typeof serve>>;
+
+async function stop(s: Served | undefined): Promise<void> {
+  if (s === undefined || s.child.exitCode !== null || s.child.signalCode !== null) return;
+  s.child.kill('SIGTERM');
+  await exited(s.child);
+}
+
+withDb('svc and svc serve with SVC_DATABASE_URL (PostgreSQL)', { timeout: 120_000 }, () => {
+  it('T5: two svc serve processes share one store: a token revoked with the CLI is refused by both on their next request', async () => {
+    const { home, cleanup } = await tempHome();
+    const other = await tempHome();
+    const env = { SVC_DATABASE_URL: DATABASE_URL as string };
+    const run = randomBytes(4).toString('hex');
+    const user = `pg-${run}`;
+    const name = `shared-${run}`;
+    let a: Served | undefined;
+    let b: Served | undefined;
+    try {
+      expect((await svc(home, ['member', 'set', '-u', user, '-r', 'acme', '--role', 'viewer'], env)).code).toBe(0);
+      expect((await svc(home, ['auth', 'login', '-u', user], env)).code).toBe(0);
+      const created = await svc(home, ['token', 'create', '-n', name, '--scope', 'acme/web=repo:read'], env);
+      expect(created.code).toBe(0);
+      const token = created.stdout.trim();
+
+      // No token file: the record went to PostgreSQL.
+      expect(existsSync(join(home, 'tokens.json'))).toBe(false);
+      // Server B gets its own SVC_HOME holding only the key ring and the
+      // memberships, so it can know the token only through the database.
+      await mkdir(other.home, { recursive: true, mode: 0o700 });
+      for (const f of ['keys.json', 'members.json']) await copyFile(join(home, f), join(other.home, f));
+
+      a = await serve(home, env);
+      b = await serve(other.home, env);
+      expect(a.url).not.toBe(b.url);
+      const head = (s: Served): Promise<Response> => fetch(`${s.url}/api/repos/acme/web/head`, { headers: { authorization: `Bearer ${token}` } });
+
+      for (const s of [a, b]) {
+        const ok = await head(s);
+        expect(ok.status).toBe(200);
+        await ok.arrayBuffer();
+      }
+
+      expect((await svc(home, ['token', 'revoke', '-n', name], env)).code).toBe(0);
+
+      for (const s of [a, b]) {
+        const refused = await head(s);
+        expect(refused.status).toBe(401);
+        expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+        expect(await refused.json()).toMatchObject({ reason: 'revoked' });
+      }
+
+      const list = await svc(home, ['token', 'list', '--json'], env);
+      expect(list.code).toBe(0);
+      const rows = JSON.parse(list.stdout) as { name: string; status: string }[];
+      expect(rows.find((t) => t.name === name)?.status).toBe('revoked');
+    } finally {
+      await Promise.all([stop(a), stop(b)]);
+      await cleanup();
+      await other.cleanup();
+    }
+  });
+});
