@@ -16,12 +16,20 @@ export default defineConfig([
     entry: {
       index: 'src/index.ts',
       postgres: 'src/postgres/index.ts',
-      testing: 'src/testing/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,
     // Shared chunks: an error class thrown by svc-auth/postgres must be the same class the root exports (instanceof).
     splitting: true,
+  },
+  {
+    ...common,
+    // svc-auth/testing registers vitest tests, and vitest cannot be require()d: ESM only.
+    // It imports no runtime code of the library, so a separate bundle shares no classes.
+    entry: { testing: 'src/testing/index.ts' },
+    format: ['esm'],
+    dts: true,
+    splitting: false,
   },
   {
     ...common,

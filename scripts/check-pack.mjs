@@ -34,12 +34,24 @@ try {
   writeFileSync(join(app, 'cjs.cjs'), `const m = require('svc-auth');\n${probe(names)}\nconsole.log('cjs ok', Object.keys(m).length, 'exports');\n`);
   console.log(run('node', ['esm.mjs'], app).trim());
   console.log(run('node', ['cjs.cjs'], app).trim());
+  // Optional peers a user of a subpath installs themselves (svc-auth/testing needs vitest).
+  const peers = { testing: [`vitest@${pkg.devDependencies.vitest}`] };
   for (const [sub, subNames] of Object.entries(pkg.checkSubpaths ?? {})) {
+    if (peers[sub]) run('npm', ['install', '--no-audit', '--no-fund', '--silent', ...peers[sub]], app);
     writeFileSync(join(app, 'sub.mjs'), `import * as m from 'svc-auth/${sub}';\n${probe(subNames)}\nconsole.log('esm svc-auth/${sub} ok');\n`);
     writeFileSync(join(app, 'sub.cjs'), `const m = require('svc-auth/${sub}');\n${probe(subNames)}\nconsole.log('cjs svc-auth/${sub} ok');\n`);
     console.log(run('node', ['sub.mjs'], app).trim());
-    console.log(run('node', ['sub.cjs'], app).trim());
+    if (pkg.exports[`./${sub}`].require) console.log(run('node', ['sub.cjs'], app).trim());
   }
+  // What the README promises a store author: the conformance suite runs under their vitest.
+  writeFileSync(
+    join(app, 'memory.test.mjs'),
+    "import { MemoryTokenStore } from 'svc-auth';\nimport { tokenStoreConformance } from 'svc-auth/testing';\ntokenStoreConformance('MemoryTokenStore (packed)', () => new MemoryTokenStore());\n",
+  );
+  const conf = run(join(app, 'node_modules', '.bin', 'vitest'), ['run', '--reporter=dot'], app);
+  if (!/Tests\s+\d+ passed/.test(conf.replace(/\x1b\[[0-9;]*m/g, ''))) throw new Error(`conformance suite from the tarball did not pass:\n${conf}`);
+  console.log('svc-auth/testing conformance suite passes from the tarball');
+
   const bin = join(app, 'node_modules', '.bin', 'svc');
   if (pkg.bin?.svc) {
     if (!existsSync(bin)) throw new Error('node_modules/.bin/svc is missing');
