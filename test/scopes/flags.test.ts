@@ -3,17 +3,8 @@ import { ValidationError } from '../../src/errors';
 import { parseScopeFlags } from '../../src/scopes/flags';
 import { normalizeScopes } from '../../src/scopes/normalize';
 import { LIMITS } from '../../src/scopes/types';
+import { issuesOf } from './issues';
 
-function issuesOf(fn: () => unknown): readonly { path: string; message: string }[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).code).toBe('validation');
-    return (err as ValidationError).issues;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 describe('parseScopeFlags', () => {
   it('S1: parses the repo, org and global forms, one entry per value', () => {

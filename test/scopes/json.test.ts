@@ -3,18 +3,8 @@ import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
 import { parseScopesJson } from '../../src/scopes/json';
 import { LIMITS } from '../../src/scopes/types';
+import { issuesOf, paths } from './issues';
 
-function issuesOf(fn: () => unknown): readonly { path: string; message: string }[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).code).toBe('validation');
-    return (err as ValidationError).issues;
-  }
-  throw new Error('expected a ValidationError');
-}
-const paths = (fn: () => unknown): string[] => issuesOf(fn).map((i) => i.path);
 
 describe('parseScopesJson', () => {
   it('S4: parses an array of entries with resource, permissions and allowedMatches', () => {

@@ -5,18 +5,8 @@ import { normalizeScopes } from '../../src/scopes/normalize';
 import { LIMITS, type Scope, type ScopeEntry } from '../../src/scopes/types';
 import { PERMISSIONS, ROLES, ROLE_TABLE, ORG_PERMISSIONS, REPO_PERMISSIONS } from '../../src/vocabulary';
 import { validScopeEntries } from './arbitraries';
+import { issuesOf, paths } from './issues';
 
-function issuesOf(fn: () => unknown): readonly { path: string; message: string }[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).code).toBe('validation');
-    return (err as ValidationError).issues;
-  }
-  throw new Error('expected a ValidationError');
-}
-const paths = (fn: () => unknown): string[] => issuesOf(fn).map((i) => i.path);
 const norm = (entries: unknown) => normalizeScopes(entries as ScopeEntry[]);
 
 function expectInvariants(scopes: readonly Scope[]): void {
