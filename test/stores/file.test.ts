@@ -8,8 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UnavailableError, ValidationError } from '../../src/errors';
 import { FileMembershipStore, FileTokenStore } from '../../src/stores/file';
 import { JsonFile } from '../../src/stores/json-file';
-import type { TokenRecord } from '../../src/stores/types';
 import { tokenStoreConformance } from '../../src/testing';
+import { LATER, NOW, rec, rejection } from './fixture';
 
 const made: string[] = [];
 async function tempDir(): Promise<string> {
@@ -33,17 +33,6 @@ tokenStoreConformance(
   { cleanup: (store) => rm(homes.get(store) as string, { recursive: true, force: true }) },
 );
 
-const NOW = new Date('2030-01-01T00:00:00Z');
-const LATER = new Date('2030-01-31T00:00:00Z');
-function rec(over: Partial<TokenRecord> & { id: string }): TokenRecord {
-  return {
-    kind: 'pat', ownerId: 'alice', name: 'ci', description: null, scopes: null, parentId: null,
-    createdAt: NOW, expiresAt: LATER, revokedAt: null, committerIdentity: null, ...over,
-  };
-}
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => { throw new Error('expected a rejection'); }, (err: unknown) => err);
-}
 /** The pid of a process that has exited. */
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', '']);

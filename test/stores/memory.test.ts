@@ -3,24 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { ConflictError, ValidationError } from '../../src/errors';
 import { MemoryMembershipStore } from '../../src/stores/membership';
 import { MemoryTokenStore } from '../../src/stores/memory';
-import type { TokenRecord } from '../../src/stores/types';
 import { tokenStoreConformance } from '../../src/testing';
+import type { TokenRecord } from '../../src/stores/types';
+import { LATER, NOW, rec, rejection } from './fixture';
 
 tokenStoreConformance('MemoryTokenStore', () => new MemoryTokenStore());
-
-const NOW = new Date('2030-01-01T00:00:00Z');
-const LATER = new Date('2030-01-31T00:00:00Z');
-
-function rec(over: Partial<TokenRecord> & { id: string }): TokenRecord {
-  return {
-    kind: 'pat', ownerId: 'alice', name: 'ci', description: null, scopes: null, parentId: null,
-    createdAt: NOW, expiresAt: LATER, revokedAt: null, committerIdentity: null, ...over,
-  };
-}
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => { throw new Error('expected a rejection'); }, (err: unknown) => err);
-}
 
 describe('MemoryTokenStore', () => {
   it('records come back as frozen copies: mutating one changes nothing stored', async () => {
