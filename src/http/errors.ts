@@ -63,8 +63,16 @@ function baseHeaders(): Record<string, string> {
   return { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 }
 
+// Answers this module built, so that `httpError(decisionError(d))` (and so
+// `errorResponse`/`sendError` given a decision's answer) passes them through
+// instead of treating them as someone else's error. A look-alike object is not
+// one of ours and still gets the generic 500.
+const OURS = new WeakSet<HttpError>();
+
 function answer(status: number, body: HttpErrorBody, extra?: Record<string, string>): HttpError {
-  return { status, headers: { ...baseHeaders(), ...extra }, body };
+  const made: HttpError = { status, headers: { ...baseHeaders(), ...extra }, body };
+  OURS.add(made);
+  return made;
 }
 
 function authAnswer(given: AuthenticationReason): HttpError {
@@ -95,7 +103,9 @@ function forbiddenAnswer(message: string, reason?: string): HttpError {
  * | anything else | 500, generic message | |
  *
  * An error that is not svc-auth's is answered with a fixed text: its message
- * or stack could hold secrets. Log it yourself if you need it.
+ * or stack could hold secrets. Log it yourself if you need it. An answer this
+ * module built (for example by `decisionError`) is returned as it is, so
+ * `errorResponse(decisionError(d))` and `sendError(res, decisionError(d))` work.
  *
  * @example
  * ```ts
@@ -107,6 +117,7 @@ function forbiddenAnswer(message: string, reason?: string): HttpError {
  */
 export function httpError(err: unknown): HttpError {
   try {
+    if (typeof err === 'object' && err !== null && OURS.has(err as HttpError)) return err as HttpError;
     return ownAnswer(err) ?? internal();
   } catch {
     // A hostile error object (throwing getters) still gets an answer.

@@ -209,3 +209,20 @@ describe('H2: decisionError maps denials', () => {
     expect(a.body.error).toBe('forbidden');
   });
 });
+
+describe('answers built by this module pass through httpError', () => {
+  it('H2: httpError(decisionError(d)) is the decision answer itself (403 insufficient_scope, 400 invalid)', () => {
+    const denied = decisionError(DENY_SCOPE);
+    expect(httpError(denied)).toBe(denied);
+    expect(httpError(denied).status).toBe(403);
+    expect(httpError(decisionError(DENY_INVALID)).status).toBe(400);
+  });
+
+  it('H2 forged answer: a look-alike { status, headers, body } object is not ours and gets the generic 500', () => {
+    const forged = { status: 200, headers: { 'set-cookie': 'x=1' }, body: { error: 'ok', message: 'fine' } };
+    const got = httpError(forged);
+    expect(got.status).toBe(500);
+    expect(got.headers['set-cookie']).toBeUndefined();
+    expect(got.body.error).toBe('internal');
+  });
+});
