@@ -50,8 +50,10 @@ export {
 // 3 policy
 export {
   createGrant,
+  compileLayer,
   authorize,
   Grant,
+  CompiledLayer,
   type GrantInput,
   type Decision,
   type DenyReason,
