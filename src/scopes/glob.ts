@@ -10,18 +10,20 @@
  * micromatch (`dot: true`) defines what a pattern means, quirks included, on
  * valid thing names (S7); the property tests hold the two equal. The quirks
  * that show on valid names, read from picomatch 2.3's generated regexes:
- * - `**` spans only segments free of JS line terminators (its regex uses `.`);
- * - a segment pattern starting with `*` (or `.*`) adds a `(?=.)` lookahead,
- *   so the name segment's first (second) code unit must not be one either;
  * - a trailing `/**` right after a segment ending in `*` (`Doc/*\/**`) needs at
- *   least one more segment, while `Doc/x/**` also matches `Doc/x`.
- * - patterns picomatch compiles through its fast paths (`*\/*`, `**\/*.*` and
- *   those with `.ext` suffixes) place that lookahead differently: `**\/*.*`
- *   does not match `Doc/a.` although `Doc/*.*` does.
+ *   least one more segment, while `Doc/x/**` also matches `Doc/x`;
+ * - a segment pattern starting with `*` (or `.*`) adds a `(?=.)` lookahead,
+ *   which always holds on valid names (no segment is empty or `.`), but the
+ *   patterns picomatch compiles through its fast paths (`*\/*`, `**\/*.*` and
+ *   those with `.ext` suffixes) place it differently: `**\/*.*` does not match
+ *   `Doc/a.` although `Doc/*.*` does.
+ * Its quirks on JS line terminators (regex `.`, so `*`, `?` and `**`, misses
+ * CR, LF, U+2028 and U+2029) cannot show: S7 makes such names invalid.
  * @module
  */
 import { ValidationError, type ValidationIssue } from '../errors';
 import { isValidThingName } from './names';
+import { compileShapes, starGuards } from './glob-shapes';
 import { checkPattern } from './pattern';
 import { LIMITS } from './types';
 
@@ -31,7 +33,6 @@ export { checkPattern };
 const SLASH = 47;
 const STAR = 42;
 const QMARK = 63;
-const DOT = 46;
 
 /** A compiled set of patterns: true when a thing name matches at least one. */
 export type ThingMatcher = (thingName: string) => boolean;
@@ -41,8 +42,9 @@ const GLOBSTAR = null;
 
 /**
  * Code standing for a `*` behind micromatch's `(?=.)` lookahead: where it
- * starts, the name segment must go on with a character other than a line
- * terminator. Never a pattern character (checkPattern rejects controls).
+ * starts, the name segment must go on with one more character (valid names
+ * hold no line terminator for `.` to miss). Never a pattern character
+ * (checkPattern rejects controls).
  */
 const GUARDED_STAR = 1;
 
@@ -131,32 +133,6 @@ function compileWord(text: string, guarded: (i: number) => boolean): Word {
   return { text: out, head: h, tail: t, least: n - stars, runs, guards };
 }
 
-/**
- * Where picomatch puts `(?=.)` in its ordinary parse: on a star that opens a
- * segment, or follows the dot that opens it.
- */
-const segmentStartGuard =
-  (text: string) =>
-  (i: number): boolean =>
-    i === 0 || (i === 1 && text.charCodeAt(0) === DOT);
-
-/** Fast-path bases of picomatch 2.3 that span segments (`parse.fastpaths`). */
-const FAST_BASES = new Set(['*/*', '**/*', '**/*.*', '**/.*']);
-
-/**
- * The fast-path base picomatch compiles `pattern` with instead of its parser, or
- * undefined: a base above followed by any number of `.<word chars>` suffixes.
- */
-function fastBase(pattern: string): string | undefined {
-  let p = pattern;
-  for (;;) {
-    if (FAST_BASES.has(p)) return p;
-    const dot = p.lastIndexOf('.');
-    if (dot < 0 || dot === p.length - 1 || !/^\w+$/.test(p.slice(dot + 1))) return undefined;
-    p = p.slice(0, dot);
-  }
-}
-
 function compileOne(pattern: string): Compiled {
   const texts: string[] = [];
   for (const s of pattern.split('/')) {
@@ -164,15 +140,8 @@ function compileOne(pattern: string): Compiled {
     if (s !== '**' || texts[texts.length - 1] !== '**') texts.push(s);
   }
   const k = texts.length;
-  const base = fastBase(pattern);
-  const segs = texts.map((t, i) => {
-    if (t === '**') return GLOBSTAR;
-    // The fast paths place their guards differently: `*/*` leaves the first
-    // segment's star unguarded; `**/*.*` guards the star after the dot instead.
-    if (base === '*/*' && i === 0) return compileWord(t, () => false);
-    if (base === '**/*.*') return compileWord(t, (j) => j === 2);
-    return compileWord(t, segmentStartGuard(t));
-  });
+  const guardOf = starGuards(pattern);
+  const segs = texts.map((t, i) => (t === '**' ? GLOBSTAR : compileWord(t, guardOf(t, i))));
   const first = texts.indexOf('**');
   const prefix = literalEdge(pattern, false);
   const suffix = literalEdge(pattern, true);
@@ -185,11 +154,6 @@ function compileOne(pattern: string): Compiled {
   return { pre: segs.slice(0, first) as Word[], mid, least, post: segs.slice(last + 1) as Word[], prefix, suffix };
 }
 
-/** U+2028/U+2029 (and CR/LF, outside S7 anyway): what a regex `.` does not match. */
-function isLineTerminator(c: number): boolean {
-  return c === 0x2028 || c === 0x2029 || c === 10 || c === 13;
-}
-
 /** Literal-or-`?` comparison of `text[from, from + len)` with `name` at `at`. */
 function sameRun(text: string, from: number, len: number, name: string, at: number): boolean {
   for (let i = 0; i < len; i++) {
@@ -200,8 +164,9 @@ function sameRun(text: string, from: number, len: number, name: string, at: numb
 }
 
 /**
- * Wildcard match of one segment pattern against `name[s, e)`. The text before
- * the first star and after the last is anchored; between them, two pointers
+ * Wildcard match of one segment pattern against `name[s, e)` of a valid
+ * name. The text before the first star and after the last is anchored;
+ * between them, two pointers
  * with a single backtrack point (the last star): O(|word| x (e - s)). A guard
  * is a one-character lookahead, so it only narrows where the chunk before a
  * guarded star may sit, and leftmost placement stays optimal.
@@ -225,7 +190,7 @@ function matchWord(w: Word, name: string, s: number, e: number): boolean {
   while (ni < end) {
     if (pi < tail) {
       const c = text.charCodeAt(pi);
-      if (c === STAR || (c === GUARDED_STAR && !isLineTerminator(name.charCodeAt(ni)))) {
+      if (c === STAR || c === GUARDED_STAR) {
         starP = pi++;
         starN = ni;
         continue;
@@ -243,7 +208,7 @@ function matchWord(w: Word, name: string, s: number, e: number): boolean {
   // Stars left over start at `end`; the chunks before them sat leftmost, so no earlier start exists.
   for (; pi < tail; pi++) {
     const c = text.charCodeAt(pi);
-    if (c === GUARDED_STAR ? end >= e || isLineTerminator(name.charCodeAt(end)) : c !== STAR) return false;
+    if (c === GUARDED_STAR ? end >= e : c !== STAR) return false;
   }
   return true;
 }
@@ -271,43 +236,23 @@ function placeRuns(runs: readonly string[], guards: readonly boolean[], name: st
 interface Scratch {
   /** starts[j]: index of segment j; starts[m] = name.length + 1. */
   readonly starts: Int16Array;
-  /** 1 when segment j holds no line terminator. */
-  readonly clean: Uint8Array;
   /** reach[j]: the pattern so far can end just before segment j. */
   readonly reach: Uint8Array;
-  /** Whether the last scanned name holds a line terminator anywhere. */
-  dirty: boolean;
 }
 
 function newScratch(): Scratch {
   const size = (LIMITS.maxThingNameLength >> 1) + 2;
-  return { starts: new Int16Array(size), clean: new Uint8Array(size), reach: new Uint8Array(size), dirty: false };
+  return { starts: new Int16Array(size), reach: new Uint8Array(size) };
 }
 
 /** Split `name` into segments in `sc`; returns the segment count. */
 function scan(name: string, sc: Scratch): number {
-  const { starts, clean } = sc;
+  const starts = sc.starts;
   const n = name.length;
   let m = 0;
-  let start = 0;
-  let ok = 1;
-  let dirty = false;
-  for (let i = 0; i < n; i++) {
-    const c = name.charCodeAt(i);
-    if (c === SLASH) {
-      starts[m] = start;
-      clean[m++] = ok;
-      start = i + 1;
-      ok = 1;
-    } else if (isLineTerminator(c)) {
-      ok = 0;
-      dirty = true;
-    }
-  }
-  starts[m] = start;
-  clean[m++] = ok;
+  starts[m++] = 0;
+  for (let i = 0; i < n; i++) if (name.charCodeAt(i) === SLASH) starts[m++] = i + 1;
   starts[m] = n + 1;
-  sc.dirty = dirty;
   return m;
 }
 
@@ -327,12 +272,8 @@ function run(p: Compiled, name: string, m: number, sc: Scratch): boolean {
   const b = m - nq;
   for (let i = 0; i < nq; i++) if (!wordAt(post[i] as Word, name, starts, b + i)) return false;
   if (mid.length === 0) return true;
-  if (mid.length === 1) {
-    // The common case: one `**` takes segments np..b-1, which must be clean.
-    if (b - np < (p.least[0] as number)) return false;
-    if (sc.dirty) for (let j = np; j < b; j++) if (sc.clean[j] === 0) return false;
-    return true;
-  }
+  // The common case: one `**` takes segments np..b-1.
+  if (mid.length === 1) return b - np >= (p.least[0] as number);
   return walk(p, name, np, b, sc);
 }
 
@@ -342,7 +283,7 @@ function run(p: Compiled, name: string, m: number, sc: Scratch): boolean {
  * segment, so O(|mid| x (b - a)) plus the word matches.
  */
 function walk(p: Compiled, name: string, a: number, b: number, sc: Scratch): boolean {
-  const { starts, clean, reach } = sc;
+  const { starts, reach } = sc;
   for (let j = a; j <= b; j++) reach[j] = 0;
   reach[a] = 1;
   const k = p.mid.length;
@@ -350,8 +291,8 @@ function walk(p: Compiled, name: string, a: number, b: number, sc: Scratch): boo
     const word = p.mid[i] as Word | null;
     let any = 0;
     if (word === GLOBSTAR) {
-      // reach'[j] = reach[j] (zero segments, unless at least one is needed), or some
-      // reach[i'] with i' < j and segments i'..j-1 all clean.
+      // reach'[j] = reach[j] (zero segments, unless at least one is needed), or
+      // some reach[i'] with i' < j.
       const keep = p.least[i] === 0;
       let carry = 0;
       for (let j = a; j <= b; j++) {
@@ -359,7 +300,7 @@ function walk(p: Compiled, name: string, a: number, b: number, sc: Scratch): boo
         const v = carry | (keep ? r : 0);
         reach[j] = v;
         any |= v;
-        carry = j < b ? (carry | r) & (clean[j] as number) : 0;
+        carry = j < b ? carry | r : 0;
       }
     } else {
       for (let j = b - 1; j >= a; j--) {
@@ -421,26 +362,8 @@ export function compileMatcherForValidNames(patterns: readonly string[]): ThingM
     else unique.add(p as string);
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  const tests: ThingMatcher[] = [];
-  const general: Compiled[] = [];
-  const alternatives: string[] = [];
-  for (const p of unique) {
-    const source = anchoredSource(p);
-    if (source !== undefined) {
-      alternatives.push(source);
-      continue;
-    }
-    const t = specialise(p);
-    if (t !== undefined) tests.push(t);
-    else general.push(compileOne(p));
-  }
-  if (alternatives.length > 0) {
-    // Each alternative starts with a literal and holds at most one `[^/]*` or
-    // `.*` with only literals after it, so the RegExp runs in O(alternatives x
-    // name length): no nested or adjacent quantifiers to backtrack through.
-    const re = new RegExp(`^(?:${alternatives.join('|')})$`);
-    tests.unshift((n) => re.test(n));
-  }
+  const { tests, rest } = compileShapes(unique);
+  const general = rest.map(compileOne);
   if (general.length > 0) tests.push(generalMatcher(general));
   if (tests.length === 0) return () => false;
   if (tests.length === 1) return tests[0] as ThingMatcher;
@@ -454,66 +377,7 @@ export function compileMatcherForValidNames(patterns: readonly string[]): ThingM
   };
 }
 
-const WILD = /[*?]/;
-
-/**
- * For `Lit`, `Lit/**` and `Lit/H*T` (`Lit`, `H`, `T` literal, `Lit` not
- * empty): an equivalent regex source on valid names (S7 leaves no line
- * terminator for `.` to miss), or undefined. Pattern literals are
- * `[A-Za-z0-9._~,:=-]` and `/`; only `.` needs escaping.
- */
-function anchoredSource(pattern: string): string | undefined {
-  const esc = (t: string): string => t.replace(/\./g, '\\.');
-  if (!WILD.test(pattern)) return esc(pattern);
-  if (pattern.endsWith('/**')) {
-    const lit = pattern.slice(0, -3);
-    return WILD.test(lit) ? undefined : `${esc(lit)}(?:/.*)?`;
-  }
-  const slash = pattern.lastIndexOf('/');
-  const dir = pattern.slice(0, slash + 1);
-  const seg = pattern.slice(slash + 1);
-  const star = seg.indexOf('*');
-  if (slash < 0 || WILD.test(dir) || seg.includes('?') || star < 0 || seg.indexOf('*', star + 1) >= 0) return undefined;
-  return `${esc(dir + seg.slice(0, star))}[^/]*${esc(seg.slice(star + 1))}`;
-}
-
-/**
- * A direct test for the common shapes (`Lit`, `**`, `Lit/**`, `Lit/H*T`,
- * `**\/H*T` with literal `Lit`, `H`, `T`), or undefined. Valid names hold no
- * line terminator and no empty segment, so micromatch's `(?=.)` guards always
- * hold here, and these shapes never reach picomatch's guard-moving fast paths
- * (`*\/*`, `**\/*.*`).
- */
-function specialise(pattern: string): ThingMatcher | undefined {
-  if (!WILD.test(pattern)) return (n) => n === pattern;
-  if (pattern === '**') return () => true;
-  if (pattern.endsWith('/**')) {
-    const lit = pattern.slice(0, -3);
-    if (WILD.test(lit)) return undefined;
-    const dir = `${lit}/`;
-    return (n) => n.startsWith(dir) || n === lit;
-  }
-  const slash = pattern.lastIndexOf('/');
-  if (slash < 0) return undefined;
-  const dir = pattern.slice(0, slash + 1);
-  const seg = pattern.slice(slash + 1);
-  const star = seg.indexOf('*');
-  if (seg.includes('?') || star < 0 || seg.indexOf('*', star + 1) >= 0) return undefined;
-  const head = seg.slice(0, star);
-  const tail = seg.slice(star + 1);
-  const least = head.length + tail.length;
-  if (dir === '**/') {
-    return (n) => {
-      const at = n.lastIndexOf('/') + 1;
-      return n.length - at >= least && n.startsWith(head, at) && n.endsWith(tail);
-    };
-  }
-  if (WILD.test(dir)) return undefined;
-  const at = dir.length;
-  return (n) => n.length - at >= least && n.startsWith(dir) && n.indexOf('/', at) < 0 && n.startsWith(head, at) && n.endsWith(tail);
-}
-
-/** The segment walk for the patterns {@link specialise} leaves. */
+/** The segment walk for the patterns `compileShapes` leaves. */
 function generalMatcher(compiled: readonly Compiled[]): ThingMatcher {
   let sc: Scratch | undefined;
   return (thingName: string): boolean => {

@@ -1,0 +1,126 @@
+/**
+ * Pattern shapes the glob matcher (glob.ts) handles apart from its segment
+ * walk: the common shapes it answers with one anchored RegExp or a direct
+ * string test, and the shapes picomatch compiles through its own fast paths,
+ * where its `(?=.)` lookahead sits elsewhere.
+ * @module
+ */
+import type { ThingMatcher } from './glob';
+
+const WILD = /[*?]/;
+const DOT = 46;
+
+/**
+ * For `Lit`, `Lit/**` and `Lit/H*T` (`Lit`, `H`, `T` literal, `Lit` not
+ * empty): an equivalent regex source on valid names (S7 leaves no line
+ * terminator for `.` to miss), or undefined. Pattern literals are
+ * `[A-Za-z0-9._~,:=-]` and `/`; only `.` needs escaping.
+ */
+function anchoredSource(pattern: string): string | undefined {
+  const esc = (t: string): string => t.replace(/\./g, '\\.');
+  if (!WILD.test(pattern)) return esc(pattern);
+  if (pattern.endsWith('/**')) {
+    const lit = pattern.slice(0, -3);
+    return WILD.test(lit) ? undefined : `${esc(lit)}(?:/.*)?`;
+  }
+  const slash = pattern.lastIndexOf('/');
+  const dir = pattern.slice(0, slash + 1);
+  const seg = pattern.slice(slash + 1);
+  const star = seg.indexOf('*');
+  if (slash < 0 || WILD.test(dir) || seg.includes('?') || star < 0 || seg.indexOf('*', star + 1) >= 0) return undefined;
+  return `${esc(dir + seg.slice(0, star))}[^/]*${esc(seg.slice(star + 1))}`;
+}
+
+/**
+ * A direct test for `**` and `**\/H*T` (`H`, `T` literal), the common shapes
+ * {@link anchoredSource} leaves, or undefined. Valid names hold no empty
+ * segment, so micromatch's `(?=.)` guard before the star always holds here.
+ */
+function specialise(pattern: string): ThingMatcher | undefined {
+  if (pattern === '**') return () => true;
+  if (!pattern.startsWith('**/')) return undefined;
+  const seg = pattern.slice(3);
+  const star = seg.indexOf('*');
+  if (seg.includes('/') || seg.includes('?') || star < 0 || seg.indexOf('*', star + 1) >= 0) return undefined;
+  const head = seg.slice(0, star);
+  const tail = seg.slice(star + 1);
+  const least = head.length + tail.length;
+  return (n) => {
+    const at = n.lastIndexOf('/') + 1;
+    return n.length - at >= least && n.startsWith(head, at) && n.endsWith(tail);
+  };
+}
+
+/**
+ * Split accepted, distinct patterns into direct tests for the common shapes
+ * (all the anchored ones joined into one RegExp, first) and the patterns left
+ * for the segment walk. The tests are exact on valid thing names (S7) only.
+ *
+ * @example
+ * ```ts
+ * const { tests, rest } = compileShapes(['Doc/*', '**', 'Doc/*\/x']);
+ * // tests: [/^(?:Doc\/[^/]*)$/ as a test, () => true]; rest: ['Doc/*\/x']
+ * ```
+ */
+export function compileShapes(patterns: Iterable<string>): { tests: ThingMatcher[]; rest: string[] } {
+  const tests: ThingMatcher[] = [];
+  const rest: string[] = [];
+  const alternatives: string[] = [];
+  for (const p of patterns) {
+    const source = anchoredSource(p);
+    if (source !== undefined) {
+      alternatives.push(source);
+      continue;
+    }
+    const t = specialise(p);
+    if (t !== undefined) tests.push(t);
+    else rest.push(p);
+  }
+  if (alternatives.length > 0) {
+    // Each alternative starts with a literal and holds at most one `[^/]*` or
+    // `.*` with only literals after it, so the RegExp runs in O(alternatives x
+    // name length): no nested or adjacent quantifiers to backtrack through.
+    const re = new RegExp(`^(?:${alternatives.join('|')})$`);
+    tests.unshift((n) => re.test(n));
+  }
+  return { tests, rest };
+}
+
+/** Fast-path bases of picomatch 2.3 that span segments (`parse.fastpaths`). */
+const FAST_BASES = new Set(['*/*', '**/*', '**/*.*', '**/.*']);
+
+/**
+ * The fast-path base picomatch compiles `pattern` with instead of its parser, or
+ * undefined: a base above followed by any number of `.<word chars>` suffixes.
+ */
+function fastBase(pattern: string): string | undefined {
+  let p = pattern;
+  for (;;) {
+    if (FAST_BASES.has(p)) return p;
+    const dot = p.lastIndexOf('.');
+    if (dot < 0 || dot === p.length - 1 || !/^\w+$/.test(p.slice(dot + 1))) return undefined;
+    p = p.slice(0, dot);
+  }
+}
+
+/**
+ * Which stars of `pattern` micromatch guards with `(?=.)`: given segment `i`
+ * (text `text`, not `**`), whether its star at index `j` is guarded. The
+ * ordinary parse guards a star that opens a segment or follows the dot that
+ * opens it; the fast paths differ: `*\/*` leaves the first segment's star
+ * unguarded, `**\/*.*` guards the star after the dot instead.
+ *
+ * @example
+ * ```ts
+ * starGuards('Doc/*')('*', 1)(0);     // true
+ * starGuards('**\/*.*')('*.*', 1)(0); // false
+ * ```
+ */
+export function starGuards(pattern: string): (text: string, i: number) => (j: number) => boolean {
+  const base = fastBase(pattern);
+  return (text, i) => {
+    if (base === '*/*' && i === 0) return () => false;
+    if (base === '**/*.*') return (j) => j === 2;
+    return (j) => j === 0 || (j === 1 && text.charCodeAt(0) === DOT);
+  };
+}
