@@ -28,6 +28,7 @@ import { generateKeyRing } from '../src/tokens/keyring';
 import { mintToken } from '../src/tokens/mint';
 import type { KeyRing } from '../src/tokens/types';
 import { TokenVerifier } from '../src/tokens/verify';
+import { ratioTable } from './report';
 
 const ISS = 'https://svc.bench';
 const COLD_TOKENS = 2000;
@@ -89,22 +90,6 @@ async function measure(list: Engine[], tokens: string[]): Promise<Map<string, nu
   }
   await bench.run();
   return new Map(list.map((e) => [e.name, nsPerOp(bench, e.name)]));
-}
-
-const fmt = (ns: number): string => (ns >= 10_000 ? `${(ns / 1000).toFixed(1)} µs` : `${Math.round(ns)} ns`);
-
-function table(rows: string[], cols: { title: string; times: Map<string, number>; base: string }[], baseLabel: string): string {
-  const head = `| engine | ${cols.map((c) => `${c.title} | × ${baseLabel}`).join(' | ')} |`;
-  const sep = `|---|${cols.map(() => '---:|---:').join('|')}|`;
-  const body = rows.map((r) => {
-    const cells = cols.map((c) => {
-      const t = c.times.get(r);
-      const base = c.times.get(c.base);
-      return t === undefined || base === undefined ? 'n/a | n/a' : `${fmt(t)} | ${(t / base).toFixed(2)}`;
-    });
-    return `| ${r} | ${cells.join(' | ')} |`;
-  });
-  return [head, sep, ...body].join('\n');
 }
 
 async function hot(): Promise<Map<string, number>> {
@@ -219,11 +204,11 @@ export async function run(): Promise<string> {
     '',
     'HOT: one EdDSA PAT again and again; the signature is served from the verified-signature cache.',
     '',
-    table(hotRows, [{ title: 'per call', times: hotTimes, base: 'fast-jwt createVerifier (cache on)' }], 'fast-jwt'),
+    ratioTable(hotRows, [{ title: 'per call', times: hotTimes, base: 'fast-jwt createVerifier (cache on)' }], 'fast-jwt'),
     '',
     `COLD: each call authenticates the next of ${COLD_TOKENS} PATs with the signature cache off.`,
     '',
-    table(
+    ratioTable(
       coldRows,
       (['EdDSA', 'HS256'] as const).map((alg) => ({ title: `${alg} per call`, times: coldTimes.get(alg) as Map<string, number>, base: JOSE })),
       'jose',

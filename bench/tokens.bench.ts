@@ -19,6 +19,7 @@ import { generateKeyRing } from '../src/tokens/keyring';
 import { mintToken } from '../src/tokens/mint';
 import type { KeyRing } from '../src/tokens/types';
 import { TokenVerifier } from '../src/tokens/verify';
+import { ratioTable } from './report';
 
 const ISS = 'https://svc.bench';
 const TOKENS = 2000;
@@ -154,22 +155,6 @@ async function measure(list: Engine[], tokens: string[]): Promise<Map<string, nu
   return best;
 }
 
-const fmt = (ns: number) => (ns >= 10_000 ? `${(ns / 1000).toFixed(1)} µs` : `${Math.round(ns)} ns`);
-
-function table(rows: string[], cols: { title: string; times: Map<string, number>; base: string }[]): string {
-  const head = `| engine | ${cols.map((c) => `${c.title} | × ${c.base.startsWith('node') ? 'floor' : 'fast-jwt'}`).join(' | ')} |`;
-  const sep = `|---|${cols.map(() => '---:|---:').join('|')}|`;
-  const body = rows.map((r) => {
-    const cells = cols.map((c) => {
-      const t = c.times.get(r);
-      const base = c.times.get(c.base);
-      return t === undefined || base === undefined ? 'n/a | n/a' : `${fmt(t)} | ${(t / base).toFixed(2)}`;
-    });
-    return `| ${r} | ${cells.join(' | ')} |`;
-  });
-  return [head, sep, ...body].join('\n');
-}
-
 /**
  * Run the benchmark and return its markdown section.
  *
@@ -213,12 +198,12 @@ export async function run(): Promise<string> {
     'call; on HS256 that round trip, not the HMAC, is most of the cost. svc-auth adds its own checks on top of jose',
     '(size cap, strict header and claim schema, canonical signature, kid lookup).',
     '',
-    table(coldRows, coldCols),
+    ratioTable(coldRows, coldCols, 'floor'),
     '',
     'HOT: one token verified again and again with the verified-signature cache on (fast-jwt: its LRU cache).',
     'svc-auth still checks expiry and `iat` against the injected clock on every hit.',
     '',
-    table(hotRows, hotCols),
+    ratioTable(hotRows, hotCols, 'fast-jwt'),
     '',
   ].join('\n');
 }
