@@ -199,6 +199,8 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
       try {
         resource ??= `${nodeOrigin(req)}${pathOf(originalUrl(req))}`;
         const { principal, info } = await c.authenticate(req, resource);
+        // Where the SDK's node transport (and Express code after requireBearerAuth) looks for it.
+        (req as IncomingMessage & { auth?: AuthInfo }).auth = info;
         if (req.method !== 'POST') return write(res, c.methodNotAllowed());
         const server = await c.build(principal, info);
         const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
@@ -207,7 +209,6 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
           void server.close().catch(() => undefined);
         });
         await server.connect(transport);
-        (req as IncomingMessage & { auth?: AuthInfo }).auth = info;
         await transport.handleRequest(req as IncomingMessage & { auth?: AuthInfo }, res, parsedBody);
       } catch (err) {
         write(res, c.failure(err, resource));
