@@ -59,7 +59,17 @@ export function checkPolicy<Args>(policy: McpToolPolicy<Args>): McpToolPolicy<Ar
   return Object.freeze({ ...policy });
 }
 
-/** A tool error result: text for the model, the same facts as structured content for programs. */
+/**
+ * A tool error result (`isError: true`): `<code>: <message>` as text for the
+ * model, the same facts as structured content for programs.
+ *
+ * @example
+ * ```ts
+ * toolError('not_found', 'no thing Doc/x in acme/web');
+ * // { isError: true, content: [{ type: 'text', text: 'not_found: no thing Doc/x in acme/web' }],
+ * //   structuredContent: { error: 'not_found', message: 'no thing Doc/x in acme/web' } }
+ * ```
+ */
 export function toolError(code: string, message: string, details: Record<string, unknown> = {}): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }], structuredContent: { error: code, message, ...details } };
 }
