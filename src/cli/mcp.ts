@@ -24,9 +24,23 @@ import type { DevInstance } from './instance';
 import type { ThingStore } from './things';
 import { packageVersion } from './version';
 
-/** The endpoint and its metadata path on the dev server. */
+/**
+ * The MCP endpoint's path on the dev server.
+ *
+ * @example
+ * ```ts
+ * `${baseUrl}${MCP_PATH}`; // 'http://127.0.0.1:8080/mcp'
+ * ```
+ */
 export const MCP_PATH = '/mcp';
-/** Where the Protected Resource Metadata of {@link MCP_PATH} is served (RFC 9728 section 3.1). */
+/**
+ * Where the Protected Resource Metadata of {@link MCP_PATH} is served (RFC 9728 section 3.1).
+ *
+ * @example
+ * ```ts
+ * await fetch(`${baseUrl}${MCP_METADATA_PATH}`); // { resource: `${baseUrl}/mcp`, bearer_methods_supported: ['header'], ... }
+ * ```
+ */
 export const MCP_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
 
 type RepoArgs = { org: string; repo: string };

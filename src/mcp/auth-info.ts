@@ -39,7 +39,14 @@ export interface McpVerifierOptions {
   renewHint?: string;
 }
 
-/** The default next step for a refused token. */
+/**
+ * The default next step named in a refused token's 401 description.
+ *
+ * @example
+ * ```ts
+ * mcpTokenVerifier(auth, { renewHint: `${DEFAULT_RENEW_HINT} or ask #platform` });
+ * ```
+ */
 export const DEFAULT_RENEW_HINT = 'create a new one with `svc token create`';
 
 const REFUSAL: Readonly<Record<AuthenticationReason, string>> = {

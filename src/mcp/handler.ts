@@ -20,7 +20,14 @@ import type { Auth } from '../service/types';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
 import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
 
-/** What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits. */
+/**
+ * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits.
+ *
+ * @example
+ * ```ts
+ * const server: McpServerLike = new McpServer({ name: 'my-service', version: '1.0.0' });
+ * ```
+ */
 export interface McpServerLike {
   connect(transport: Transport): Promise<void>;
   close(): Promise<void>;
@@ -58,7 +65,16 @@ export interface McpHandlerOptions {
   onError?: (err: unknown) => void;
 }
 
-/** The two node:http handlers: mount `mcp` at the endpoint and `metadata` at its well-known URL. */
+/**
+ * The two node:http handlers: mount `mcp` at the endpoint and `metadata` at its well-known URL.
+ *
+ * @example
+ * ```ts
+ * const h: McpNodeHandlers = mcpNodeHandlers({ auth, server: buildServer });
+ * app.all('/mcp', (req, res) => h.mcp(req, res, req.body));
+ * app.get('/.well-known/oauth-protected-resource/mcp', h.metadata);
+ * ```
+ */
 export interface McpNodeHandlers {
   /** `/mcp`: authenticate, then serve one MCP request. `parsedBody` when a body parser already read it. Never rejects. */
   mcp(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
@@ -66,7 +82,15 @@ export interface McpNodeHandlers {
   metadata(req: IncomingMessage, res: ServerResponse): void;
 }
 
-/** The two fetch handlers, for runtimes with web-standard `Request`/`Response` (Hono, Bun, Deno, workers). */
+/**
+ * The two fetch handlers, for runtimes with web-standard `Request`/`Response` (Hono, Bun, Deno, workers).
+ *
+ * @example
+ * ```ts
+ * const h: McpFetchHandlers = mcpFetchHandlers({ auth, server: buildServer });
+ * export default { fetch: (req: Request) => (new URL(req.url).pathname === '/mcp' ? h.mcp(req) : h.metadata(req)) };
+ * ```
+ */
 export interface McpFetchHandlers {
   /** `/mcp`: authenticate, then serve one MCP request. Never rejects. */
   mcp(req: Request): Promise<Response>;

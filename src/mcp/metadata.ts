@@ -8,7 +8,14 @@
 import { ValidationError } from '../errors';
 import { checkUrl } from './auth-info';
 
-/** The RFC 9728 document served at `/.well-known/oauth-protected-resource/<path>`. */
+/**
+ * The RFC 9728 document served at `/.well-known/oauth-protected-resource/<path>`.
+ *
+ * @example
+ * ```ts
+ * const doc: ProtectedResourceMetadata = { resource: 'https://svc.example/mcp', bearer_methods_supported: ['header'] };
+ * ```
+ */
 export interface ProtectedResourceMetadata {
   resource: string;
   authorization_servers?: string[];

@@ -35,12 +35,28 @@ export interface McpToolPolicy<Args> {
   readonly thing?: (args: Args) => string | undefined;
 }
 
-/** The extra argument a tool handler receives from the SDK: only `authInfo` is read here. */
+/**
+ * The extra argument a tool handler receives from the SDK: only `authInfo` is read here.
+ *
+ * @example
+ * ```ts
+ * const extra: McpToolExtra = { authInfo: await mcpTokenVerifier(auth).verifyAccessToken(token) };
+ * ```
+ */
 export interface McpToolExtra {
   authInfo?: AuthInfo;
 }
 
-/** A tool handler behind {@link guardTool}: it also receives the allowed principal. */
+/**
+ * A tool handler behind {@link guardTool}: it also receives the allowed principal.
+ *
+ * @example
+ * ```ts
+ * const put: GuardedToolHandler<{ name: string }, McpToolExtra, CallToolResult> = (args, _extra, principal) => ({
+ *   content: [{ type: 'text', text: `${principal.userId} wrote ${args.name}` }],
+ * });
+ * ```
+ */
 export type GuardedToolHandler<Args, Extra extends McpToolExtra, R extends CallToolResult> = (
   args: Args,
   extra: Extra,
