@@ -87,8 +87,14 @@ export function checkPolicy<Args>(policy: McpToolPolicy<Args>): McpToolPolicy<Ar
  * ```
  */
 export function toolError(code: string, message: string, details: Record<string, unknown> = {}): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }], structuredContent: { error: code, message, ...details } };
+  // Arguments are echoed back: anything shaped like a token a caller pasted into one is not.
+  const text = String(message).replace(JWT_LIKE, '[redacted]');
+  const safe: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(details)) safe[k] = typeof v === 'string' ? v.replace(JWT_LIKE, '[redacted]') : v;
+  return { isError: true, content: [{ type: 'text', text: `${code}: ${text}` }], structuredContent: { error: code, message: text, ...safe } };
 }
+
+const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
 
 /**
  * Wrap a tool handler so that it runs only when the caller may: the principal

@@ -51,6 +51,13 @@ describe('guardTool and canUseTool', () => {
     expect(await tool({ org: 'acme', repo: 'web' }, {})).toMatchObject({ isError: true, structuredContent: { error: 'authentication' } });
   });
 
+  it('token leak via arguments: a token pasted as a thing name is not echoed in the refusal', async () => {
+    const tool = guardTool(s.auth, write, () => ({ content: [] }));
+    const r = await tool({ org: 'acme', repo: 'web', name: `Img/${docs.token}` }, { authInfo: docs });
+    expect(r.isError).toBe(true);
+    expect(JSON.stringify(r)).not.toContain(docs.token.split('.')[1]);
+  });
+
   it('a svc-auth error thrown by the handler becomes a tool error with its code', async () => {
     const { NotFoundError } = await import('../../src/errors');
     const tool = guardTool(s.auth, read, () => {
