@@ -54,7 +54,7 @@ describe('guardTool and canUseTool', () => {
   it('token leak via arguments: a token pasted as a thing name is not echoed in the refusal', async () => {
     const tool = guardTool(s.auth, write, () => ({ content: [] }));
     const r = await tool({ org: 'acme', repo: 'web', name: `Img/${docs.token}` }, { authInfo: docs });
-    expect(r.isError).toBe(true);
+    expect(r).toMatchObject({ isError: true });
     expect(JSON.stringify(r)).not.toContain(docs.token.split('.')[1]);
   });
 
