@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -148,6 +149,32 @@ describe('mcpNodeHandlers', () => {
         err = e;
       }
       expect(err).toMatchObject({ code: 'validation' });
+    }
+  });
+});
+
+describe('mcpNodeHandlers in Express, behind a JSON body parser and a mount path', () => {
+  it('serves the SDK client with the parsed body, and names the mounted URL in the 401', async () => {
+    const s = await setup({ now: () => new Date() });
+    const h = mcpNodeHandlers(options(s.auth));
+    const api = express.Router();
+    api.use(express.json());
+    api.all('/mcp', (req, res) => void h.mcp(req, res, req.body));
+    const app = express();
+    app.use('/api', api);
+    const srv = await new Promise<Server>((done) => {
+      const x = app.listen(0, '127.0.0.1', () => done(x));
+    });
+    try {
+      const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+      const client = new Client({ name: 't', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${await s.auth.issueSession('alice')}` } } }));
+      expect(await client.callTool({ name: 'whoami', arguments: {} })).toMatchObject({ content: [{ text: 'alice' }] });
+      await client.close();
+      const r = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp"`);
+    } finally {
+      await new Promise<void>((done) => srv.close(() => done()));
     }
   });
 });
