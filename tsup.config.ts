@@ -16,6 +16,8 @@ export default defineConfig([
     entry: {
       index: 'src/index.ts',
       postgres: 'src/postgres/index.ts',
+      // svc-auth/mcp: the MCP SDK stays an external, optional peer; shares the root's chunks (same Principal slots).
+      mcp: 'src/mcp/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,
@@ -36,6 +38,8 @@ export default defineConfig([
     // The `svc` program: ESM only, its shebang kept by esbuild.
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
+    // `svc serve` mounts /mcp: the MCP SDK is bundled here, so the installed `svc` needs no optional peer.
+    noExternal: [/^@modelcontextprotocol\/sdk/],
     dts: false,
     splitting: false,
   },

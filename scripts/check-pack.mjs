@@ -2,7 +2,7 @@
 // Packs the package as a user receives it, installs the tarball into an empty project,
 // and imports it from ESM and CJS (and runs `svc` from node_modules/.bin once it exists).
 // Also runs publint over the package. Exits non-zero on any failure.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,8 +34,11 @@ try {
   writeFileSync(join(app, 'cjs.cjs'), `const m = require('svc-auth');\n${probe(names)}\nconsole.log('cjs ok', Object.keys(m).length, 'exports');\n`);
   console.log(run('node', ['esm.mjs'], app).trim());
   console.log(run('node', ['cjs.cjs'], app).trim());
-  // Optional peers a user of a subpath installs themselves (svc-auth/testing needs vitest).
-  const peers = { testing: [`vitest@${pkg.devDependencies.vitest}`] };
+  // `svc serve` mounts /mcp with the MCP SDK bundled into the CLI: it must answer before the optional peer is installed.
+  if (existsSync(join(app, 'node_modules', '@modelcontextprotocol'))) throw new Error('the optional MCP SDK peer was installed with svc-auth');
+  console.log(await checkServeMcp(join(app, 'node_modules', '.bin', 'svc'), work));
+  // Optional peers a user of a subpath installs themselves (svc-auth/testing needs vitest, svc-auth/mcp the MCP SDK).
+  const peers = { testing: [`vitest@${pkg.devDependencies.vitest}`], mcp: [`@modelcontextprotocol/sdk@${pkg.devDependencies['@modelcontextprotocol/sdk']}`] };
   for (const [sub, subNames] of Object.entries(pkg.checkSubpaths ?? {})) {
     if (peers[sub]) run('npm', ['install', '--no-audit', '--no-fund', '--silent', ...peers[sub]], app);
     writeFileSync(join(app, 'sub.mjs'), `import * as m from 'svc-auth/${sub}';\n${probe(subNames)}\nconsole.log('esm svc-auth/${sub} ok');\n`);
@@ -60,4 +63,32 @@ try {
   console.log('package check passed');
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/** Start the packed `svc serve`, expect /mcp to ask for a bearer token with its metadata URL, stop it. */
+async function checkServeMcp(bin, dir) {
+  const child = spawn(bin, ['serve', '--port', '0'], { env: { ...process.env, SVC_HOME: join(dir, 'svc-home') }, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise((done, fail) => {
+      let out = '';
+      const timer = setTimeout(() => fail(new Error('svc serve did not print its URL in 20 s')), 20_000);
+      child.stdout.setEncoding('utf8').on('data', (d) => {
+        out += d;
+        const m = /^(http:\/\/\S+)\n/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          done(m[1]);
+        }
+      });
+      child.on('exit', (code) => fail(new Error(`svc serve exited ${code}`)));
+    });
+    const r = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const challenge = r.headers.get('www-authenticate') ?? '';
+    if (r.status !== 401 || !challenge.includes(`resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`)) {
+      throw new Error(`svc serve /mcp answered ${r.status} ${challenge}`);
+    }
+    return 'svc serve mounts /mcp without the MCP SDK installed';
+  } finally {
+    child.kill('SIGTERM');
+  }
 }

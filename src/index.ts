@@ -52,6 +52,7 @@ export {
   createGrant,
   compileLayer,
   authorize,
+  canEverHold,
   Grant,
   CompiledLayer,
   type GrantInput,

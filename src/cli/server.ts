@@ -19,6 +19,7 @@ import { writeAnswer } from '../http/respond';
 import type { Principal } from '../policy/subject';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
 import { ThingStore } from './things';
+import { mountMcp } from './mcp';
 
 /** Largest request body accepted (1 MiB); larger ones get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -188,8 +189,9 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
     }
   }
 
+  const mcp = mountMcp(dev, things, log);
   const server = createServer((req, res) => {
-    void handle(req, res);
+    if (!mcp(req, res)) void handle(req, res);
   });
 
   return {

@@ -16,6 +16,14 @@ import type { TokenRecord } from '../stores/types';
 import type { PrincipalState } from './context';
 
 /**
+ * @internal the token chain a principal was authenticated with (nearest first;
+ * `null` for a session), read the same way as the grant: only a real principal
+ * answers. For `svc-auth/mcp`, which reports the token's own scopes; not
+ * exported from the package root.
+ */
+export const CHAIN_SLOT: unique symbol = Symbol('svc-auth.chain');
+
+/**
  * Make principals and find their state again; one per `Auth` instance.
  *
  * @example
@@ -72,6 +80,10 @@ export function principalFactory(): PrincipalFactory {
     // A Proxy or an object made from this prototype holds no field: no grant.
     get [GRANT_SLOT](): unknown {
       return #grant in this ? this.#grant : undefined;
+    }
+
+    get [CHAIN_SLOT](): readonly TokenRecord[] | null | undefined {
+      return #state in this ? this.#state.chain : undefined;
     }
 
     static stateOf(p: unknown): PrincipalState | undefined {

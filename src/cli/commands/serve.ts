@@ -23,6 +23,9 @@ Endpoints (send 'Authorization: Bearer <token>'):
   GET /api/repos/<org>/<repo>/things/<Type>/<name>  needs repo:read on the thing
   PUT /api/repos/<org>/<repo>/things/<Type>/<name>  needs repo:write on the thing;
       body {"content": <any JSON>, "committer": "<identity wref>"?}
+  POST /mcp                                         MCP (Streamable HTTP, stateless): tools whoami,
+      repo_head, thing_get, thing_put; a read-only token sees no thing_put
+  GET /.well-known/oauth-protected-resource/mcp     its RFC 9728 metadata (no credential)
 
 Options:
       --host <host>   address to listen on (default 127.0.0.1)

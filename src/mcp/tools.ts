@@ -1,0 +1,175 @@
+/**
+ * `svc-auth/mcp`, part 2: tool-level authorization. A tool's policy names the
+ * permission it needs and reads the resource (and thing) from the tool's real,
+ * validated arguments; the wrapper decides with `auth.authorize` before the
+ * handler runs. `canUseTool` hides from `tools/list` what the credential can
+ * never use, decided from the compiled grant (`canEverHold`), not by trial calls.
+ * @module
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { SvcAuthError, ValidationError } from '../errors';
+import { canEverHold } from '../policy/hold';
+import type { Principal } from '../policy/subject';
+import type { Auth } from '../service/types';
+import { isPermission, type Permission } from '../vocabulary';
+import { checkAuth, mcpPrincipal } from './auth-info';
+
+/**
+ * What a tool needs, read from its arguments: `permission` on `resource(args)`
+ * (`"org/repo"` for repo permissions, `"org"` for org permissions) and, when
+ * the tool touches one, the thing `thing(args)` (checked against `allowedMatches`).
+ *
+ * @example
+ * ```ts
+ * const putThing: McpToolPolicy<{ org: string; repo: string; name: string }> = {
+ *   permission: 'repo:write',
+ *   resource: (a) => `${a.org}/${a.repo}`,
+ *   thing: (a) => a.name,
+ * };
+ * ```
+ */
+export interface McpToolPolicy<Args> {
+  readonly permission: Permission;
+  readonly resource: (args: Args) => string;
+  readonly thing?: (args: Args) => string | undefined;
+}
+
+/**
+ * The extra argument a tool handler receives from the SDK: only `authInfo` is read here.
+ *
+ * @example
+ * ```ts
+ * const extra: McpToolExtra = { authInfo: await mcpTokenVerifier(auth).verifyAccessToken(token) };
+ * ```
+ */
+export interface McpToolExtra {
+  authInfo?: AuthInfo;
+}
+
+/**
+ * A tool handler behind {@link guardTool}: it also receives the allowed principal.
+ *
+ * @example
+ * ```ts
+ * const put: GuardedToolHandler<{ name: string }, McpToolExtra, CallToolResult> = (args, _extra, principal) => ({
+ *   content: [{ type: 'text', text: `${principal.userId} wrote ${args.name}` }],
+ * });
+ * ```
+ */
+export type GuardedToolHandler<Args, Extra extends McpToolExtra, R extends CallToolResult> = (
+  args: Args,
+  extra: Extra,
+  principal: Principal,
+) => R | Promise<R>;
+
+/** @internal check a policy once, when the tool is built. */
+export function checkPolicy<Args>(policy: McpToolPolicy<Args>): McpToolPolicy<Args> {
+  if (typeof policy !== 'object' || policy === null) throw new ValidationError([{ path: 'policy', message: 'expected { permission, resource, thing? }' }]);
+  const issues = [];
+  for (const k of Object.keys(policy)) if (k !== 'permission' && k !== 'resource' && k !== 'thing') issues.push({ path: `policy.${k.slice(0, 40)}`, message: 'unknown key' });
+  if (!isPermission(policy.permission)) issues.push({ path: 'policy.permission', message: 'must be one of the seven permissions' });
+  if (typeof policy.resource !== 'function') issues.push({ path: 'policy.resource', message: 'must be a function of the tool arguments' });
+  if (policy.thing !== undefined && typeof policy.thing !== 'function') issues.push({ path: 'policy.thing', message: 'must be a function of the tool arguments' });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return Object.freeze({ ...policy });
+}
+
+/**
+ * A tool error result (`isError: true`): `<code>: <message>` as text for the
+ * model, the same facts as structured content for programs.
+ *
+ * @example
+ * ```ts
+ * toolError('not_found', 'no thing Doc/x in acme/web');
+ * // { isError: true, content: [{ type: 'text', text: 'not_found: no thing Doc/x in acme/web' }],
+ * //   structuredContent: { error: 'not_found', message: 'no thing Doc/x in acme/web' } }
+ * ```
+ */
+export function toolError(code: string, message: string, details: Record<string, unknown> = {}): CallToolResult {
+  // Arguments are echoed back: anything shaped like a token a caller pasted into one is not.
+  const text = String(message).replace(JWT_LIKE, '[redacted]');
+  const safe: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(details)) safe[k] = typeof v === 'string' ? v.replace(JWT_LIKE, '[redacted]') : v;
+  return { isError: true, content: [{ type: 'text', text: `${code}: ${text}` }], structuredContent: { error: code, message: text, ...safe } };
+}
+
+const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
+
+/**
+ * Wrap a tool handler so that it runs only when the caller may: the principal
+ * is read from `extra.authInfo` ({@link mcpPrincipal}), the resource and thing
+ * from the tool's validated arguments, and `auth.authorize` decides. A deny is
+ * a tool result with `isError: true` naming the permission, resource (and
+ * thing) refused and why (`role`, `scope`, `thing`, `invalid`); a PAT cannot
+ * gain scope, so there is no OAuth scope challenge. A svc-auth error thrown
+ * by the handler (`not_found`, `validation`, ...) is a tool error with its code.
+ *
+ * @throws ValidationError when the policy is not usable (checked here, once).
+ * @example
+ * ```ts
+ * server.registerTool(
+ *   'repo_head',
+ *   { inputSchema: { org: z.string(), repo: z.string() } },
+ *   guardTool(auth, { permission: 'repo:read', resource: (a) => `${a.org}/${a.repo}` }, async (a) => ({
+ *     content: [{ type: 'text', text: JSON.stringify({ head: await headOf(a.org, a.repo) }) }],
+ *   })),
+ * );
+ * ```
+ */
+export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolResult>(
+  auth: Auth,
+  policy: McpToolPolicy<Args>,
+  handler: GuardedToolHandler<Args, Extra, R>,
+): (args: Args, extra: Extra) => Promise<R | CallToolResult> {
+  const a = checkAuth(auth);
+  const pol = checkPolicy(policy);
+  if (typeof handler !== 'function') throw new ValidationError([{ path: 'handler', message: 'must be a function' }]);
+  return async (args, extra) => {
+    try {
+      const principal = mcpPrincipal(extra?.authInfo);
+      const resource = pol.resource(args);
+      const thing = pol.thing?.(args);
+      const d = a.authorize(principal, resource, pol.permission, thing);
+      if (!d.allowed) {
+        const on = thing === undefined ? `${String(resource)}` : `${String(resource)} (thing ${String(thing)})`;
+        return toolError('forbidden', `${pol.permission} on ${on} was refused (${d.reason})`.slice(0, 2048), {
+          permission: pol.permission,
+          resource: String(resource).slice(0, 256),
+          ...(thing === undefined ? {} : { thing: String(thing).slice(0, 1024) }),
+          reason: d.reason,
+        });
+      }
+      return await handler(args, extra, principal);
+    } catch (err) {
+      if (err instanceof SvcAuthError) return toolError(err.code, err.message.slice(0, 1024));
+      throw err;
+    }
+  };
+}
+
+/**
+ * Could this credential ever use a tool with `policy`? True when some resource
+ * exists on which its role cap and every scope layer allow the permission
+ * (`canEverHold`); use it to register, for each credential, only the tools it
+ * can use, so a read-only token never sees a write tool in `tools/list`.
+ * Accepts the `Principal` or the request's `AuthInfo`; anything else is `false`.
+ *
+ * @example
+ * ```ts
+ * const p = mcpPrincipal(authInfo);
+ * if (canUseTool(p, putPolicy)) server.registerTool('thing_put', config, guardTool(auth, putPolicy, put));
+ * ```
+ */
+export function canUseTool(subject: Principal | AuthInfo, policy: Pick<McpToolPolicy<never>, 'permission'>): boolean {
+  try {
+    const p = isAuthInfo(subject) ? mcpPrincipal(subject) : subject;
+    return canEverHold(p, policy.permission);
+  } catch {
+    return false;
+  }
+}
+
+function isAuthInfo(value: unknown): value is AuthInfo {
+  return typeof value === 'object' && value !== null && 'extra' in value && 'clientId' in value;
+}

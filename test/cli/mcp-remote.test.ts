@@ -1,0 +1,96 @@
+/**
+ * A real stdio bridge: `mcp-remote` started the way a user configures it in
+ * an MCP client (`mcp-remote <base>/mcp --transport http-only --allow-http
+ * --header "Authorization:Bearer ${SVC_TOKEN}"`, the placeholder expanded by
+ * mcp-remote from its environment), driven through the SDK's
+ * StdioClientTransport, against a real `svc serve`. Hermetic: a temporary
+ * HOME and MCP_REMOTE_CONFIG_DIR (mcp-remote keeps OAuth state there), no
+ * browser (a PAT needs no OAuth flow), bounded in time, the child killed.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { exited, ROOT, serve, svc, tempHome } from './helpers';
+
+const MCP_REMOTE = join(ROOT, 'node_modules', '.bin', 'mcp-remote');
+
+describe('mcp-remote as the stdio bridge, with a PAT', { timeout: 120_000 }, () => {
+  let home = '';
+  let cleanup = async (): Promise<void> => undefined;
+  let url = '';
+  let server: ChildProcess | undefined;
+  let bridgeHome = '';
+  let client: Client | undefined;
+  let transport: StdioClientTransport | undefined;
+  let stderr = '';
+  let token = '';
+
+  beforeAll(async () => {
+    ({ home, cleanup } = await tempHome());
+    bridgeHome = join(home, '..', 'bridge-home');
+    await mkdir(join(bridgeHome, 'mcp-auth'), { recursive: true });
+    expect((await svc(home, ['member', 'set', '--user', 'alice', '--resource', 'acme', '--role', 'editor'])).code).toBe(0);
+    expect((await svc(home, ['auth', 'login', '--user', 'alice'])).code).toBe(0);
+    const created = await svc(home, ['token', 'create', '-n', 'bridge', '--scope', 'acme/web=repo:read,repo:write']);
+    expect(created.code, created.stderr).toBe(0);
+    token = created.stdout.trim();
+    ({ url, child: server } = await serve(home));
+  });
+
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    const pid = transport?.pid;
+    if (pid != null) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    if (server !== undefined && server.exitCode === null) {
+      server.kill('SIGTERM');
+      await exited(server);
+    }
+    await cleanup();
+  });
+
+  it('initialize, tools/list and tools/call work through the bridge', async () => {
+    transport = new StdioClientTransport({
+      command: MCP_REMOTE,
+      // Exactly the arguments of a Claude Desktop config; `${SVC_TOKEN}` is not expanded by any shell here.
+      args: [`${url}/mcp`, '--transport', 'http-only', '--allow-http', '--header', 'Authorization:Bearer ${SVC_TOKEN}'],
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: bridgeHome,
+        MCP_REMOTE_CONFIG_DIR: join(bridgeHome, 'mcp-auth'),
+        SVC_TOKEN: token,
+        // Nothing may open a browser: a PAT needs no OAuth flow.
+        BROWSER: 'false',
+        DISPLAY: '',
+      },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    client = new Client({ name: 'svc-auth-bridge-test', version: '1.0.0' });
+    await client.connect(transport, { timeout: 30_000 });
+    expect(client.getServerVersion()?.name).toBe('svc');
+
+    const tools = (await client.listTools(undefined, { timeout: 30_000 })).tools.map((t) => t.name).sort();
+    expect(tools, stderr).toEqual(['repo_head', 'thing_get', 'thing_put', 'whoami']);
+
+    const who = (await client.callTool({ name: 'whoami', arguments: {} })) as CallToolResult;
+    expect(who.structuredContent).toEqual({ kind: 'pat', user: 'alice', token: 'bridge' });
+    const put = (await client.callTool({ name: 'thing_put', arguments: { org: 'acme', repo: 'web', name: 'Doc/bridged', content: 'via mcp-remote' } })) as CallToolResult;
+    expect(put.isError, JSON.stringify(put)).toBeFalsy();
+    const got = (await client.callTool({ name: 'thing_get', arguments: { org: 'acme', repo: 'web', name: 'Doc/bridged' } })) as CallToolResult;
+    expect(got.structuredContent).toMatchObject({ name: 'Doc/bridged', content: 'via mcp-remote' });
+
+    // The token never reached the bridge's logs, and no OAuth state was written: no OAuth flow ran.
+    expect(stderr).not.toContain(token);
+    expect(await readdir(join(bridgeHome, 'mcp-auth'), { recursive: true })).not.toContainEqual(expect.stringMatching(/tokens\.json$/));
+  });
+});
