@@ -68,6 +68,7 @@ export {
   TOKEN_PATTERN,
   TOKEN_PREFIX,
   LIFETIMES,
+  redactTokens,
   type KeyRing,
   type KeyAlgorithm,
   type TokenKind,

@@ -17,6 +17,7 @@ import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, Val
 import { decisionError, sendError, sendJson } from '../http';
 import { writeAnswer } from '../http/respond';
 import type { Principal } from '../policy/subject';
+import { redactTokens } from '../tokens/redact';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
 import { ThingStore } from './things';
 
@@ -69,8 +70,6 @@ type Handler = (req: IncomingMessage, res: ServerResponse, trace: Trace) => Prom
 interface Route {
   methods: Record<string, Handler>;
 }
-
-const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
 
 /**
  * Build the reference dev server over the dev instance.
@@ -183,12 +182,14 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
       if (log !== undefined) {
         const line = `${method} ${path} ${res.statusCode} user=${trace.user ?? '-'} token=${trace.token ?? '-'} reason=${trace.reason ?? '-'}`;
         // Paths come from the client: no control characters, and nothing shaped like a token, reach the log.
-        log(line.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').replace(JWT_LIKE, '[redacted]').slice(0, 2048));
+        log(redactTokens(line).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').slice(0, 2048));
       }
     }
   }
 
-  const server = createServer((req, res) => {
+  // Hostile clients: a slow client that never finishes its headers or body is cut off,
+  // and headers beyond 16 KiB get 431, so one client cannot hold the server's memory.
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024 }, (req, res) => {
     void handle(req, res);
   });
 
