@@ -2,14 +2,15 @@
  * A lock file shared by processes on one machine, for locked read-modify-write
  * of small state files (the CLI's dev instance).
  *
- * The lock is a file created with `O_EXCL` (`open(path, 'wx')`), which exactly
- * one process can win, holding `{ pid, host, time, token }` (`token` is a random
+ * The lock is a file hard-linked into place from a complete pending copy
+ * (`link` fails when it exists), which exactly one process can win, holding
+ * `{ pid, host, time, token }` (`token` is a random
  * nonce naming this holding). A lock is broken only when its holder is known to
  * be dead: same host and `kill(pid, 0)` gives ESRCH. Age alone never breaks a
  * lock whose holder lives: a process paused while holding it (Ctrl-Z, a paused
  * VM) would otherwise resume and write its old copy over newer state (C3). Only
- * a lock file with no readable holder (its creator died between create and
- * write) is judged by its age, `staleMs`. Breaking renames the lock aside and
+ * a lock file with no readable holder (written in place where hard links are
+ * not supported, by a process that died mid-write) is judged by its age, `staleMs`. Breaking renames the lock aside and
  * checks it is the very file judged dead (same inode), so a racing process
  * cannot delete a lock that was taken meanwhile.
  *
@@ -23,7 +24,8 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { link, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, open, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { UnavailableError } from '../errors';
 
@@ -114,23 +116,53 @@ interface Held {
 }
 
 async function acquire(lockPath: string, timing: LockTiming, deadline: number): Promise<Held> {
-  let delay = 4;
-  for (;;) {
-    const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), token: randomBytes(9).toString('base64url') });
-    if (await tryCreate(lockPath, content)) return { content };
-    if (await breakIfStale(lockPath, timing.staleMs)) continue;
-    const left = deadline - Date.now();
-    if (left <= 0) {
-      throw new UnavailableError(
-        `timed out after ${timing.timeoutMs} ms waiting for the lock ${lockPath}; another process holds it (a live or paused svc process; remove the file only if no process does)`,
-      );
+  const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), token: randomBytes(9).toString('base64url') });
+  // The lock appears with its content whole: written aside once, then hard-linked
+  // into place (which fails when a lock exists). A holder killed at any moment
+  // leaves no lock or a readable one naming its pid, never an empty file that
+  // only its age could judge.
+  const pending = `${lockPath}-${process.pid}-${randomBytes(6).toString('hex')}.pending`;
+  try {
+    await writeFile(pending, content, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    throw fsError(`cannot create the lock ${lockPath}`, err);
+  }
+  try {
+    let delay = 4;
+    for (;;) {
+      if (await tryCreate(lockPath, pending, content)) {
+        await sweepPending(lockPath);
+        return { content };
+      }
+      if (await breakIfStale(lockPath, timing.staleMs)) continue;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new UnavailableError(
+          `timed out after ${timing.timeoutMs} ms waiting for the lock ${lockPath}; another process holds it (a live or paused svc process; remove the file only if no process does)`,
+        );
+      }
+      await sleep(Math.min(left, delay * (0.5 + Math.random())));
+      delay = Math.min(delay * 2, 64);
     }
-    await sleep(Math.min(left, delay * (0.5 + Math.random())));
-    delay = Math.min(delay * 2, 64);
+  } finally {
+    await unlink(pending).catch(() => undefined);
   }
 }
 
-async function tryCreate(lockPath: string, content: string): Promise<boolean> {
+async function tryCreate(lockPath: string, pending: string, content: string): Promise<boolean> {
+  try {
+    await link(pending, lockPath);
+    return true;
+  } catch (err) {
+    const code = codeOf(err);
+    if (code === 'EEXIST') return false;
+    // File systems without hard links: create in place (a crash there can leave an empty lock, judged by age).
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return createInPlace(lockPath, content);
+    throw fsError(`cannot create the lock ${lockPath}`, err);
+  }
+}
+
+async function createInPlace(lockPath: string, content: string): Promise<boolean> {
   let fh;
   try {
     fh = await open(lockPath, 'wx', 0o600);
@@ -147,6 +179,17 @@ async function tryCreate(lockPath: string, content: string): Promise<boolean> {
   }
   await fh.close().catch(() => undefined);
   return true;
+}
+
+/** Remove pending lock files of processes that died before they could (best effort). */
+async function sweepPending(lockPath: string): Promise<void> {
+  const prefix = `${basename(lockPath)}-`;
+  const names = await readdir(dirname(lockPath)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.pending')) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (!isAlive(pid)) await unlink(join(dirname(lockPath), name)).catch(() => undefined);
+  }
 }
 
 /** `true` when the lock is gone or was broken (try again at once), `false` when it is held. */
