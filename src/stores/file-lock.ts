@@ -116,6 +116,7 @@ interface Held {
 }
 
 async function acquire(lockPath: string, timing: LockTiming, deadline: number): Promise<Held> {
+  if (Date.now() > deadline) throw timedOut(lockPath, timing);
   const content = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), token: randomBytes(9).toString('base64url') });
   // The lock appears with its content whole: written aside once, then hard-linked
   // into place (which fails when a lock exists). A holder killed at any moment
@@ -136,17 +137,19 @@ async function acquire(lockPath: string, timing: LockTiming, deadline: number): 
       }
       if (await breakIfStale(lockPath, timing.staleMs)) continue;
       const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new UnavailableError(
-          `timed out after ${timing.timeoutMs} ms waiting for the lock ${lockPath}; another process holds it (a live or paused svc process; remove the file only if no process does)`,
-        );
-      }
+      if (left <= 0) throw timedOut(lockPath, timing);
       await sleep(Math.min(left, delay * (0.5 + Math.random())));
       delay = Math.min(delay * 2, 64);
     }
   } finally {
     await unlink(pending).catch(() => undefined);
   }
+}
+
+function timedOut(lockPath: string, timing: LockTiming): UnavailableError {
+  return new UnavailableError(
+    `timed out after ${timing.timeoutMs} ms waiting for the lock ${lockPath}; another process holds it (a live or paused svc process; remove the file only if no process does)`,
+  );
 }
 
 async function tryCreate(lockPath: string, pending: string, content: string): Promise<boolean> {
