@@ -66,20 +66,3 @@ export function lowS(token: string): string {
   out.set(toBytes32(N - s), 32);
   return `${token.slice(0, dot + 1)}${base64url.encode(out)}`;
 }
-
-/**
- * The high-S twin of a low-S ES256 token (for tests of the refusal).
- *
- * @example
- * ```ts
- * await expect(verifier.verify(highS(token), now)).rejects.toMatchObject({ reason: 'signature' });
- * ```
- */
-export function highS(token: string): string {
-  const dot = token.lastIndexOf('.');
-  const raw = base64url.decode(token.slice(dot + 1));
-  const out = new Uint8Array(64);
-  out.set(raw.subarray(0, 32), 0);
-  out.set(toBytes32(N - toBigInt(raw.subarray(32))), 32);
-  return `${token.slice(0, dot + 1)}${base64url.encode(out)}`;
-}

@@ -8,7 +8,7 @@ import { createHmac, createPrivateKey, sign as nodeSign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { TOKEN_TYPES, newTokenId } from '../../src/tokens/claims';
-import { highS, isLowS, lowS } from '../../src/tokens/ecdsa';
+import { isLowS, lowS } from '../../src/tokens/ecdsa';
 import { generateKeyRing, importKeyRing } from '../../src/tokens/keyring';
 import { mintToken } from '../../src/tokens/mint';
 import type { KeyAlgorithm, KeyRing } from '../../src/tokens/types';
@@ -28,6 +28,17 @@ function signRaw(ring: KeyRing, headerText: string | Buffer, payloadText: string
   const raw = jwk.kty === 'EC' ? nodeSign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }) : nodeSign(null, Buffer.from(input), key);
   const token = `${input}.${raw.toString('base64url')}`;
   return jwk.kty === 'EC' ? lowS(token) : token;
+}
+
+const N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
+/** The (r, n - s) twin of an ES256 token: the same signature, respelled. */
+function highS(token: string): string {
+  const dot = token.lastIndexOf('.');
+  const raw = Buffer.from(token.slice(dot + 1), 'base64url');
+  const s = BigInt(`0x${raw.subarray(32).toString('hex')}`);
+  const twin = Buffer.from((N - s).toString(16).padStart(64, '0'), 'hex');
+  return `${token.slice(0, dot + 1)}${Buffer.concat([raw.subarray(0, 32), twin]).toString('base64url')}`;
 }
 
 async function setup(alg: KeyAlgorithm = 'EdDSA') {
