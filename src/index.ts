@@ -69,6 +69,7 @@ export {
   TOKEN_PATTERN,
   TOKEN_PREFIX,
   LIFETIMES,
+  redactTokens,
   type KeyRing,
   type KeyAlgorithm,
   type TokenKind,

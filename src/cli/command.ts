@@ -35,7 +35,7 @@ export interface Command {
  * ```
  */
 export async function withInstance<T>(io: CliIO, fn: (dev: DevInstance) => Promise<T>): Promise<T> {
-  const dev = await openInstance(io.env);
+  const dev = await openInstance(io.env, { notice: (text) => io.stderr(`svc: ${text}\n`) });
   try {
     return await fn(dev);
   } finally {

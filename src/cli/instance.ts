@@ -17,6 +17,7 @@ import { FileMembershipStore, FileTokenStore, JsonFile } from '../stores';
 import type { TokenStore } from '../stores/types';
 import { generateKeyRing, importKeyRing } from '../tokens';
 import type { KeyRing } from '../tokens/types';
+import { secureHome } from './home-perms';
 
 /** The JWT issuer of the dev instance. */
 export const DEV_ISSUER = 'svc-dev';
@@ -101,7 +102,9 @@ export interface DevInstance {
 }
 
 /**
- * Open (creating on first use) the dev instance in {@link svcHome}. The key
+ * Open (creating on first use) the dev instance in {@link svcHome}. An existing
+ * home that others may read or write is tightened (each change reported to
+ * `options.notice`), or refused when it is not ours. The key
  * ring is generated under the file's lock, so processes starting together
  * agree on one ring. When `SVC_DATABASE_URL` is set, token records live in
  * PostgreSQL (`pg` must be installed; the table is migrated on open);
@@ -115,8 +118,9 @@ export interface DevInstance {
  * await dev.close();
  * ```
  */
-export async function openInstance(env: CliEnv): Promise<DevInstance> {
+export async function openInstance(env: CliEnv, options: { notice?: (text: string) => void } = {}): Promise<DevInstance> {
   const home = svcHome(env);
+  await secureHome(home, options.notice ?? (() => undefined));
   const clock = testClock(env);
   const now = clock ?? (() => new Date());
   const members = new FileMembershipStore(home);

@@ -5,6 +5,7 @@
  * @module
  */
 import { SvcAuthError, ValidationError } from '../errors';
+import { redactTokens } from '../tokens/redact';
 import { closest } from './args';
 import type { Command } from './command';
 import { authCommands } from './commands/auth';
@@ -116,8 +117,8 @@ function suggest(word: string, known: readonly string[], prefix: string): string
 }
 
 function usage(io: CliIO, message: string, hint: string | undefined, helpCommand: string): number {
-  io.stderr(`svc: ${message}\n`);
-  if (hint !== undefined) io.stderr(`svc: ${hint}\n`);
+  say(io, message);
+  if (hint !== undefined) say(io, hint);
   io.stderr(`svc: run '${helpCommand}' for usage\n`);
   return 2;
 }
@@ -130,11 +131,9 @@ async function runOne(command: Command, args: readonly string[], io: CliIO, help
   }
 }
 
-// Belt and braces: no message the CLI prints may carry a token.
-const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
-
+// Belt and braces: no message the CLI prints may carry a token (usage errors echo arguments).
 function say(io: CliIO, text: string): void {
-  io.stderr(`svc: ${clean(text).replace(JWT_LIKE, '[redacted]')}\n`);
+  io.stderr(`svc: ${clean(redactTokens(text))}\n`);
 }
 
 /**

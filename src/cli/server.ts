@@ -17,6 +17,7 @@ import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, Val
 import { decisionError, sendError, sendJson } from '../http';
 import { writeAnswer } from '../http/respond';
 import type { Principal } from '../policy/subject';
+import { redactTokens } from '../tokens/redact';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
 import { ThingStore } from './things';
 import { mountMcp } from './mcp';
@@ -70,8 +71,6 @@ type Handler = (req: IncomingMessage, res: ServerResponse, trace: Trace) => Prom
 interface Route {
   methods: Record<string, Handler>;
 }
-
-const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
 
 /**
  * Build the reference dev server over the dev instance.
@@ -184,13 +183,15 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
       if (log !== undefined) {
         const line = `${method} ${path} ${res.statusCode} user=${trace.user ?? '-'} token=${trace.token ?? '-'} reason=${trace.reason ?? '-'}`;
         // Paths come from the client: no control characters, and nothing shaped like a token, reach the log.
-        log(line.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').replace(JWT_LIKE, '[redacted]').slice(0, 2048));
+        log(redactTokens(line).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').slice(0, 2048));
       }
     }
   }
 
   const mcp = mountMcp(dev, things, log);
-  const server = createServer((req, res) => {
+  // Hostile clients: a slow client that never finishes its headers or body is cut off,
+  // and headers beyond 16 KiB get 431, so one client cannot hold the server's memory.
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: 1_000 }, (req, res) => {
     if (!mcp(req, res)) void handle(req, res);
   });
 
@@ -272,6 +273,22 @@ function writeInput(body: unknown): { content: unknown; committer?: string } {
     .map((k) => ({ path: `body.${k.slice(0, 64)}`, message: 'unknown field' }));
   if (!Object.hasOwn(rec, 'content')) issues.push({ path: 'body.content', message: 'is required' });
   if (rec.committer !== undefined && typeof rec.committer !== 'string') issues.push({ path: 'body.committer', message: 'expected an identity wref string' });
+  if (tooDeep(rec.content, MAX_CONTENT_DEPTH)) issues.push({ path: 'body.content', message: `nested deeper than ${MAX_CONTENT_DEPTH} levels` });
   if (issues.length > 0) throw new ValidationError(issues);
   return typeof rec.committer === 'string' ? { content: rec.content, committer: rec.committer } : { content: rec.content };
+}
+
+/** Deepest JSON nesting a thing's content may have: deeper would overflow the stack when stored (a 500). */
+const MAX_CONTENT_DEPTH = 64;
+
+function tooDeep(value: unknown, limit: number): boolean {
+  // Iterative, so that measuring a hostile value cannot itself overflow the stack.
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

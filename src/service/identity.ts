@@ -3,6 +3,7 @@
  * @module
  */
 import { ValidationError } from '../errors';
+import { isWellFormedText } from './text';
 
 /**
  * `svc:<namespace>/users/Identity/<id>`, segments `[A-Za-z0-9._-]+` (T9).
@@ -97,6 +98,7 @@ export function checkUserId(userId: unknown, needsSegment: boolean): string {
   if (/[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]/.test(userId)) {
     throw new ValidationError([{ path: 'userId', message: 'must not contain whitespace, control or invisible characters' }]);
   }
+  if (!isWellFormedText(userId)) throw new ValidationError([{ path: 'userId', message: 'must be valid Unicode text (no lone surrogate)' }]);
   if (needsSegment && !isIdentitySegment(userId)) {
     throw new ValidationError([
       { path: 'userId', message: 'must use only letters, digits, . _ - unless createAuth is given identityOf (it forms the default identity)' },

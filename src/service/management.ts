@@ -14,6 +14,7 @@ import { newTokenId } from '../tokens/claims';
 import { chainExpiryMs } from './chain';
 import type { ServiceContext } from './context';
 import { checkIdentity } from './identity';
+import { checkStoredText } from './text';
 import { checkNarrowing, roleWarnings } from './narrowing';
 import { managedRecords, pickForGet, pickForRevoke, toInfo } from './records';
 import type { CreateTokenInput, TokenApi, TokenInfo } from './types';
@@ -70,7 +71,7 @@ function checkCreateInput(input: unknown): CheckedCreate {
     if (typeof d !== 'string' || d.length > LIMITS.maxDescriptionLength) {
       throw new ValidationError([{ path: 'description', message: `must be a string of at most ${LIMITS.maxDescriptionLength} characters` }]);
     }
-    return d;
+    return checkStoredText(d, 'description', true);
   });
   const lifetimeSec = collect(issues, () => parsePatExpiry(fields.expiresIn as string | number | undefined));
   const committerIdentity = collect(issues, () =>

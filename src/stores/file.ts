@@ -22,13 +22,18 @@ import type { InsertResult, TokenRecord, TokenStore } from './types';
  *
  * @example
  * ```ts
- * const options: FileStoreOptions = { lockTimeoutMs: 20_000 };
+ * const options: FileStoreOptions = { lockTimeoutMs: 3_000 };
  * ```
  */
 export interface FileStoreOptions {
-  /** How long a change waits for the file's lock before `UnavailableError` (default 10 000 ms). */
+  /**
+   * Budget of one change, lock wait included, before `UnavailableError` with
+   * nothing written (default 4 000 ms: keep it below the service's
+   * `storeTimeoutMs`, 5 000 ms by default, so a change reported as failed
+   * never lands later).
+   */
   lockTimeoutMs?: number;
-  /** Age after which a lock is taken to be abandoned and broken (default 10 000 ms). */
+  /** Age after which a lock file with no readable holder is broken (default 10 000 ms); a live holder's lock never is. */
   staleLockMs?: number;
 }
 

@@ -9,4 +9,4 @@ export { MemoryTokenStore } from './memory';
 export { MemoryMembershipStore, type Membership, type MembershipStore } from './membership';
 export { FileTokenStore, FileMembershipStore, type FileStoreOptions } from './file';
 export { JsonFile, type JsonFileOptions } from './json-file';
-export { withFileLock, isAlive, type LockTiming } from './file-lock';
+export { withFileLock, isAlive, type HeldLock, type LockTiming } from './file-lock';

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { SvcAuthError, UnavailableError, ValidationError } from '../errors';
-import { codeOf, fsError, isAlive, withFileLock, type LockTiming } from './file-lock';
+import { codeOf, fsError, isAlive, withFileLock, type HeldLock, type LockTiming } from './file-lock';
 
 /**
  * Options of {@link JsonFile}.
@@ -37,15 +37,24 @@ export interface JsonFileOptions<T> {
   parse?: (data: unknown) => T;
   /** Convert a value into what is written with `JSON.stringify`. Default: the value itself. */
   serialize?: (value: T) => unknown;
-  /** How long to wait for the lock (default 10 000 ms). */
+  /**
+   * Budget of one update, from the call to the commit: queueing, waiting for the
+   * lock, and the work (default 4 000 ms, below the service's 5 000 ms store
+   * deadline, so an update the service reported as failed never lands later).
+   * Past it the update rejects with `UnavailableError` and writes nothing.
+   */
   lockTimeoutMs?: number;
-  /** Age after which a lock is taken to be abandoned and broken (default 10 000 ms). */
+  /**
+   * Age after which a lock file with no readable holder is taken to be abandoned
+   * (default 10 000 ms). A lock whose holder process lives is never broken.
+   */
   staleLockMs?: number;
   /** What the file holds, for error messages (default `'state file'`). */
   label?: string;
 }
 
-const DEFAULT_TIMING: LockTiming = { timeoutMs: 10_000, staleMs: 10_000 };
+/** Below the service's default store deadline (5 000 ms): a reported failure has no later effect. */
+const DEFAULT_TIMING: LockTiming = { timeoutMs: 4_000, staleMs: 10_000 };
 const MAX_WAIT_MS = 10 * 60_000;
 
 /**
@@ -114,16 +123,18 @@ export class JsonFile<T> {
    * compute the next with `fn` and replace the file atomically; resolves to the
    * value now in the file. When `fn` returns `undefined`, nothing is written (no
    * change). When `fn` throws, nothing is written and the error is passed on.
+   * When the budget (`lockTimeoutMs`) is spent before the commit, or the lock
+   * is no longer this process's, nothing is written (`UnavailableError`).
    * The directory is created (mode `dirMode`) if missing.
    */
   async update(fn: (current: T | undefined) => T | undefined | Promise<T | undefined>): Promise<T | undefined> {
     await this.ensureDir();
-    return withFileLock(this.lockPath, this.timing, async () => {
+    return withFileLock(this.lockPath, this.timing, async (lock) => {
       const current = await this.read();
       const next = await fn(current);
       if (next === undefined) return current;
       await this.sweepTemps();
-      await this.write(next);
+      await this.write(next, lock);
       return next;
     });
   }
@@ -147,7 +158,7 @@ export class JsonFile<T> {
     }
   }
 
-  private async write(value: T): Promise<void> {
+  private async write(value: T, lock: HeldLock): Promise<void> {
     const text = JSON.stringify(this.serializeFn ? this.serializeFn(value) : value, null, 2);
     if (typeof text !== 'string') throw new ValidationError([{ path: 'value', message: 'the new value has no JSON form' }]);
     const tmp = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
@@ -161,6 +172,8 @@ export class JsonFile<T> {
       } finally {
         await fh.close();
       }
+      // The commit point: only the lock's holder, within the budget, may replace the file.
+      await lock.check();
       await rename(tmp, this.path);
     } catch (err) {
       await unlink(tmp).catch(() => undefined);

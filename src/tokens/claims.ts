@@ -98,3 +98,28 @@ export function checkClaimSet(value: unknown): { ok: true; claims: ClaimSet } | 
 export function newTokenId(): string {
   return base64url.encode(crypto.getRandomValues(new Uint8Array(16)));
 }
+
+/**
+ * The base64url header segment this library writes for a token (T1): `typ`, `alg`,
+ * `kid` in that order, no spaces. Verify compares the received segment with it
+ * byte for byte. Internal.
+ * @example
+ * ```ts
+ * canonicalHeader({ typ: 'svc-pat+jwt', alg: 'EdDSA', kid }) === token.split('.')[0];
+ * ```
+ */
+export function canonicalHeader(h: { typ: string; alg: string; kid: string }): string {
+  return base64url.encode(JSON.stringify({ typ: h.typ, alg: h.alg, kid: h.kid }));
+}
+
+/**
+ * The base64url payload segment this library writes: the five claims in the
+ * order `iss`, `sub`, `jti`, `iat`, `exp`. Internal.
+ * @example
+ * ```ts
+ * canonicalPayload(claims) === token.split('.')[1];
+ * ```
+ */
+export function canonicalPayload(c: ClaimSet): string {
+  return base64url.encode(JSON.stringify({ iss: c.iss, sub: c.sub, jti: c.jti, iat: c.iat, exp: c.exp }));
+}

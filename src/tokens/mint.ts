@@ -6,6 +6,7 @@
 import { SignJWT } from 'jose';
 import { ValidationError } from '../errors';
 import { TOKEN_TYPES, checkClaimSet } from './claims';
+import { lowS } from './ecdsa';
 import { isKeyRing, signingKey } from './keyring';
 import type { KeyRing, TokenClaims } from './types';
 
@@ -35,5 +36,7 @@ export async function mintToken(ring: KeyRing, claims: TokenClaims): Promise<str
   if (!checked.ok) throw new ValidationError([{ path: `claims.${checked.path}`, message: checked.message }]);
   const { iss, sub, jti, iat, exp } = checked.claims;
   const key = signingKey(ring);
-  return new SignJWT({ iss, sub, jti, iat, exp }).setProtectedHeader({ typ, alg: key.alg, kid: key.kid }).sign(key.signKey);
+  const token = await new SignJWT({ iss, sub, jti, iat, exp }).setProtectedHeader({ typ, alg: key.alg, kid: key.kid }).sign(key.signKey);
+  // One text per token: verify refuses the high-S twin of an ES256 signature.
+  return key.alg === 'ES256' ? lowS(token) : token;
 }

@@ -36,6 +36,13 @@ export interface RingKey {
  */
 export const KID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
+/**
+ * Least number of distinct byte values in a secret or private scalar. 32 random
+ * bytes hold about 30; fewer than 8 means a constant, a short repeated pattern or
+ * a word (`00 00 ...`, `passwordpassword...`): no entropy worth the name.
+ */
+const MIN_DISTINCT_BYTES = 8;
+
 /** Least HS256 secret length in bytes (T2). */
 const MIN_HMAC_BYTES = 32;
 const MAX_HMAC_BYTES = 512;
@@ -54,14 +61,19 @@ const common = {
   ext: z.boolean().optional(),
 };
 
+const secret = (schema: z.ZodString) =>
+  schema.refine((s) => hasEntropy(s), `has too little entropy (fewer than ${MIN_DISTINCT_BYTES} distinct byte values); generate it from random bytes`);
+
 // Ed25519 and P-256 coordinates and scalars are 32 bytes: 43 base64url characters.
-const okpSchema = z.strictObject({ ...common, kty: z.literal('OKP'), crv: z.literal('Ed25519'), alg: z.literal('EdDSA').optional(), x: b64u(43), d: b64u(43) });
-const ecSchema = z.strictObject({ ...common, kty: z.literal('EC'), crv: z.literal('P-256'), alg: z.literal('ES256').optional(), x: b64u(43), y: b64u(43), d: b64u(43) });
+const okpSchema = z.strictObject({ ...common, kty: z.literal('OKP'), crv: z.literal('Ed25519'), alg: z.literal('EdDSA').optional(), x: b64u(43), d: secret(b64u(43)) });
+const ecSchema = z.strictObject({ ...common, kty: z.literal('EC'), crv: z.literal('P-256'), alg: z.literal('ES256').optional(), x: b64u(43), y: b64u(43), d: secret(b64u(43)) });
 const octSchema = z.strictObject({
   ...common,
   kty: z.literal('oct'),
   alg: z.literal('HS256').optional(),
-  k: b64u().refine((s) => byteLength(s) >= MIN_HMAC_BYTES, `HS256 secret must be at least ${MIN_HMAC_BYTES} bytes`).refine((s) => byteLength(s) <= MAX_HMAC_BYTES, `HS256 secret must be at most ${MAX_HMAC_BYTES} bytes`),
+  k: secret(
+    b64u().refine((s) => byteLength(s) >= MIN_HMAC_BYTES, `HS256 secret must be at least ${MIN_HMAC_BYTES} bytes`).refine((s) => byteLength(s) <= MAX_HMAC_BYTES, `HS256 secret must be at most ${MAX_HMAC_BYTES} bytes`),
+  ),
 });
 const privateJwkSchema = z.discriminatedUnion('kty', [okpSchema, ecSchema, octSchema]);
 
@@ -117,6 +129,16 @@ function isCanonicalB64u(s: string): boolean {
   } catch {
     return false;
   }
+}
+
+function hasEntropy(s: string): boolean {
+  let bytes: Uint8Array;
+  try {
+    bytes = base64url.decode(s);
+  } catch {
+    return false; // reported by the base64url check
+  }
+  return new Set(bytes).size >= MIN_DISTINCT_BYTES;
 }
 
 function byteLength(s: string): number {

@@ -6,7 +6,8 @@
  */
 import { base64url, jwtVerify } from 'jose';
 import { AuthenticationError, ValidationError, type AuthenticationReason, type ValidationIssue } from '../errors';
-import { KIND_BY_TYPE, checkClaimSet } from './claims';
+import { KIND_BY_TYPE, canonicalHeader, canonicalPayload, checkClaimSet } from './claims';
+import { isLowS } from './ecdsa';
 import { LIFETIMES } from './duration';
 import { findKey, isKeyRing, ringVersion } from './keyring';
 import { KID_PATTERN } from './ring-key';
@@ -114,12 +115,17 @@ export class TokenVerifier {
 
     if (!COMPACT.test(token)) throw fail('malformed', 'not a compact JWT of three base64url segments');
     if (!hasCanonicalTail(token)) throw fail('malformed', 'signature is not canonical base64url');
-    const header = decodeHeader(token.slice(0, token.indexOf('.')));
+    const firstDot = token.indexOf('.');
+    const header = decodeHeader(token.slice(0, firstDot));
     const kind = KIND_BY_TYPE.get(header.typ);
     if (kind === undefined) throw fail('type', 'not an svc-auth token type');
+    // Exactly the bytes this library writes: no duplicate members (JSON.parse keeps
+    // the last), no byte order mark, no spacing or escapes, no other member order.
+    if (token.slice(0, firstDot) !== canonicalHeader(header)) throw fail('malformed', 'header is not in the canonical form');
     const key = findKey(this.#ring, header.kid);
     if (key === undefined) throw fail('signature', 'unknown or retired key');
     if (header.alg !== key.alg) throw fail('signature', 'algorithm does not match the key');
+    if (key.alg === 'ES256' && !isLowS(token.slice(token.lastIndexOf('.') + 1))) throw fail('signature', 'ES256 signature not in low-S form');
 
     let payload: unknown;
     try {
@@ -140,6 +146,9 @@ export class TokenVerifier {
     const checked = checkClaimSet(payload);
     if (!checked.ok) throw fail('malformed', `claim ${checked.path} ${checked.message}`);
     const { iss, sub, jti, iat, exp } = checked.claims;
+    if (token.slice(firstDot + 1, token.lastIndexOf('.')) !== canonicalPayload(checked.claims)) {
+      throw fail('malformed', 'claims are not in the canonical form');
+    }
     if (exp - iat > this.#maxLifetime[kind]) throw fail('malformed', 'lifetime longer than allowed for this kind');
     const claims: TokenClaims = Object.freeze({ kind, iss, sub, jti, iat, exp });
     this.#checkTimes(claims, now);

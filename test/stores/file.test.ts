@@ -115,13 +115,21 @@ describe('FileTokenStore and FileMembershipStore', () => {
     expect(existsSync(lock)).toBe(false);
   });
 
-  it('a lock older than staleLockMs is broken even if its process lives', async () => {
-    const store = new FileTokenStore(home, { lockTimeoutMs: 5_000, staleLockMs: 10_000 });
+  it('paused holder: a lock whose process lives is never broken by age, however old', async () => {
+    const store = new FileTokenStore(home, { lockTimeoutMs: 150, staleLockMs: 10 });
     await store.insert(rec({ id: 't0', name: 'first' }), NOW);
     const lock = join(home, 'tokens.json.lock');
-    await writeFile(lock, lockText(process.pid, Date.now() - 60_000));
-    expect(await store.insert(rec({ id: 't1' }), NOW)).toBe('ok');
-    // An unreadable lock is judged by its file time instead.
+    const held = lockText(process.pid, Date.now() - 60_000);
+    await writeFile(lock, held);
+    expect(await rejection(store.insert(rec({ id: 't1' }), NOW))).toMatchObject({ code: 'unavailable' });
+    expect(await readFile(lock, 'utf8')).toBe(held);
+    expect(await store.readChain('t1')).toBeNull();
+  });
+
+  it('a lock file with no readable holder is judged by its file time', async () => {
+    const store = new FileTokenStore(home, { lockTimeoutMs: 2_000, staleLockMs: 10_000 });
+    await store.insert(rec({ id: 't1' }), NOW);
+    const lock = join(home, 'tokens.json.lock');
     await writeFile(lock, '');
     const old = new Date(Date.now() - 60_000);
     await utimes(lock, old, old);
@@ -136,7 +144,7 @@ describe('FileTokenStore and FileMembershipStore', () => {
     const held = lockText(process.pid, Date.now());
     await writeFile(lock, held);
     expect(await rejection(store.insert(rec({ id: 't1', name: 'other' }), NOW))).toBeInstanceOf(UnavailableError);
-    // On another host the pid cannot be checked, so only age breaks it.
+    // On another host the pid cannot be checked, so the lock is never broken.
     await writeFile(lock, lockText(deadPid(), Date.now(), `not-${hostname()}`));
     expect(await rejection(store.revoke(['t0'], NOW))).toBeInstanceOf(UnavailableError);
     await writeFile(lock, held);

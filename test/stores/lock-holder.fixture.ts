@@ -1,0 +1,18 @@
+/**
+ * A child process for test/stores/file-lock-pause.test.ts: takes the token
+ * store's lock, says "held" on stdout, then works for `holdMs` before writing
+ * the copy it read plus one record, as a `svc` process paused mid-change would.
+ * Usage: node --import tsx lock-holder.fixture.ts <dir> <holdMs>
+ */
+import { FileTokenStore } from '../../src/stores/file';
+import { NOW, rec } from './fixture';
+
+const [dir, holdArg] = process.argv.slice(2);
+const store = new FileTokenStore(dir as string, { lockTimeoutMs: 60_000 });
+await store.file.update(async (current) => {
+  process.stdout.write('held\n');
+  await new Promise((resolve) => setTimeout(resolve, Number(holdArg)));
+  current?.insert(rec({ id: 'from-paused', name: 'from-paused' }), NOW);
+  return current;
+});
+process.stdout.write('done\n');
