@@ -66,6 +66,7 @@ export {
   generateKeyRing,
   importKeyRing,
   TOKEN_PATTERN,
+  findTokens,
   TOKEN_PREFIX,
   LIFETIMES,
   type KeyRing,
