@@ -79,7 +79,7 @@ const plugin: FastifyPluginAsync<SvcAuthPluginOptions> = async (app, options) =>
  * app.get('/whoami', async (request) => ({ user: request.principal?.userId }));
  * ```
  */
-export const svcAuth = fp(plugin, { fastify: '5.x', name: 'svc-auth' });
+export const svcAuth: FastifyPluginAsync<SvcAuthPluginOptions> = fp(plugin, { fastify: '5.x', name: 'svc-auth' });
 
 /**
  * A `preHandler` that allows the request only when `request.principal` holds
