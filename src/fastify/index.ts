@@ -101,12 +101,13 @@ export const svcAuth: FastifyPluginAsync<SvcAuthPluginOptions> = fp(plugin, { fa
 export function requirePermission<R extends FastifyRequest = FastifyRequest>(
   permission: Permission,
   options: PermissionOptions<R>,
-): (request: R, reply: FastifyReply) => Promise<void> {
+): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   const route = adapterRoute<R>(permission, options);
+  // The hook takes any request of the route; `R` only types what `resource` and `thing` read.
   return async (request, reply) => {
     const admitted = attachedTo(request);
     if (admitted === undefined) throw notAdmitted('fastify');
-    const refused = permit(admitted.gate, admitted.principal, route, request);
+    const refused = permit(admitted.gate, admitted.principal, route, request as R);
     if (refused !== undefined) await send(reply, refused);
   };
 }
