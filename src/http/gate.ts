@@ -53,6 +53,8 @@ export interface Refusal {
   /** The denying decision, or the error that stopped the request. */
   decision?: Decision;
   error?: unknown;
+  /** The request object the guard was given (for the internal observer). */
+  request?: unknown;
 }
 
 /** @internal what a built guard remembers. */
@@ -62,9 +64,12 @@ export interface Gate {
   readonly optional: boolean;
   readonly expirationHeader: boolean;
   readonly onError: ((err: unknown) => void) | undefined;
-  /** Internal observers (the dev server's log line); never a user option. */
-  readonly observe: ((event: { principal?: Principal | null; reason: string }) => void) | undefined;
+  /** Internal observer (the dev server's log line); never a user option. */
+  readonly observe: GateObserver | undefined;
 }
+
+/** @internal what the dev server's log learns of each decision: the request object, who, and why. */
+export type GateObserver = (req: unknown, event: { principal?: Principal | null; reason: string }) => void;
 
 /** @internal a route's permission check. */
 export interface RouteCheck<R> {
@@ -164,21 +169,23 @@ export async function admit(gate: Gate, req: IncomingMessage | Request): Promise
     return { principal };
   } catch (err) {
     if (gate.optional && err instanceof AuthenticationError && err.reason === 'missing') return { principal: null };
-    return { answer: refuse(gate, { error: err }) };
+    return { answer: refuse(gate, { error: err, request: req }) };
   }
 }
 
 /** @internal authorize a route for an admitted principal: `undefined` to go on, else the answer. */
 export function permit<R>(gate: Gate, principal: Principal | null, route: RouteCheck<R>, req: R): HttpError | undefined {
-  if (principal === null) return refuse(gate, { principal, error: new AuthenticationError('missing', 'this route needs a credential') });
-  const asked: Refusal = { principal, permission: route.permission };
+  if (principal === null) {
+    return refuse(gate, { principal, request: req, error: new AuthenticationError('missing', 'this route needs a credential') });
+  }
+  const asked: Refusal = { principal, permission: route.permission, request: req };
   try {
     asked.resource = route.resource(req);
     asked.thing = route.thing?.(req);
     const decision = gate.auth.authorize(principal, asked.resource, route.permission, asked.thing);
     // Anything but an explicit allow is a denial: fail closed on a broken authorize.
     if (decision?.allowed === true) {
-      gate.observe?.({ principal, reason: 'allow' });
+      gate.observe?.(req, { principal, reason: 'allow' });
       return undefined;
     }
     return refuse(gate, { ...asked, decision });
@@ -197,7 +204,7 @@ export function refuse(gate: Gate, refusal: Refusal): HttpError {
   if (answer.status >= 500) report(gate, refusal.error);
   if (gate.observe !== undefined) {
     const reason = answer.body.reason ?? answer.body.error;
-    gate.observe(refusal.principal === undefined ? { reason } : { principal: refusal.principal, reason });
+    gate.observe(refusal.request, refusal.principal === undefined ? { reason } : { principal: refusal.principal, reason });
   }
   return answer;
 }
