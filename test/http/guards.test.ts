@@ -118,3 +118,17 @@ describe('withAuth', () => {
     expect(denied.headers.get('www-authenticate')).toBe('Bearer realm="acme", error="insufficient_scope"');
   });
 });
+
+describe("auth.client('a string') says what it expects", () => {
+  it('names the Principal from authenticate() when given the token text', () => {
+    let caught: unknown;
+    try {
+      w.auth.client(w.reader as never);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    expect((caught as ValidationError).code).toBe('validation');
+    expect((caught as ValidationError).issues[0]?.message).toMatch(/Principal that auth\.authenticate\(\) returned, got string/);
+  });
+});
