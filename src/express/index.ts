@@ -64,7 +64,7 @@ export function svcAuth(auth: Auth, options?: GuardOptions): RequestHandler {
       const expires = expiration(gate, admitted.principal);
       if (expires !== undefined) res.setHeader(EXPIRATION_HEADER, expires);
       next();
-    });
+    }).catch(next); // nothing above should throw; if it does, Express's error path answers it.
   };
 }
 
