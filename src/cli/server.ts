@@ -18,10 +18,10 @@ import { sendError, sendJson } from '../http';
 import { finish, makeGate, makeRoute, principalOf, type GateObserver } from '../http/gate';
 import { nodeGuard, type NodeMiddleware } from '../http/middleware';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
+import { readJson, segments, writeInput } from './server-input';
 import { ThingStore } from './things';
 
-/** Largest request body accepted (1 MiB); larger ones get 413. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from './server-input';
 
 /**
  * Options of {@link createDevServer}.
@@ -270,57 +270,4 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
 
 function reasonOf(err: unknown): string {
   return err instanceof AuthenticationError ? err.reason : err instanceof SvcAuthError ? err.code : 'internal';
-}
-
-/** Path segments, percent-decoded; `undefined` when a segment does not decode or hides a `/`. */
-function segments(path: string): string[] | undefined {
-  if (!path.startsWith('/')) return undefined;
-  const out: string[] = [];
-  for (const raw of path.slice(1).split('/')) {
-    let s: string;
-    try {
-      s = decodeURIComponent(raw);
-    } catch {
-      return undefined;
-    }
-    if (s.includes('/')) return undefined;
-    out.push(s);
-  }
-  return out;
-}
-
-/** The JSON body, or `undefined` after answering 413 for a body over {@link MAX_BODY_BYTES}. */
-async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-  const tooLarge = (): undefined => {
-    sendJson(res, 413, { error: 'too_large', message: `the body is larger than ${MAX_BODY_BYTES} bytes` }, { connection: 'close' });
-    return undefined;
-  };
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) return tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return tooLarge();
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    throw new ValidationError([{ path: 'body', message: 'expected a JSON object {"content", "committer"?}' }]);
-  }
-}
-
-function writeInput(body: unknown): { content: unknown; committer?: string } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ValidationError([{ path: 'body', message: 'expected a JSON object {"content", "committer"?}' }]);
-  }
-  const rec = body as Record<string, unknown>;
-  const issues = Object.keys(rec)
-    .filter((k) => k !== 'content' && k !== 'committer')
-    .map((k) => ({ path: `body.${k.slice(0, 64)}`, message: 'unknown field' }));
-  if (!Object.hasOwn(rec, 'content')) issues.push({ path: 'body.content', message: 'is required' });
-  if (rec.committer !== undefined && typeof rec.committer !== 'string') issues.push({ path: 'body.committer', message: 'expected an identity wref string' });
-  if (issues.length > 0) throw new ValidationError(issues);
-  return typeof rec.committer === 'string' ? { content: rec.content, committer: rec.committer } : { content: rec.content };
 }
