@@ -1,28 +1,54 @@
 import { defineConfig, type Options } from 'tsup';
 
+// Optional peers (pg, vitest, the web frameworks) are the user's own install: never bundled.
+const peers = ['pg', 'vitest', 'express', 'hono', 'fastify', '@modelcontextprotocol/sdk'];
+
 const common: Options = {
   clean: false,
   sourcemap: false,
   treeshake: true,
   target: 'node20',
   platform: 'node',
-  external: ['pg', 'vitest'],
+  external: peers,
+};
+
+// One entry per public subpath; optional parts stay out of the root bundle.
+const library = {
+  index: 'src/index.ts',
+  postgres: 'src/postgres/index.ts',
+  express: 'src/express/index.ts',
+  hono: 'src/hono/index.ts',
+  fastify: 'src/fastify/index.ts',
+  // svc-auth/mcp: the MCP SDK stays an external, optional peer; in this build so it shares
+  // the root's chunks (a Principal made by the root's createAuth is recognised).
+  mcp: 'src/mcp/index.ts',
 };
 
 export default defineConfig([
   {
     ...common,
-    // One entry per public subpath; optional parts (postgres, testing) stay out of the root bundle.
-    entry: {
-      index: 'src/index.ts',
-      postgres: 'src/postgres/index.ts',
-      // svc-auth/mcp: the MCP SDK stays an external, optional peer; shares the root's chunks (same Principal slots).
-      mcp: 'src/mcp/index.ts',
-    },
-    format: ['esm', 'cjs'],
+    entry: library,
+    format: ['esm'],
     dts: true,
     // Shared chunks: an error class thrown by svc-auth/postgres must be the same class the root exports (instanceof).
     splitting: true,
+    // fastify-plugin is a small CommonJS helper with no dependencies: bundled into
+    // svc-auth/fastify so that users install one package less, and so that no
+    // second copy of it (or version skew) can sit between their fastify and ours.
+    noExternal: ['fastify-plugin'],
+  },
+  {
+    ...common,
+    entry: library,
+    format: ['cjs'],
+    // The declarations name no jose type (tokens/types.ts declares JWK): a CommonJS
+    // TypeScript consumer (module node16) may not import types from an ESM-only package.
+    dts: true,
+    splitting: true,
+    // jose is ESM-only: Node 20.0-20.18 cannot require() it (ERR_REQUIRE_ESM), yet
+    // `engines` admits them. The CommonJS build carries its own copy of jose so that
+    // require('svc-auth') works on every Node >= 20; the ESM build imports jose.
+    noExternal: ['jose', 'fastify-plugin'],
   },
   {
     ...common,
@@ -39,6 +65,7 @@ export default defineConfig([
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
     // `svc serve` mounts /mcp: the MCP SDK is bundled here, so the installed `svc` needs no optional peer.
+    external: ['pg', 'vitest'],
     noExternal: [/^@modelcontextprotocol\/sdk/],
     dts: false,
     splitting: false,

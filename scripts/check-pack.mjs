@@ -34,18 +34,63 @@ try {
   writeFileSync(join(app, 'cjs.cjs'), `const m = require('svc-auth');\n${probe(names)}\nconsole.log('cjs ok', Object.keys(m).length, 'exports');\n`);
   console.log(run('node', ['esm.mjs'], app).trim());
   console.log(run('node', ['cjs.cjs'], app).trim());
+  // Node 20.0-20.18 cannot require() an ES module; this flag makes Node 20.20 refuse the same way.
+  // `engines` admits those versions, so every CommonJS entry must load without require(esm).
+  const oldNode = ['--no-experimental-require-module'];
+  console.log(run('node', [...oldNode, 'cjs.cjs'], app).trim(), '(without require(esm), as Node < 20.19)');
   // `svc serve` mounts /mcp with the MCP SDK bundled into the CLI: it must answer before the optional peer is installed.
   if (existsSync(join(app, 'node_modules', '@modelcontextprotocol'))) throw new Error('the optional MCP SDK peer was installed with svc-auth');
   console.log(await checkServeMcp(join(app, 'node_modules', '.bin', 'svc'), work));
   // Optional peers a user of a subpath installs themselves (svc-auth/testing needs vitest, svc-auth/mcp the MCP SDK).
-  const peers = { testing: [`vitest@${pkg.devDependencies.vitest}`], mcp: [`@modelcontextprotocol/sdk@${pkg.devDependencies['@modelcontextprotocol/sdk']}`] };
+  const dev = (name) => `${name}@${pkg.devDependencies[name]}`;
+  const peers = {
+    testing: [dev('vitest')],
+    express: [dev('express'), dev('@types/express')],
+    hono: [dev('hono')],
+    fastify: [dev('fastify')],
+    mcp: [dev('@modelcontextprotocol/sdk')],
+  };
   for (const [sub, subNames] of Object.entries(pkg.checkSubpaths ?? {})) {
     if (peers[sub]) run('npm', ['install', '--no-audit', '--no-fund', '--silent', ...peers[sub]], app);
     writeFileSync(join(app, 'sub.mjs'), `import * as m from 'svc-auth/${sub}';\n${probe(subNames)}\nconsole.log('esm svc-auth/${sub} ok');\n`);
     writeFileSync(join(app, 'sub.cjs'), `const m = require('svc-auth/${sub}');\n${probe(subNames)}\nconsole.log('cjs svc-auth/${sub} ok');\n`);
     console.log(run('node', ['sub.mjs'], app).trim());
-    if (pkg.exports[`./${sub}`].require) console.log(run('node', ['sub.cjs'], app).trim());
+    if (pkg.exports[`./${sub}`].require) {
+      console.log(run('node', ['sub.cjs'], app).trim());
+      console.log(run('node', [...oldNode, 'sub.cjs'], app).trim(), '(without require(esm))');
+    }
   }
+
+  // A CommonJS TypeScript consumer (module node16, skipLibCheck false) type-checks against the
+  // .d.cts declarations of every CommonJS entry, the framework types included.
+  run('npm', ['install', '--no-audit', '--no-fund', '--silent', dev('typescript'), dev('@types/node'), dev('pg'), dev('@types/pg')], app);
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
+      files: ['consumer.ts'],
+    }),
+  );
+  writeFileSync(
+    join(app, 'consumer.ts'),
+    [
+      "import { createAuth, generateKeyRing, requireAuth, findTokens, type Permission } from 'svc-auth';",
+      "import { PostgresTokenStore } from 'svc-auth/postgres';",
+      "import * as forExpress from 'svc-auth/express';",
+      "import * as forHono from 'svc-auth/hono';",
+      "import * as forFastify from 'svc-auth/fastify';",
+      'export async function main(): Promise<number> {',
+      "  const auth = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });",
+      "  const read: Permission = 'repo:read';",
+      "  const guard = requireAuth(auth, { permission: read, resource: () => 'acme/web' });",
+      "  const mw = [forExpress.svcAuth(auth), forHono.svcAuth(auth), forFastify.svcAuth, forExpress.requirePermission(read, { resource: (req) => String(req.params.org) })];",
+      '  return [guard, mw, findTokens(""), PostgresTokenStore].length;',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], app);
+  console.log('a CommonJS TypeScript consumer (module node16, skipLibCheck false) type-checks');
   // What the README promises a store author: the conformance suite runs under their vitest.
   writeFileSync(
     join(app, 'memory.test.mjs'),

@@ -13,17 +13,17 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, ValidationError } from '../errors';
-import { decisionError, sendError, sendJson } from '../http';
-import { writeAnswer } from '../http/respond';
-import type { Principal } from '../policy/subject';
+import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, ValidationError, type ValidationIssue } from '../errors';
+import { sendError, sendJson } from '../http';
+import { finish, makeGate, makeRoute, principalOf, type GateObserver } from '../http/gate';
+import { nodeGuard, type NodeMiddleware } from '../http/middleware';
 import { redactTokens } from '../tokens/redact';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
-import { ThingStore } from './things';
 import { mountMcp } from './mcp';
+import { readJson, segments, writeInput } from './server-input';
+import { ThingStore } from './things';
 
-/** Largest request body accepted (1 MiB); larger ones get 413. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from './server-input';
 
 /**
  * Options of {@link createDevServer}.
@@ -40,6 +40,12 @@ export interface DevServerOptions {
   env?: CliEnv;
   /** Receives one line per request (method, path, status, user, token name, decision). Default: none. */
   log?: (line: string) => void;
+  /**
+   * Extra routes by exact path (for example `/mcp`), tried before the built-in
+   * ones. Each handler answers its request itself; an error it throws is
+   * answered per H2.
+   */
+  routes?: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>;
 }
 
 /**
@@ -67,8 +73,11 @@ interface Trace {
   reason?: string;
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse, trace: Trace) => Promise<void>;
+/** A request after routing: the route's own parameters, never re-read from the URL. */
+type Routed = IncomingMessage & { params: { org: string; repo: string; name: string } };
+type Handler = (req: Routed, res: ServerResponse) => Promise<void>;
 interface Route {
+  params: Routed['params'];
   methods: Record<string, Handler>;
 }
 
@@ -89,84 +98,120 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
   const things = new ThingStore(dev.home);
   const log = options.log;
 
-  async function principal(req: IncomingMessage, trace: Trace): Promise<Principal> {
-    const p = await dev.auth.authenticateRequest(req);
-    trace.user = p.userId;
-    trace.token = p.tokenName ?? p.kind;
-    return p;
-  }
-
-  /** Authorize or answer the refusal; true when the handler may go on. */
-  function allowed(p: Principal, res: ServerResponse, trace: Trace, resource: string, permission: string, thing?: string): boolean {
-    const d = dev.auth.authorize(p, resource, permission, thing);
-    if (d.allowed) {
-      trace.reason = 'allow';
-      return true;
+  // Every route goes through the library's own guard (requireAuth's machinery):
+  // authenticate -> authorize on the route's parameters -> H2 answers. The
+  // observer only feeds the log line; it decides nothing.
+  const traces = new WeakMap<object, Trace>();
+  const observe: GateObserver = (req, event) => {
+    const trace = typeof req === 'object' && req !== null ? traces.get(req) : undefined;
+    if (trace === undefined) return;
+    if (event.principal) {
+      trace.user = event.principal.userId;
+      trace.token = event.principal.tokenName ?? event.principal.kind;
     }
-    trace.reason = d.reason;
-    writeAnswer(res, decisionError(d));
-    return false;
-  }
+    trace.reason = event.reason;
+  };
+  const guard = (check?: { permission: 'repo:read' | 'repo:write'; thing?: true }): NodeMiddleware<Routed> => {
+    const issues: ValidationIssue[] = [];
+    const gate = makeGate(dev.auth, {}, issues, observe);
+    const route =
+      check === undefined
+        ? undefined
+        : makeRoute<Routed>(
+            {
+              permission: check.permission,
+              resource: (req: Routed) => `${req.params.org}/${req.params.repo}`,
+              ...(check.thing ? { thing: (req: Routed) => req.params.name } : {}),
+            },
+            issues,
+            true,
+          );
+    finish(issues);
+    return nodeGuard<Routed>({ gate, route });
+  };
+  const signedIn = guard();
+  const readRepo = guard({ permission: 'repo:read' });
+  const readThing = guard({ permission: 'repo:read', thing: true });
+  const writeThing = guard({ permission: 'repo:write', thing: true });
+
+  /** Runs `body` behind `g`; the log line learns who it was. */
+  const behind = (g: NodeMiddleware<Routed>, body: (req: Routed, res: ServerResponse) => Promise<void>): Handler =>
+    (req, res) =>
+      g(req, res, async () => {
+        const p = principalOf(req);
+        const trace = traces.get(req);
+        if (trace !== undefined) {
+          trace.user = p.userId;
+          trace.token = p.tokenName ?? p.kind;
+          trace.reason ??= 'allow';
+        }
+        try {
+          await body(req, res);
+        } catch (err) {
+          if (trace !== undefined) trace.reason = reasonOf(err);
+          throw err;
+        }
+      });
 
   function route(path: string): Route | undefined {
     const segs = segments(path);
     if (segs === undefined || segs[0] !== 'api') return undefined;
     if (segs.length === 2 && segs[1] === 'whoami') {
       return {
+        params: { org: '', repo: '', name: '' },
         methods: {
-          GET: async (req, res, trace) => {
-            const p = await principal(req, trace);
-            trace.reason = 'allow';
+          GET: behind(signedIn, async (req, res) => {
+            const p = principalOf(req);
             sendJson(res, 200, { kind: p.kind, user: p.userId, token: p.tokenName ?? null });
-          },
+          }),
         },
       };
     }
     if (segs[1] !== 'repos' || segs.length < 5) return undefined;
     const [org, repo, what] = [segs[2] as string, segs[3] as string, segs[4] as string];
-    const resource = `${org}/${repo}`;
-    const key = resource.toLowerCase();
+    const key = `${org}/${repo}`.toLowerCase();
     if (what === 'head' && segs.length === 5) {
       return {
+        params: { org, repo, name: '' },
         methods: {
-          GET: async (req, res, trace) => {
-            const p = await principal(req, trace);
-            if (!allowed(p, res, trace, resource, 'repo:read')) return;
+          GET: behind(readRepo, async (_req, res) => {
             sendJson(res, 200, { org: org.toLowerCase(), repo: repo.toLowerCase(), head: await things.head(key) });
-          },
+          }),
         },
       };
     }
     if (what !== 'things' || segs.length < 7) return undefined;
     const name = segs.slice(5).join('/');
     return {
+      params: { org, repo, name },
       methods: {
-        GET: async (req, res, trace) => {
-          const p = await principal(req, trace);
-          if (!allowed(p, res, trace, resource, 'repo:read', name)) return;
+        GET: behind(readThing, async (_req, res) => {
           const thing = await things.get(key, name);
           if (thing === undefined) throw new NotFoundError(`no thing ${name} in ${key}`);
           sendJson(res, 200, { name: thing.name, content: thing.content, commit: thing.commit });
-        },
-        PUT: async (req, res, trace) => {
-          const p = await principal(req, trace);
-          if (!allowed(p, res, trace, resource, 'repo:write', name)) return;
+        }),
+        PUT: behind(writeThing, async (req, res) => {
           const body = await readJson(req, res);
           if (body === undefined) return;
           const { content, committer: override } = writeInput(body);
-          const committer = dev.auth.committer(p, override);
+          const committer = dev.auth.committer(principalOf(req), override);
           const thing = await things.put(key, name, content, committer);
           sendJson(res, 200, { commit: thing.commit, committer: thing.committer });
-        },
+        }),
       },
     };
   }
 
+  const extra = options.routes ?? {};
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const trace: Trace = {};
+    traces.set(req, trace);
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     try {
+      const own = Object.hasOwn(extra, path) ? extra[path] : undefined;
+      if (own !== undefined) return await own(req, res);
       const r = route(path);
       if (r === undefined) throw new NotFoundError('no such endpoint');
       const handler = Object.hasOwn(r.methods, method) ? r.methods[method] : undefined;
@@ -175,9 +220,11 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
         sendJson(res, 405, { error: 'method_not_allowed', message: `use ${Object.keys(r.methods).join(' or ')}` }, { allow: Object.keys(r.methods).join(', ') });
         return;
       }
-      await handler(req, res, trace);
+      const routed = req as Routed;
+      routed.params = r.params;
+      await handler(routed, res);
     } catch (err) {
-      trace.reason ??= err instanceof AuthenticationError ? err.reason : err instanceof SvcAuthError ? err.code : 'internal';
+      trace.reason ??= reasonOf(err);
       sendError(res, err);
     } finally {
       if (log !== undefined) {
@@ -224,71 +271,6 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
   };
 }
 
-/** Path segments, percent-decoded; `undefined` when a segment does not decode or hides a `/`. */
-function segments(path: string): string[] | undefined {
-  if (!path.startsWith('/')) return undefined;
-  const out: string[] = [];
-  for (const raw of path.slice(1).split('/')) {
-    let s: string;
-    try {
-      s = decodeURIComponent(raw);
-    } catch {
-      return undefined;
-    }
-    if (s.includes('/')) return undefined;
-    out.push(s);
-  }
-  return out;
-}
-
-/** The JSON body, or `undefined` after answering 413 for a body over {@link MAX_BODY_BYTES}. */
-async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-  const tooLarge = (): undefined => {
-    sendJson(res, 413, { error: 'too_large', message: `the body is larger than ${MAX_BODY_BYTES} bytes` }, { connection: 'close' });
-    return undefined;
-  };
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) return tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return tooLarge();
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    throw new ValidationError([{ path: 'body', message: 'expected a JSON object {"content", "committer"?}' }]);
-  }
-}
-
-function writeInput(body: unknown): { content: unknown; committer?: string } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ValidationError([{ path: 'body', message: 'expected a JSON object {"content", "committer"?}' }]);
-  }
-  const rec = body as Record<string, unknown>;
-  const issues = Object.keys(rec)
-    .filter((k) => k !== 'content' && k !== 'committer')
-    .map((k) => ({ path: `body.${k.slice(0, 64)}`, message: 'unknown field' }));
-  if (!Object.hasOwn(rec, 'content')) issues.push({ path: 'body.content', message: 'is required' });
-  if (rec.committer !== undefined && typeof rec.committer !== 'string') issues.push({ path: 'body.committer', message: 'expected an identity wref string' });
-  if (tooDeep(rec.content, MAX_CONTENT_DEPTH)) issues.push({ path: 'body.content', message: `nested deeper than ${MAX_CONTENT_DEPTH} levels` });
-  if (issues.length > 0) throw new ValidationError(issues);
-  return typeof rec.committer === 'string' ? { content: rec.content, committer: rec.committer } : { content: rec.content };
-}
-
-/** Deepest JSON nesting a thing's content may have: deeper would overflow the stack when stored (a 500). */
-const MAX_CONTENT_DEPTH = 64;
-
-function tooDeep(value: unknown, limit: number): boolean {
-  // Iterative, so that measuring a hostile value cannot itself overflow the stack.
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop() as [unknown, number];
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth >= limit) return true;
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return false;
+function reasonOf(err: unknown): string {
+  return err instanceof AuthenticationError ? err.reason : err instanceof SvcAuthError ? err.code : 'internal';
 }

@@ -13,6 +13,7 @@ import {
   type ValidationIssue,
 } from '../errors';
 import type { Decision } from '../policy/decision';
+import { isHeaderProblem } from '../service/bearer';
 
 /** The JSON body of every error answer: `{ "error": code, "message": text }`, plus details when known. */
 export interface HttpErrorBody {
@@ -33,13 +34,45 @@ export interface HttpError {
   body: HttpErrorBody;
 }
 
-const REALM = 'Bearer realm="svc"';
+/** The realm of every challenge unless a guard or adapter is given another (`realm` option). */
+export const DEFAULT_REALM = 'svc';
+
+/** Options of {@link httpError} and {@link decisionError}. */
+export interface HttpErrorOptions {
+  /** The `realm` of the `WWW-Authenticate` challenge on 401 and 403. Default `'svc'`. */
+  realm?: string;
+}
+
+/**
+ * Whether `realm` can stand in `Bearer realm="…"` as it is: 1 to 128
+ * printable ASCII characters, no `"` and no `\` (RFC 9110 quoted-string
+ * without escapes), so a realm can never break or extend the header.
+ *
+ * @example
+ * ```ts
+ * isRealm('svc');       // true
+ * isRealm('a"b');       // false
+ * ```
+ */
+export function isRealm(realm: unknown): realm is string {
+  if (typeof realm !== 'string' || realm.length === 0 || realm.length > 128) return false;
+  for (let i = 0; i < realm.length; i++) {
+    const c = realm.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
+
+function challenge(options: HttpErrorOptions | undefined): string {
+  const realm = options?.realm;
+  return `Bearer realm="${isRealm(realm) ? realm : DEFAULT_REALM}"`;
+}
 
 // Fixed texts rather than err.message: RFC 6750 error_description must be a
 // plain quoted-string, and a fixed text can never carry a token by accident.
 const AUTH_TEXT: Record<AuthenticationReason, string> = {
   missing: 'a bearer token is required',
-  malformed: 'the Authorization header is not a valid bearer credential',
+  malformed: 'the token is malformed',
   signature: 'the token is not valid',
   expired: 'the token has expired',
   revoked: 'the token has been revoked',
@@ -75,18 +108,32 @@ function answer(status: number, body: HttpErrorBody, extra?: Record<string, stri
   return made;
 }
 
-function authAnswer(given: AuthenticationReason): HttpError {
+// The header itself is wrong (another scheme, two tokens): a different text
+// from a well-formed header whose token is bad, same reason code.
+const HEADER_TEXT = 'the Authorization header is not a valid bearer credential';
+
+function authAnswer(given: AuthenticationReason, options: HttpErrorOptions | undefined, headerProblem = false): HttpError {
   const reason: AuthenticationReason = Object.hasOwn(AUTH_TEXT, given) ? given : 'malformed';
-  const text = AUTH_TEXT[reason];
+  const text = reason === 'malformed' && headerProblem ? HEADER_TEXT : AUTH_TEXT[reason];
+  const realm = challenge(options);
   // RFC 6750 §3.1: no error code when the request carried no credential at all.
-  const challenge = reason === 'missing' ? REALM : `${REALM}, error="invalid_token", error_description="${text}"`;
-  return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': challenge });
+  const value = reason === 'missing' ? realm : `${realm}, error="invalid_token", error_description="${text}"`;
+  return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': value });
 }
 
-function forbiddenAnswer(message: string, reason?: string): HttpError {
+function forbiddenAnswer(message: string, options: HttpErrorOptions | undefined, reason?: string): HttpError {
   const body: HttpErrorBody = { error: 'forbidden', message };
   if (reason !== undefined) body.reason = reason;
-  return answer(403, body, { 'www-authenticate': `${REALM}, error="insufficient_scope"` });
+  return answer(403, body, { 'www-authenticate': `${challenge(options)}, error="insufficient_scope"` });
+}
+
+// An answer built for one realm, passed through for another (a guard with its
+// own realm given `decisionError(d)`): same answer, the challenge re-realmed.
+function reRealm(made: HttpError, options: HttpErrorOptions | undefined): HttpError {
+  const value = made.headers['www-authenticate'];
+  if (value === undefined || options?.realm === undefined) return made;
+  const rest = value.replace(/^Bearer realm="[^"]*"/, '');
+  return answer(made.status, made.body, { ...made.headers, 'www-authenticate': `${challenge(options)}${rest}` });
 }
 
 /**
@@ -106,6 +153,7 @@ function forbiddenAnswer(message: string, reason?: string): HttpError {
  * or stack could hold secrets. Log it yourself if you need it. An answer this
  * module built (for example by `decisionError`) is returned as it is, so
  * `errorResponse(decisionError(d))` and `sendError(res, decisionError(d))` work.
+ * `options.realm` names the realm of the challenge (default `svc`).
  *
  * @example
  * ```ts
@@ -115,25 +163,25 @@ function forbiddenAnswer(message: string, reason?: string): HttpError {
  * // body = { error: 'authentication', message: 'the token has expired', reason: 'expired' }
  * ```
  */
-export function httpError(err: unknown): HttpError {
+export function httpError(err: unknown, options?: HttpErrorOptions): HttpError {
   try {
-    if (typeof err === 'object' && err !== null && OURS.has(err as HttpError)) return err as HttpError;
-    return ownAnswer(err) ?? internal();
+    if (typeof err === 'object' && err !== null && OURS.has(err as HttpError)) return reRealm(err as HttpError, options);
+    return ownAnswer(err, options) ?? internal();
   } catch {
     // A hostile error object (throwing getters) still gets an answer.
     return internal();
   }
 }
 
-function ownAnswer(err: unknown): HttpError | undefined {
+function ownAnswer(err: unknown, options: HttpErrorOptions | undefined): HttpError | undefined {
   if (!(err instanceof SvcAuthError)) return undefined;
-  if (err instanceof AuthenticationError) return authAnswer(err.reason);
+  if (err instanceof AuthenticationError) return authAnswer(err.reason, options, isHeaderProblem(err));
   const message = scrub(String(err.message));
   switch (err.code) {
     case 'authentication':
-      return authAnswer('malformed');
+      return authAnswer('malformed', options);
     case 'forbidden':
-      return forbiddenAnswer(message);
+      return forbiddenAnswer(message, options);
     case 'validation': {
       const body: HttpErrorBody = { error: 'validation', message };
       if (err instanceof ValidationError) {
@@ -181,14 +229,14 @@ const DENY_TEXT: Record<string, string> = {
  * }
  * ```
  */
-export function decisionError(decision: Decision): HttpError {
+export function decisionError(decision: Decision, options?: HttpErrorOptions): HttpError {
   let allowed: unknown;
   let reason: unknown;
   try {
     allowed = decision.allowed;
     reason = (decision as { reason?: unknown }).reason;
   } catch {
-    return forbiddenAnswer('forbidden');
+    return forbiddenAnswer('forbidden', options);
   }
   if (allowed === true) throw new ValidationError([{ path: 'decision', message: 'an allowing decision is not an error' }]);
   if (reason === 'invalid') {
@@ -199,7 +247,7 @@ export function decisionError(decision: Decision): HttpError {
     });
   }
   if (typeof reason === 'string' && Object.hasOwn(DENY_TEXT, reason)) {
-    return forbiddenAnswer(DENY_TEXT[reason] ?? 'forbidden', reason);
+    return forbiddenAnswer(DENY_TEXT[reason] ?? 'forbidden', options, reason);
   }
-  return forbiddenAnswer('forbidden');
+  return forbiddenAnswer('forbidden', options);
 }

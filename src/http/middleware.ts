@@ -1,62 +1,85 @@
 /**
- * Small route guards over the `Auth` interface: one for node/Express/connect
- * handlers, one for fetch handlers. Options are checked once, when the guard
- * is built; each request then authenticates, optionally authorizes, and maps
- * every failure per H2.
+ * Small route guards over the `Auth` interface: one for node:http, connect and
+ * Express-style handlers, one for fetch handlers. Options are checked once,
+ * when the guard is built; each request then authenticates, optionally
+ * authorizes, and maps every failure per H2 (see `gate.ts`).
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AuthenticationError, ValidationError, type ValidationIssue } from '../errors';
-import { isPermission, type Permission } from '../vocabulary';
+import { ValidationError, type ValidationIssue } from '../errors';
+import type { Permission } from '../vocabulary';
 import type { Principal } from '../policy/subject';
-import type { Decision } from '../policy/decision';
 import type { Auth } from '../service/types';
-import { decisionError, httpError, type HttpError } from './errors';
+import { httpError } from './errors';
+import {
+  EXPIRATION_HEADER,
+  GUARD_KEYS,
+  admit,
+  attach,
+  expiration,
+  failed,
+  finish,
+  makeGate,
+  makeRoute,
+  permit,
+  readOptions,
+  report,
+  type Gate,
+  type GuardOptions,
+  type RouteCheck,
+} from './gate';
 import { toResponse, writeAnswer } from './respond';
 
 /**
  * What a guard checks beyond authentication. Give `permission` and `resource`
- * together to authorize every request; leave all three out to authenticate only.
+ * together to authorize every request; leave all three out to authenticate
+ * only. `R` is your framework's request type, so that `resource` can read
+ * route parameters: `(req: express.Request) => \`${req.params.org}/${req.params.repo}\``.
  */
-export interface AuthCheck<R> {
+export interface AuthCheck<R> extends Omit<GuardOptions, 'optional'> {
   /** The permission the route needs, e.g. `'repo:read'`. */
   permission?: Permission;
-  /** The resource of this request: `"org/repo"` for repo permissions, `"org"` for org permissions. */
+  /**
+   * The resource of this request: `"org/repo"` for repo permissions, `"org"`
+   * for org permissions. Read it from route parameters, never from a URL a
+   * framework rewrites (`req.url` under an Express mount drops the prefix).
+   */
   resource?: (req: R) => string;
   /** The thing name of this request, if it touches one (checked against `allowedMatches`). */
   thing?: (req: R) => string | undefined;
-  /**
-   * Called with the original error whenever the answer is a 5xx (a store outage,
-   * a bug in a handler), so you can log what the client is never shown.
-   */
-  onError?: (err: unknown) => void;
 }
 
-/** An Express/connect-compatible middleware. It never rejects. */
-export type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => Promise<void>;
+/**
+ * A node:http, connect or Express middleware. It never rejects: whatever
+ * `next` throws or returns as a rejected promise is answered per H2.
+ */
+export type NodeMiddleware<R extends IncomingMessage = IncomingMessage> = (
+  req: R,
+  res: ServerResponse,
+  next: (err?: unknown) => unknown,
+) => Promise<void>;
 
 /** A fetch handler that also receives the authenticated principal. */
 export type AuthedFetchHandler = (req: Request, principal: Principal) => Response | Promise<Response>;
 
-const principals = new WeakMap<object, Principal>();
+const CHECK_KEYS = ['permission', 'resource', 'thing', ...GUARD_KEYS.filter((k) => k !== 'optional')];
 
-/**
- * The principal a guard ({@link requireAuth} or {@link withAuth}) attached to
- * this request.
- *
- * @throws AuthenticationError reason `missing` when no guard accepted this request: fails closed.
- *
- * @example
- * ```ts
- * app.get('/api/whoami', requireAuth(auth), (req, res) => {
- *   res.json({ user: principalOf(req).userId });
- * });
- * ```
- */
-export function principalOf(req: IncomingMessage | Request): Principal {
-  const p = typeof req === 'object' && req !== null ? principals.get(req) : undefined;
-  if (p === undefined) throw new AuthenticationError('missing', 'no guard authenticated this request');
-  return p;
+/** @internal a built guard: the shared gate and the route check, if any. */
+export interface NodeGuardParts<R> {
+  gate: Gate;
+  route: RouteCheck<R> | undefined;
+}
+
+function build<R>(auth: Auth, options: AuthCheck<R> | undefined): NodeGuardParts<R> {
+  const issues: ValidationIssue[] = [];
+  const rec = readOptions(options, CHECK_KEYS, issues);
+  const gate = makeGate(auth, rec, issues);
+  const route = makeRoute<R>(rec, issues, false);
+  if (route !== undefined && typeof auth === 'object' && auth !== null && typeof auth.authorize !== 'function') {
+    issues.push({ path: 'auth', message: 'must have authorize() to check a permission' });
+  }
+  finish(issues);
+  return { gate, route };
 }
 
 /**
@@ -75,26 +98,33 @@ export function principalOf(req: IncomingMessage | Request): Principal {
  * import { requireAuth, principalOf } from 'svc-auth';
  * const app = express();
  * app.get('/api/repos/:org/:repo/head',
- *   requireAuth(auth, { permission: 'repo:read', resource: (req) => `${req.params.org}/${req.params.repo}` }),
- *   (req, res) => res.json({ head: 'abc123', user: principalOf(req).userId }));
+ *   requireAuth(auth, { permission: 'repo:read', resource: (req: express.Request) => `${req.params.org}/${req.params.repo}` }),
+ *   (req, res) => { res.json({ head: 'abc123', user: principalOf(req).userId }); });
  * ```
  */
-export function requireAuth(auth: Auth, options?: AuthCheck<IncomingMessage>): NodeMiddleware {
-  const check = validate(auth, options);
+export function requireAuth<R extends IncomingMessage = IncomingMessage>(auth: Auth, options?: AuthCheck<R>): NodeMiddleware<R> {
+  return nodeGuard(build(auth, options));
+}
+
+/** @internal the node middleware over built parts (the dev server builds its own gate). */
+export function nodeGuard<R extends IncomingMessage>({ gate, route }: NodeGuardParts<R>): NodeMiddleware<R> {
   return async (req, res, next) => {
-    const outcome = await guard(auth, check, req);
-    if ('answer' in outcome) {
-      writeAnswer(res, outcome.answer);
-      return;
+    const admitted = await admit(gate, req);
+    if ('answer' in admitted) return writeAnswer(res, admitted.answer);
+    const { principal } = admitted;
+    if (route !== undefined) {
+      const refused = permit(gate, principal, route, req);
+      if (refused !== undefined) return writeAnswer(res, refused);
     }
-    principals.set(req, outcome.principal);
+    attach(req, gate, principal);
+    const expires = expiration(gate, principal);
+    if (expires !== undefined && !res.headersSent) res.setHeader(EXPIRATION_HEADER, expires);
     try {
-      next();
+      // Await whatever next returns: an async handler's rejection is answered here
+      // instead of escaping as an unhandled rejection that ends the process.
+      await next();
     } catch (err) {
-      // Express catches its handlers' errors itself; a bare connect-like chain may not.
-      const answer = httpError(err);
-      if (answer.status >= 500) report(check, err);
-      writeAnswer(res, answer);
+      writeAnswer(res, failed(gate, err));
     }
   };
 }
@@ -122,93 +152,43 @@ export function withAuth(
   handler: AuthedFetchHandler,
   options?: AuthCheck<Request>,
 ): (req: Request) => Promise<Response> {
-  const check = validate(auth, options);
+  const { gate, route } = build(auth, options);
   if (typeof handler !== 'function') {
     throw new ValidationError([{ path: 'handler', message: 'must be a function (req, principal) => Response' }]);
   }
   return async (req) => {
-    const outcome = await guard(auth, check, req);
-    if ('answer' in outcome) return toResponse(outcome.answer);
-    principals.set(req, outcome.principal);
-    try {
-      const res: unknown = await handler(req, outcome.principal);
-      if (res instanceof Response) return res;
-      report(check, new ValidationError([{ path: 'handler', message: 'did not return a Response' }]));
-      return toResponse(httpError(undefined));
-    } catch (err) {
-      const answer = httpError(err);
-      if (answer.status >= 500) report(check, err);
-      return toResponse(answer);
+    const admitted = await admit(gate, req);
+    if ('answer' in admitted) return toResponse(admitted.answer);
+    const principal = admitted.principal as Principal;
+    if (route !== undefined) {
+      const refused = permit(gate, principal, route, req);
+      if (refused !== undefined) return toResponse(refused);
     }
+    attach(req, gate, principal);
+    let res: Response;
+    try {
+      const out: unknown = await handler(req, principal);
+      if (!(out instanceof Response)) {
+        report(gate, new ValidationError([{ path: 'handler', message: 'did not return a Response' }]));
+        return toResponse(httpError(undefined));
+      }
+      res = out;
+    } catch (err) {
+      return toResponse(failed(gate, err));
+    }
+    return withExpiration(res, expiration(gate, principal));
   };
 }
 
-type Outcome = { principal: Principal } | { answer: HttpError };
-
-async function guard<R extends IncomingMessage | Request>(auth: Auth, check: AuthCheck<R>, req: R): Promise<Outcome> {
+// Some Responses (Response.redirect, a proxied fetch answer) have immutable headers: copy those.
+function withExpiration(res: Response, expires: string | undefined): Response {
+  if (expires === undefined) return res;
   try {
-    const principal = await auth.authenticateRequest(req);
-    if (check.permission === undefined || check.resource === undefined) return { principal };
-    const resource = check.resource(req);
-    const thing = check.thing?.(req);
-    const decision: Decision = auth.authorize(principal, resource, check.permission, thing);
-    // Anything but an explicit allow is a denial: fail closed on a broken authorize.
-    if (decision?.allowed === true) return { principal };
-    return { answer: decisionError(decision) };
-  } catch (err) {
-    const answer = httpError(err);
-    if (answer.status >= 500) report(check, err);
-    return { answer };
-  }
-}
-
-function report(check: AuthCheck<never>, err: unknown): void {
-  if (check.onError === undefined) return;
-  try {
-    check.onError(err);
+    res.headers.set(EXPIRATION_HEADER, expires);
+    return res;
   } catch {
-    // A failing logger must not turn an answer into a crash.
+    const copy = new Response(res.body, res);
+    copy.headers.set(EXPIRATION_HEADER, expires);
+    return copy;
   }
-}
-
-const KEYS = new Set(['permission', 'resource', 'thing', 'onError']);
-
-function validate<R>(auth: Auth, options: AuthCheck<R> | undefined): AuthCheck<R> {
-  const issues: ValidationIssue[] = [];
-  if (typeof auth !== 'object' || auth === null || typeof auth.authenticateRequest !== 'function') {
-    issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
-  } else if (options?.permission !== undefined && typeof auth.authorize !== 'function') {
-    issues.push({ path: 'auth', message: 'must have authorize() to check a permission' });
-  }
-  if (options === undefined) {
-    if (issues.length > 0) throw new ValidationError(issues);
-    return {};
-  }
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new ValidationError([...issues, { path: 'options', message: 'must be an object' }]);
-  }
-  for (const key of Object.keys(options)) {
-    if (!KEYS.has(key)) issues.push({ path: `options.${key}`, message: 'is not a known option' });
-  }
-  const { permission, resource, thing, onError } = options;
-  if (permission !== undefined && !isPermission(permission)) {
-    issues.push({ path: 'options.permission', message: 'is not a permission' });
-  }
-  for (const [name, fn] of [['resource', resource], ['thing', thing], ['onError', onError]] as const) {
-    if (fn !== undefined && typeof fn !== 'function') issues.push({ path: `options.${name}`, message: 'must be a function' });
-  }
-  if ((permission === undefined) !== (resource === undefined)) {
-    issues.push({ path: 'options', message: 'give permission and resource together, or neither' });
-  }
-  if (thing !== undefined && permission === undefined) {
-    issues.push({ path: 'options.thing', message: 'needs permission and resource' });
-  }
-  if (issues.length > 0) throw new ValidationError(issues);
-  // A private copy: later changes to the caller's object cannot loosen the check.
-  const check: AuthCheck<R> = {};
-  if (permission !== undefined) check.permission = permission;
-  if (resource !== undefined) check.resource = resource;
-  if (thing !== undefined) check.thing = thing;
-  if (onError !== undefined) check.onError = onError;
-  return check;
 }

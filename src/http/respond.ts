@@ -91,8 +91,9 @@ export function sendError(res: ServerResponse, err: unknown): void {
   writeAnswer(res, httpError(err));
 }
 
-// CORS headers must survive, or a browser cannot even read the 401.
-const KEPT_ON_ERROR = /^(?:access-control-|vary$)/;
+// CORS headers must survive, or a browser cannot even read the 401; so does
+// the credential's expiry, which a guard set once the credential was accepted.
+const KEPT_ON_ERROR = /^(?:access-control-|vary$|svc-token-expiration$)/;
 
 /** @internal write a computed answer; never throws (see `sendError`). */
 export function writeAnswer(res: ServerResponse, answer: HttpError): void {

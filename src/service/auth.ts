@@ -101,7 +101,12 @@ export function createAuth(options: AuthOptions): Auth {
   function stateOf(p: Principal): PrincipalState {
     const state = principals.stateOf(p);
     if (state === undefined) {
-      throw new ValidationError([{ path: 'principal', message: 'not a principal returned by this auth instance (copies are refused)' }]);
+      // The usual slip is passing the token text: say what is expected instead of "not a principal".
+      const message =
+        typeof p === 'object' && p !== null
+          ? 'not a principal returned by this auth instance (copies are refused)'
+          : `expected the Principal that auth.authenticate() returned, got ${p === null ? 'null' : typeof p}`;
+      throw new ValidationError([{ path: 'principal', message }]);
     }
     return state;
   }

@@ -1,8 +1,9 @@
 /**
  * Bearer credentials out of an `Authorization` header (rule H1, RFC 6750).
  *
- * Lives in the service layer because `auth.authenticateRequest` uses it; it
- * must not import from the HTTP layer above. Every failure is an
+ * Lives in the service layer, not the HTTP layer (7), on purpose:
+ * `auth.authenticateRequest` (layer 6) parses the header, and an import never
+ * points up a layer. The HTTP layer and the framework adapters use it from here. Every failure is an
  * {@link AuthenticationError}; no message ever quotes the header, since it
  * may hold a real token.
  * @module
@@ -17,22 +18,65 @@ export const MAX_BEARER_TOKEN_LENGTH = 8 * 1024;
 // token. A little slack would not help anyone and would let longer input in.
 const MAX_HEADER_LENGTH = 'Bearer '.length + MAX_BEARER_TOKEN_LENGTH;
 
-// RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token. The scheme is
-// case-insensitive (RFC 9110 §11.1); b64token is token68. Several spaces are
-// legal between scheme and token; a tab or anything after the token is not.
-// Linear: no two quantifiers can match the same character.
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+// RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token, scheme case-insensitive
+// (RFC 9110 §11.1), b64token = token68. RFC 9110 §5.5: leading and trailing OWS
+// (SP / HTAB) is not part of a field value; node and fetch strip it already, a
+// raw string from elsewhere may not. The header comes from the network, so it
+// is read in one forward pass with no regular expression: the cost is linear
+// in its length by construction (a trim regex such as /^[ \t]+|[ \t]+$/g
+// retries at every space of `Bearer a<8,000 spaces>b`, which is quadratic).
 
-// RFC 9110 §5.5: leading and trailing OWS (SP / HTAB) is not part of a field
-// value. Node and fetch strip it already; a raw string from elsewhere may not.
-const OWS_EDGES = /^[ \t]+|[ \t]+$/g;
+const SPACE = 0x20;
+const TAB = 0x09;
+const EQUALS = 0x3d;
+const SCHEME = 'bearer';
+
+function isOws(c: number): boolean {
+  return c === SPACE || c === TAB;
+}
+
+// token68 minus the trailing '=' padding: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/".
+function isToken68(c: number): boolean {
+  return (
+    (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) ||
+    c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e || c === 0x2b || c === 0x2f
+  );
+}
+
+function hasScheme(value: string, at: number): boolean {
+  for (let k = 0; k < SCHEME.length; k++) {
+    // ASCII letters only: setting bit 0x20 lowercases A-Z and leaves a-z as they are.
+    if ((value.charCodeAt(at + k) | 0x20) !== SCHEME.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+// Marks refusals about the header itself (another scheme, two tokens, bad
+// characters), as opposed to a well-formed header whose token is bad. The
+// HTTP layer words the two differently; both stay reason 'malformed'.
+const HEADER_PROBLEMS = new WeakSet<AuthenticationError>();
+
+/**
+ * True when `err` refused the `Authorization` header itself rather than the
+ * token it carried.
+ *
+ * @example
+ * ```ts
+ * try { parseAuthorization('Basic x'); } catch (err) { isHeaderProblem(err); } // true
+ * ```
+ */
+export function isHeaderProblem(err: unknown): boolean {
+  return err instanceof AuthenticationError && HEADER_PROBLEMS.has(err);
+}
 
 function missing(): AuthenticationError {
   return new AuthenticationError('missing', 'no bearer credential was sent');
 }
 
 function malformed(why: string): AuthenticationError {
-  return new AuthenticationError('malformed', `the Authorization header is not a valid bearer credential: ${why}`);
+  const err = new AuthenticationError('malformed', `the Authorization header is not a valid bearer credential: ${why}`);
+  HEADER_PROBLEMS.add(err);
+  return err;
 }
 
 /**
@@ -77,13 +121,27 @@ function parseValue(value: unknown): string {
   }
   if (typeof value !== 'string') throw malformed('the header value is not text');
   if (value.length > MAX_HEADER_LENGTH) throw malformed('the credential is longer than 8 KiB');
-  const trimmed = value.replace(OWS_EDGES, '');
-  if (trimmed === '') throw missing();
-  const match = BEARER.exec(trimmed);
-  if (match === null || match[1] === undefined) {
-    throw malformed('expected "Bearer" followed by one token');
-  }
-  return match[1];
+  return scan(value);
+}
+
+/** One forward pass over a string of at most MAX_HEADER_LENGTH characters. */
+function scan(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && isOws(value.charCodeAt(start))) start++;
+  while (end > start && isOws(value.charCodeAt(end - 1))) end--;
+  if (start === end) throw missing();
+  const shape = 'expected "Bearer" followed by one token';
+  if (end - start <= SCHEME.length || !hasScheme(value, start)) throw malformed(shape);
+  let i = start + SCHEME.length;
+  if (value.charCodeAt(i) !== SPACE) throw malformed(shape);
+  while (i < end && value.charCodeAt(i) === SPACE) i++;
+  const tokenStart = i;
+  while (i < end && isToken68(value.charCodeAt(i))) i++;
+  if (i === tokenStart) throw malformed(shape);
+  while (i < end && value.charCodeAt(i) === EQUALS) i++;
+  if (i !== end) throw malformed(shape);
+  return value.slice(tokenStart, end);
 }
 
 // A hostile or broken object (throwing getter, proxy trap) must never let its

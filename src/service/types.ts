@@ -73,6 +73,14 @@ export interface TokenApi {
 export interface Auth {
   authenticate(token: string): Promise<Principal>;
   authenticateRequest(req: Request | IncomingMessage): Promise<Principal>;
+  /**
+   * Decide one operation (A1-A5). `permission` is typed `string`, not
+   * `Permission`, on purpose: callers pass permissions read at run time (a
+   * route table, a config file, a request), and A1 promises that malformed
+   * input is decided `{ allowed: false, reason: 'invalid' }` rather than
+   * rejected. The framework adapters and guards take `Permission`, so a
+   * misspelt literal there fails to compile.
+   */
   authorize(p: Principal, resource: string, permission: string, thingName?: string): Decision;
   client(p: Principal): { token: TokenApi };
   issueSession(userId: string, opts?: { expiresIn?: string }): Promise<string>;

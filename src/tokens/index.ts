@@ -8,6 +8,6 @@ export { generateKeyRing, importKeyRing } from './keyring';
 export { TOKEN_TYPES, newTokenId } from './claims';
 export { mintToken } from './mint';
 export { TokenVerifier, MAX_TOKEN_CHARS, type TokenVerifierOptions } from './verify';
-export { TOKEN_PATTERN, TOKEN_PREFIX } from './pattern';
+export { TOKEN_PATTERN, TOKEN_PREFIX, findTokens } from './pattern';
 export { redactTokens, REDACTED } from './redact';
 export { LIFETIMES, parsePatExpiry, parseShortDuration, type Lifetime } from './duration';

@@ -3,7 +3,34 @@
  * kinds of JWT. Scopes never travel in a JWT; they live in the token record.
  * @module
  */
-import type { JWK } from 'jose';
+
+/**
+ * A JSON Web Key (RFC 7517) as a key ring exports it. Declared here rather
+ * than taken from jose, which is ESM-only: the CommonJS type declarations
+ * (`.d.cts`) may not import types from an ES module. jose's `JWK` and this
+ * type are assignable to each other.
+ *
+ * @example
+ * ```ts
+ * const { keys }: { keys: JWK[] } = ring.publicJwks(); // keys[0].kid, keys[0].kty, ...
+ * ```
+ */
+export interface JWK {
+  kty?: string;
+  kid?: string;
+  alg?: string;
+  use?: string;
+  key_ops?: string[];
+  crv?: string;
+  x?: string;
+  y?: string;
+  d?: string;
+  k?: string;
+  n?: string;
+  e?: string;
+  ext?: boolean;
+  [param: string]: unknown;
+}
 
 /** The three kinds of credential, each with its own JWT `typ` (T1). */
 export type TokenKind = 'pat' | 'session' | 'component';

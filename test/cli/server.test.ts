@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../src/errors';
 import { openInstance, type DevInstance } from '../../src/cli/instance';
 import { createDevServer, type DevServer } from '../../src/cli/server';
 import { exited, serve, svc, tempHome } from './helpers';
@@ -121,6 +122,40 @@ describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000
     const line = logs.at(-1) ?? '';
     expect(line).toMatch(/^GET \/api\/whoami 200 user=alice token=docs reason=allow$/);
     for (const l of logs) for (const t of [docs, reader, session]) expect(l).not.toContain(t);
+  });
+
+  it('svc serve is built on the library guard: denials are logged with their reason, answers carry Svc-Token-Expiration', async () => {
+    const r = await call('/api/repos/acme/web/things/Img/logo', docs, { method: 'PUT', body: '{"content":"x"}' });
+    expect(r.status).toBe(403);
+    expect(logs.at(-1)).toMatch(/^PUT \/api\/repos\/acme\/web\/things\/Img\/logo 403 user=alice token=docs reason=thing$/);
+    await call('/api/whoami');
+    expect(logs.at(-1)).toMatch(/ 401 user=- token=- reason=missing$/);
+    await call('/api/repos/acme/web/things/Doc/none', reader);
+    expect(logs.at(-1)).toMatch(/ 404 user=alice token=reader reason=not_found$/);
+    const ok = await call('/api/whoami', reader);
+    expect(ok.headers.get('svc-token-expiration')).toMatch(/^\d{4}-.*Z$/);
+  });
+
+  it('an extra route (the /mcp hook) is served before the built-in ones and its errors are answered per H2', async () => {
+    const extra = await createDevServer({
+      instance: dev,
+      routes: {
+        '/extra': async (_req, res) => {
+          res.end('extra');
+        },
+        '/extra-fails': async () => {
+          throw new NotFoundError('nothing here');
+        },
+      },
+    });
+    const base = await extra.listen({ port: 0 });
+    try {
+      expect(await (await fetch(`${base}/extra`)).text()).toBe('extra');
+      expect((await fetch(`${base}/extra-fails`)).status).toBe(404);
+      expect((await fetch(`${base}/api/whoami`)).status).toBe(401);
+    } finally {
+      await extra.close();
+    }
   });
 
   it('T5: a token revoked with the real svc CLI is refused by the running server on its next request', async () => {

@@ -6,7 +6,8 @@ import { ALLOW, DENY_INVALID, DENY_SCOPE, DENY_THING, type Decision } from '../.
 import type { Principal } from '../../src/policy/subject';
 import type { Auth } from '../../src/service/types';
 import { bearerFromRequest } from '../../src/service/bearer';
-import { principalOf, requireAuth, withAuth, type AuthCheck } from '../../src/http/middleware';
+import { requireAuth, withAuth, type AuthCheck } from '../../src/http/middleware';
+import { principalOf } from '../../src/http/gate';
 import { sendJson } from '../../src/http/respond';
 
 const SECRET = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1MSJ9.c2VjcmV0c2VjcmV0';

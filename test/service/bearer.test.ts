@@ -221,3 +221,56 @@ describe('H1: bearerFromRequest', () => {
     }
   });
 });
+
+describe('H1: header parsing is linear (issue 13: quadratic trim regex)', () => {
+  // Work is compared as a ratio to a linear baseline of the same length in the same run,
+  // never against an absolute time: the old trim regex made the hostile header ~1000x slower.
+  function cost(header: string): number {
+    let best = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 5; round++) {
+      const t0 = performance.now();
+      for (let i = 0; i < 50; i++) {
+        try {
+          parseAuthorization(header);
+        } catch {
+          // refusals are part of the work being measured
+        }
+      }
+      best = Math.min(best, performance.now() - t0);
+    }
+    return best;
+  }
+
+  it('Bearer a<8,180 spaces>b costs no more than a valid token of the same length (space-run ReDoS)', () => {
+    const hostile = `Bearer a${' '.repeat(8180)}b`;
+    const baseline = `Bearer ${'a'.repeat(hostile.length - 'Bearer '.length)}`;
+    expect(reasonOf(() => parseAuthorization(hostile))).toBe('malformed');
+    expect(parseAuthorization(baseline)).toHaveLength(hostile.length - 'Bearer '.length);
+    cost(baseline); // warm both paths before measuring
+    cost(hostile);
+    expect(cost(hostile) / Math.max(cost(baseline), 0.01)).toBeLessThan(20);
+  });
+
+  it('tabs and spaces at both ends of a long value cost no more than the baseline (OWS-run ReDoS)', () => {
+    const hostile = `${' \t'.repeat(2000)}Bearer abc${'\t '.repeat(2000)}x`;
+    const baseline = `Bearer ${'a'.repeat(hostile.length - 'Bearer '.length)}`;
+    expect(reasonOf(() => parseAuthorization(hostile))).toBe('malformed');
+    cost(baseline);
+    cost(hostile);
+    expect(cost(hostile) / Math.max(cost(baseline), 0.01)).toBeLessThan(20);
+  });
+
+  it('matches the RFC 6750 grammar on arbitrary input (property, against a reference regex in the test only)', () => {
+    const reference = /^[ \t]*bearer +([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
+    const chars = fc.constantFrom('B', 'e', 'a', 'r', 'b', 'E', 'A', 'R', ' ', '\t', '=', 'x', '.', '/', '+', '-', '~', '_', ',', '"', '0');
+    fc.assert(
+      fc.property(fc.array(chars, { maxLength: 24 }).map((a) => a.join('')), fc.boolean(), (tail, prefixed) => {
+        const header = prefixed ? `Bearer ${tail}` : tail;
+        const m = reference.exec(header);
+        if (header.trim() === '') return;
+        if (m === null) expect(reasonOf(() => parseAuthorization(header))).toBe('malformed');
+        else expect(parseAuthorization(header)).toBe(m[1]);
+      }),
+    );
+  });
+});

@@ -1,0 +1,271 @@
+/**
+ * The one authenticate -> authorize -> answer path that every guard shares:
+ * `requireAuth`, `withAuth`, the Express, Hono and Fastify adapters and the
+ * reference dev server. Options are checked once, when a guard is built;
+ * each request then goes through {@link admit} and {@link permit}, and every
+ * refusal of every guard goes through {@link refuse}.
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+import { AuthenticationError, ValidationError, type ValidationIssue } from '../errors';
+import type { Decision } from '../policy/decision';
+import type { Principal } from '../policy/subject';
+import type { Auth } from '../service/types';
+import { isPermission, type Permission } from '../vocabulary';
+import { DEFAULT_REALM, decisionError, httpError, isRealm, type HttpError } from './errors';
+
+/** Response header that carries the credential's expiry (ISO 8601) on authenticated requests. */
+export const EXPIRATION_HEADER = 'svc-token-expiration';
+
+/**
+ * Options every guard and adapter shares.
+ *
+ * @example
+ * ```ts
+ * const options: GuardOptions = { realm: 'acme', optional: false, expirationHeader: true };
+ * ```
+ */
+export interface GuardOptions {
+  /** The realm of `WWW-Authenticate` challenges. Default `'svc'`. */
+  realm?: string;
+  /**
+   * Adapters only: a request without any credential goes on with principal
+   * `null` instead of a 401. A bad, expired or revoked credential is still a 401.
+   */
+  optional?: boolean;
+  /** Set `Svc-Token-Expiration: <ISO 8601>` on authenticated requests. Default `true`. */
+  expirationHeader?: boolean;
+  /**
+   * Called with the original error whenever the answer is a 5xx (a store outage,
+   * a bug in a handler), so you can log what the client is never shown.
+   */
+  onError?: (err: unknown) => void;
+}
+
+/** A refusal, as {@link refuse} sees it: the one place where every guard denies. */
+export interface Refusal {
+  /** The authenticated principal, when authentication got that far. */
+  principal?: Principal | null;
+  /** What was asked, when the refusal is an authorization decision. */
+  permission?: Permission;
+  resource?: string;
+  thing?: string | undefined;
+  /** The denying decision, or the error that stopped the request. */
+  decision?: Decision;
+  error?: unknown;
+  /** The request object the guard was given (for the internal observer). */
+  request?: unknown;
+}
+
+/** @internal what a built guard remembers. */
+export interface Gate {
+  readonly auth: Auth;
+  readonly realm: string;
+  readonly optional: boolean;
+  readonly expirationHeader: boolean;
+  readonly onError: ((err: unknown) => void) | undefined;
+  /** Internal observer (the dev server's log line); never a user option. */
+  readonly observe: GateObserver | undefined;
+}
+
+/** @internal what the dev server's log learns of each decision: the request object, who, and why. */
+export type GateObserver = (req: unknown, event: { principal?: Principal | null; reason: string }) => void;
+
+/** @internal a route's permission check. */
+export interface RouteCheck<R> {
+  readonly permission: Permission;
+  readonly resource: (req: R) => string;
+  readonly thing: ((req: R) => string | undefined) | undefined;
+}
+
+export const GUARD_KEYS = ['realm', 'optional', 'expirationHeader', 'onError'] as const;
+
+/**
+ * @internal read an options object: an object (or undefined) whose keys are all
+ * known. Unknown keys are listed as issues so that a typo never loosens a guard.
+ */
+export function readOptions(options: unknown, known: readonly string[], issues: ValidationIssue[]): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    issues.push({ path: 'options', message: 'must be an object' });
+    return {};
+  }
+  const rec = options as Record<string, unknown>;
+  for (const key of Object.keys(rec)) {
+    if (!known.includes(key)) issues.push({ path: `options.${key}`, message: 'is not a known option' });
+  }
+  return rec;
+}
+
+/** @internal build the shared part of a guard; issues are collected, not thrown. */
+export function makeGate(
+  auth: unknown,
+  rec: Record<string, unknown>,
+  issues: ValidationIssue[],
+  observe?: Gate['observe'],
+): Gate {
+  if (typeof auth !== 'object' || auth === null || typeof (auth as Auth).authenticateRequest !== 'function') {
+    issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
+  }
+  const { realm, optional, expirationHeader, onError } = rec;
+  if (realm !== undefined && !isRealm(realm)) {
+    issues.push({ path: 'options.realm', message: 'must be 1 to 128 printable ASCII characters without " or \\' });
+  }
+  for (const [name, value] of [['optional', optional], ['expirationHeader', expirationHeader]] as const) {
+    if (value !== undefined && typeof value !== 'boolean') issues.push({ path: `options.${name}`, message: 'must be true or false' });
+  }
+  if (onError !== undefined && typeof onError !== 'function') issues.push({ path: 'options.onError', message: 'must be a function' });
+  return Object.freeze({
+    auth: auth as Auth,
+    realm: typeof realm === 'string' ? realm : DEFAULT_REALM,
+    optional: optional === true,
+    expirationHeader: expirationHeader !== false,
+    onError: onError as Gate['onError'],
+    observe,
+  });
+}
+
+/** @internal check a route's permission options; `required` when the guard cannot work without them. */
+export function makeRoute<R>(
+  rec: Record<string, unknown>,
+  issues: ValidationIssue[],
+  required: boolean,
+): RouteCheck<R> | undefined {
+  const { permission, resource, thing } = rec;
+  if (permission !== undefined && !isPermission(permission)) {
+    issues.push({ path: required ? 'permission' : 'options.permission', message: 'is not a permission' });
+  }
+  for (const [name, fn] of [['resource', resource], ['thing', thing]] as const) {
+    if (fn !== undefined && typeof fn !== 'function') issues.push({ path: `options.${name}`, message: 'must be a function' });
+  }
+  if (required && resource === undefined) {
+    issues.push({ path: 'options.resource', message: 'is required: (req) => "org/repo" or "org", from route parameters' });
+  }
+  if (!required && (permission === undefined) !== (resource === undefined)) {
+    issues.push({ path: 'options', message: 'give permission and resource together, or neither' });
+  }
+  if (thing !== undefined && resource === undefined) issues.push({ path: 'options.thing', message: 'needs permission and resource' });
+  if (permission === undefined || resource === undefined) return undefined;
+  // A private copy: later changes to the caller's object cannot loosen the check.
+  return Object.freeze({
+    permission: permission as Permission,
+    resource: resource as (req: R) => string,
+    thing: thing as ((req: R) => string | undefined) | undefined,
+  });
+}
+
+/** @internal throw the collected issues, if any. */
+export function finish(issues: ValidationIssue[]): void {
+  if (issues.length > 0) throw new ValidationError(issues);
+}
+
+/** @internal the outcome of authenticating one request. */
+export type Admission = { principal: Principal | null } | { answer: HttpError };
+
+/** @internal authenticate the bearer credential of a request (H1). */
+export async function admit(gate: Gate, req: IncomingMessage | Request): Promise<Admission> {
+  try {
+    const principal = await gate.auth.authenticateRequest(req);
+    return { principal };
+  } catch (err) {
+    if (gate.optional && err instanceof AuthenticationError && err.reason === 'missing') return { principal: null };
+    return { answer: refuse(gate, { error: err, request: req }) };
+  }
+}
+
+/** @internal authorize a route for an admitted principal: `undefined` to go on, else the answer. */
+export function permit<R>(gate: Gate, principal: Principal | null, route: RouteCheck<R>, req: R): HttpError | undefined {
+  if (principal === null) {
+    return refuse(gate, { principal, request: req, error: new AuthenticationError('missing', 'this route needs a credential') });
+  }
+  const asked: Refusal = { principal, permission: route.permission, request: req };
+  try {
+    asked.resource = route.resource(req);
+    asked.thing = route.thing?.(req);
+    const decision = gate.auth.authorize(principal, asked.resource, route.permission, asked.thing);
+    // Anything but an explicit allow is a denial: fail closed on a broken authorize.
+    if (decision?.allowed === true) {
+      gate.observe?.(req, { principal, reason: 'allow' });
+      return undefined;
+    }
+    return refuse(gate, { ...asked, decision });
+  } catch (err) {
+    return refuse(gate, { ...asked, error: err });
+  }
+}
+
+/**
+ * @internal every refusal of every guard (401, 403, 400 for an invalid
+ * request, 5xx when a dependency failed) is answered here and only here, so
+ * an audit event for a denied access is one line in this function.
+ */
+export function refuse(gate: Gate, refusal: Refusal): HttpError {
+  const answer = refusal.decision !== undefined ? decisionError(refusal.decision, gate) : httpError(refusal.error, gate);
+  if (answer.status >= 500) report(gate, refusal.error);
+  if (gate.observe !== undefined) {
+    const reason = answer.body.reason ?? answer.body.error;
+    gate.observe(refusal.request, refusal.principal === undefined ? { reason } : { principal: refusal.principal, reason });
+  }
+  return answer;
+}
+
+/** @internal an error thrown after admission (by a handler or the next middleware), answered per H2. */
+export function failed(gate: Gate, err: unknown): HttpError {
+  const answer = httpError(err, gate);
+  if (answer.status >= 500) report(gate, err);
+  return answer;
+}
+
+/** @internal hand an error to `onError`; a failing logger must not turn an answer into a crash. */
+export function report(gate: Gate, err: unknown): void {
+  if (gate.onError === undefined) return;
+  try {
+    gate.onError(err);
+  } catch {
+    // Nothing more to do: the answer is already decided.
+  }
+}
+
+/** @internal the value of {@link EXPIRATION_HEADER} for this principal, or `undefined` when off or anonymous. */
+export function expiration(gate: Gate, principal: Principal | null): string | undefined {
+  if (!gate.expirationHeader || principal === null) return undefined;
+  const at = principal.expiresAt;
+  return at instanceof Date && Number.isFinite(at.getTime()) ? at.toISOString() : undefined;
+}
+
+interface Attached {
+  readonly gate: Gate;
+  readonly principal: Principal | null;
+}
+
+const attached = new WeakMap<object, Attached>();
+
+/** @internal remember who a guard admitted on this request object. */
+export function attach(req: object, gate: Gate, principal: Principal | null): void {
+  attached.set(req, { gate, principal });
+}
+
+/** @internal what a guard attached to this request object, if any. */
+export function attachedTo(req: unknown): Attached | undefined {
+  return typeof req === 'object' && req !== null ? attached.get(req) : undefined;
+}
+
+/**
+ * The principal a guard ({@link requireAuth}, {@link withAuth} or an
+ * adapter's `svcAuth`) attached to this request.
+ *
+ * @throws AuthenticationError reason `missing` when no guard authenticated this
+ *   request (or an `optional` guard saw no credential): fails closed.
+ *
+ * @example
+ * ```ts
+ * app.get('/api/whoami', requireAuth(auth), (req, res) => {
+ *   res.json({ user: principalOf(req).userId });
+ * });
+ * ```
+ */
+export function principalOf(req: IncomingMessage | Request): Principal {
+  const p = attachedTo(req)?.principal;
+  if (p === undefined || p === null) throw new AuthenticationError('missing', 'no guard authenticated this request');
+  return p;
+}
