@@ -7,8 +7,9 @@
  * is a different key and takes effect at once.
  * @module
  */
-import { createGrant, type CompiledLayer, type Grant } from '../policy';
+import { compileLayer, createGrant, type CompiledLayer, type Grant } from '../policy';
 import type { UserRoles } from '../policy/types';
+import type { Scope } from '../scopes/types';
 import { isRoleName } from '../vocabulary';
 
 function isPlain(value: unknown): value is Record<string, unknown> {
@@ -98,20 +99,6 @@ export function sameRoles(roles: unknown, snap: Snapshot): boolean {
   }
 }
 
-/**
- * Canonical text of a roles value (the snapshot as JSON), or `undefined` when
- * it is not plain data; equal text means equal roles.
- *
- * @example
- * ```ts
- * rolesKey({ orgs: { acme: 'editor' } }); // '["orgs",1,"acme","editor"]'
- * ```
- */
-export function rolesKey(roles: unknown): string | undefined {
-  const snap = rolesSnapshot(roles);
-  return snap === undefined ? undefined : JSON.stringify(snap);
-}
-
 /** Snapshots kept per token id: roles of one user rarely change, so a few suffice. */
 const SLOTS_PER_TOKEN = 4;
 
@@ -137,6 +124,11 @@ export class GrantCache {
 
   constructor(size: number) {
     this.#size = size;
+  }
+
+  /** Grants held (each role variant of a token counts); never above the bound. */
+  get size(): number {
+    return this.#count;
   }
 
   /**
@@ -178,5 +170,42 @@ export class GrantCache {
       return true;
     }
     return false;
+  }
+}
+
+/**
+ * Compiled scope layers by token id, at most `size` of them (oldest first
+ * out). A record's scopes never change (S9), so its compiled layer may be
+ * reused for as long as it is held; record state is still read per request.
+ *
+ * @example
+ * ```ts
+ * const layers = new LayerCache(10_000);
+ * const layer = layers.get(record); // compiled once, then reused
+ * ```
+ */
+export class LayerCache {
+  readonly #size: number;
+  readonly #map = new Map<string, CompiledLayer>();
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  /** Layers held; never above the bound. */
+  get size(): number {
+    return this.#map.size;
+  }
+
+  /** The compiled layer of a scoped record (`scopes` not null). Throws what `compileLayer` throws. */
+  get(record: { readonly id: string; readonly scopes: readonly Scope[] | null }): CompiledLayer {
+    let layer = this.#map.get(record.id);
+    if (layer === undefined) {
+      layer = compileLayer(record.scopes as readonly Scope[]);
+      if (this.#size === 0) return layer;
+      if (this.#map.size >= this.#size) this.#map.delete(this.#map.keys().next().value as string);
+      this.#map.set(record.id, layer);
+    }
+    return layer;
   }
 }
