@@ -159,3 +159,24 @@ describe('cache bounds (issue 13: floods)', () => {
     }
   });
 });
+
+describe('rolesSnapshot sees what createGrant reads', () => {
+  it('hostile: a hidden (non-enumerable) orgs map is not mistaken for no roles', () => {
+    const hidden = Object.defineProperty({}, 'orgs', { value: { acme: 'owner' }, enumerable: false });
+    expect(rolesKey(hidden)).not.toBe(rolesKey({}));
+    const cache = new GrantCache(10);
+    const owner = cache.get('t1', hidden as never, null, () => []);
+    expect(authorize(owner, 'acme/w', 'repo:admin')).toEqual({ allowed: true });
+    // The same token with genuinely empty roles must not reuse the owner grant.
+    expect(authorize(cache.get('t1', {}, null, () => []), 'acme/w', 'repo:read')).toEqual({ allowed: false, reason: 'role' });
+  });
+
+  it('hostile: non-enumerable and symbol keys inside a role map are ignored by both', () => {
+    const orgs = Object.defineProperty({ acme: 'viewer' }, 'evil', { value: 'owner', enumerable: false });
+    (orgs as Record<symbol, string>)[Symbol('x')] = 'owner';
+    const cache = new GrantCache(10);
+    const g = cache.get('t1', { orgs } as never, null, () => []);
+    expect(authorize(g, 'evil/w', 'repo:read')).toEqual({ allowed: false, reason: 'role' });
+    expect(cache.get('t1', { orgs: { acme: 'viewer' } }, null, () => [])).toBe(g);
+  });
+});
