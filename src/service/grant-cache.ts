@@ -23,7 +23,13 @@ function isPlain(value: unknown): value is Record<string, unknown> {
  * itself, and unlike `getOwnPropertyDescriptor` it allocates no descriptor
  * object, which was a fifth of a hot `authenticate`.
  */
-const lookupGetter = Object.prototype.__lookupGetter__ as (this: object, key: string) => unknown;
+const lookupGetter =
+  (Reflect.get(Object.prototype, '__lookupGetter__') as ((this: object, key: string) => unknown) | undefined) ??
+  // A runtime without Annex B: the descriptor says the same, at the cost of an object.
+  function (this: object, key: string): unknown {
+    const desc = Object.getOwnPropertyDescriptor(this, key);
+    return desc === undefined || 'value' in desc ? undefined : (desc.get ?? null);
+  };
 /** A data property's value, or `NOT_DATA` for an accessor (it could answer differently next time). */
 const NOT_DATA: unique symbol = Symbol('not data');
 function dataValue(obj: object, key: string): unknown {
