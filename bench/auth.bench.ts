@@ -213,7 +213,7 @@ export async function run(): Promise<string> {
     '',
     'HOT: one EdDSA PAT again and again; the signature is served from the verified-signature cache. Every call',
     'still reads the record chain from the memory store and the roles from the source (T5). Engines take turns',
-    '(7 rounds, order rotating), each figure its best round; each call includes the `await` of its promise.',
+    '(21 rounds of 120 ms, order rotating), each figure its best round; each call includes the `await` of its promise.',
     '',
     ratioTable(hotRows, [{ title: 'per call', times: hotTimes, base: 'fast-jwt createVerifier (cache on)' }], 'fast-jwt'),
     '',

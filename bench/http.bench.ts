@@ -16,8 +16,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 
 const QUICK = process.argv.includes('--quick');
-const ROUNDS = QUICK ? 2 : 5;
-const SECONDS = QUICK ? 2 : 5;
+const ROUNDS = QUICK ? 2 : 7;
+const SECONDS = QUICK ? 2 : 4;
 const CONNECTIONS = 16;
 const PATH = '/api/repos/acme/web/head';
 

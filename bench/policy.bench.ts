@@ -324,7 +324,7 @@ export async function run(): Promise<string> {
       'the role cap and both layers (their best case); see the header of `bench/policy.bench.ts` for the encoding. ' +
       'The floor neither validates input nor guards against ReDoS (its RegExps come from `micromatch.makeRe`).',
     '',
-    'Engines take turns (7 rounds, order rotating; `--quick`: 3), each figure its best round: ratios are measured in one run.',
+    'Engines take turns (21 rounds of 120 ms, order rotating; `--quick`: 5 of 60 ms), each figure its best round (noise only adds time): ratios are measured in one run.',
     '',
     `| engine | ${mixes.map(([m, q]) => `${m} (${q.length}): ns/op (vs floor)`).join(' | ')} |`,
     `|---|${mixes.map(() => '---:').join('|')}|`,

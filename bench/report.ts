@@ -48,7 +48,7 @@ export const QUICK = process.argv.includes('--quick');
  * round (noise only ever adds time); ratios between figures of one call are
  * ratios measured in one run.
  */
-export async function interleaved(list: Contender[], rounds = QUICK ? 3 : 7, ms = QUICK ? 150 : 400): Promise<Map<string, number>> {
+export async function interleaved(list: Contender[], rounds = QUICK ? 5 : 21, ms = QUICK ? 60 : 120): Promise<Map<string, number>> {
   const best = new Map<string, number>(list.map((c) => [c.name, Number.POSITIVE_INFINITY]));
   const once = async (c: Contender, budgetNs: number): Promise<number> => {
     let calls = 0;
