@@ -12,7 +12,7 @@ import { isRoleName, roleMasks, type RoleName } from '../vocabulary';
 import { NAME_PATTERN, parseResource } from '../scopes/names';
 import type { Scope } from '../scopes/types';
 import type { ThingMatcher } from '../scopes/glob';
-import { REGEX_SOURCE } from '../scopes/glob-shapes';
+import { fold } from './fold';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from './decision';
 import { compileLayer, layerData, isPlainObject, kindOf, preview, NONE, FREE, type CompiledLayer, type LayerData, type Tier } from './compile';
 import type { UserRoles } from './types';
@@ -265,37 +265,6 @@ const ORG_BITS: Readonly<Record<RoleName, number>> = Object.freeze({
 // internal to a Grant (never handed out), so they are not frozen one by one.
 const REPO_ROWS_NO_LAYERS: ResourcePolicy[] = [];
 const ORG_ROWS_NO_LAYERS: ResourcePolicy[] = [];
-
-/** Folded matchers by RegExp text, shared by every grant (pure and bounded). */
-const FOLDED = new Map<string, ThingMatcher>();
-const MAX_FOLDED = 1024;
-
-/**
- * The matchers of several layers (all must pass) as one call when each is a
- * single safe RegExp: one RegExp of lookaheads, one per layer. JS lookaheads
- * are atomic, so the cost stays the sum of the parts (S6). Measured in
- * bench/policy.bench.ts: the thing-name path of a two-layer PAT was 1.5x the
- * floor's single RegExp with one matcher call per layer.
- */
-function fold(ms: ThingMatcher[]): readonly ThingMatcher[] {
-  if (ms.length < 2) return ms;
-  const sources: string[] = [];
-  for (const m of ms) {
-    const source = REGEX_SOURCE.get(m);
-    if (source === undefined) return ms;
-    sources.push(source);
-  }
-  const last = sources.pop() as string;
-  const text = `^${sources.map((x) => `(?=${x}$)`).join('')}${last}$`;
-  let folded = FOLDED.get(text);
-  if (folded === undefined) {
-    const re = new RegExp(text);
-    folded = (n) => re.test(n);
-    if (FOLDED.size >= MAX_FOLDED) FOLDED.delete(FOLDED.keys().next().value as string);
-    FOLDED.set(text, folded);
-  }
-  return [folded];
-}
 
 /**
  * One row for a repository: `cap` is the role cap's repo bits, `tiers` the

@@ -9,7 +9,7 @@ import { authorize as decide, type CompiledLayer } from '../policy';
 import type { Principal } from '../policy/subject';
 import type { UserRoles } from '../policy/types';
 import { normalizeScopes } from '../scopes';
-import type { Scope, ScopeEntry } from '../scopes/types';
+import type { ScopeEntry } from '../scopes/types';
 import { MemoryTokenStore } from '../stores/memory';
 import type { TokenRecord } from '../stores/types';
 import { newTokenId } from '../tokens/claims';
