@@ -3,8 +3,12 @@
  * writes bench/RESULTS.md with the machine and the date. Figures are measured,
  * never asserted: compare the ratios, not the absolute numbers, across machines.
  *
- *   npm run bench                 # all
- *   npm run bench -- policy glob  # some
+ *   npm run bench                    # all, writes RESULTS.md
+ *   npm run bench -- policy glob     # some, printed only
+ *   npm run bench -- --quick         # shorter runs and smaller counts, printed only
+ *
+ * Each benchmark reads `--quick` from the command line itself. Only a full run
+ * of every benchmark writes RESULTS.md.
  */
 import { cpus, totalmem, platform, arch } from 'node:os';
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -12,8 +16,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ORDER = ['policy', 'glob', 'tokens', 'auth', 'postgres'];
-const wanted = process.argv.slice(2);
+const ORDER = ['policy', 'glob', 'tokens', 'auth', 'http', 'memory', 'postgres'];
+const quick = process.argv.includes('--quick');
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
   .map((f) => f.replace(/\.bench\.ts$/, ''))
@@ -24,7 +29,7 @@ const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const header = [
   '# Benchmark results',
   '',
-  `Measured ${new Date().toISOString().slice(0, 10)} with \`npm run bench\` on ${cpu} (${cpus().length} cores),`,
+  `Measured ${new Date().toISOString().slice(0, 10)} with \`npm run bench${quick ? ' -- --quick' : ''}\` on ${cpu} (${cpus().length} cores),`,
   `${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${arch()}, Node ${process.version}.`,
   'Every engine is checked to give identical answers before it is timed. Ratios are against the',
   'hand-written floor or the named baseline of each table; lower is faster.',
@@ -38,5 +43,5 @@ for (const name of files) {
   sections.push((await mod.run()).trim());
 }
 const out = [...header, ...sections.map((s) => s + '\n')].join('\n');
-if (wanted.length === 0) writeFileSync(join(here, 'RESULTS.md'), out);
+if (wanted.length === 0 && !quick) writeFileSync(join(here, 'RESULTS.md'), out);
 process.stdout.write(out);

@@ -5,25 +5,14 @@
  * malformed or hostile is `invalid` (A1), and an unexpected error is a deny.
  * @module
  */
-import { permissionIndex as importedPermissionIndex } from '../vocabulary';
-import { isValidThingName as importedIsValidThingName } from '../scopes/names';
+import { permissionIndex } from '../vocabulary';
+import { isValidThingName } from '../scopes/names';
 import { LIMITS } from '../scopes/types';
-import { GRANT_SLOT as IMPORTED_SLOT, type Principal } from './subject';
-import { ALLOW as IMPORTED_ALLOW, DENY_INVALID as IMPORTED_INVALID, DENY_THING as IMPORTED_THING, type Decision } from './decision';
-import { grantTable as importedGrantTable, UNKNOWN_ORG as IMPORTED_UNKNOWN_ORG, UNKNOWN_REPO as IMPORTED_UNKNOWN_REPO } from './grant';
+import { GRANT_SLOT, type Principal } from './subject';
+import { ALLOW, DENY_INVALID, DENY_THING, type Decision } from './decision';
+import { grantTable, UNKNOWN_ORG, UNKNOWN_REPO } from './grant';
 import type { Grant, GrantTable, ResourcePolicy } from './grant';
 
-// Module-local copies: some loaders (tsx, CJS interop in bundles) compile an
-// imported binding into a getter call, and this path runs on every request.
-const ALLOW = IMPORTED_ALLOW;
-const DENY_INVALID = IMPORTED_INVALID;
-const DENY_THING = IMPORTED_THING;
-const UNKNOWN_ORG = IMPORTED_UNKNOWN_ORG;
-const UNKNOWN_REPO = IMPORTED_UNKNOWN_REPO;
-const GRANT_SLOT = IMPORTED_SLOT;
-const permissionIndex = importedPermissionIndex;
-const isValidThingName = importedIsValidThingName;
-const grantTable = importedGrantTable;
 const MAX_RESOURCE = 2 * LIMITS.maxNameLength + 1;
 const MAX_NAME = LIMITS.maxNameLength;
 

@@ -12,6 +12,7 @@ import { isRoleName, roleMasks, type RoleName } from '../vocabulary';
 import { NAME_PATTERN, parseResource } from '../scopes/names';
 import type { Scope } from '../scopes/types';
 import type { ThingMatcher } from '../scopes/glob';
+import { fold } from './fold';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from './decision';
 import { compileLayer, layerData, isPlainObject, kindOf, preview, NONE, FREE, type CompiledLayer, type LayerData, type Tier } from './compile';
 import type { UserRoles } from './types';
@@ -295,7 +296,7 @@ function repoPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolic
     }
     const d = scope ? DENY_SCOPE : emptyList ? DENY_THING : ALLOW;
     plain[pi] = d;
-    if (d === ALLOW) matchers[pi] = ms;
+    if (d === ALLOW) matchers[pi] = ms === null ? null : fold(ms);
   }
   // With a valid thing name the answer before matchers equals the plain one on a repo row.
   const row: ResourcePolicy = { plain, withThing: plain, matchers };

@@ -52,6 +52,19 @@ function specialise(pattern: string): ThingMatcher | undefined {
 }
 
 /**
+ * @internal The RegExp source (unanchored, one group) of a matcher that is one
+ * safe RegExp and nothing else, so that the policy layer can fold the matchers
+ * of several layers into one RegExp of lookaheads (see `grant.ts`).
+ *
+ * @example
+ * ```ts
+ * const m = compileMatcherForValidNames(['Doc/*']);
+ * REGEX_SOURCE.get(m); // '(?:Doc/[^/]*)'
+ * ```
+ */
+export const REGEX_SOURCE = new WeakMap<ThingMatcher, string>();
+
+/**
  * Split accepted, distinct patterns into direct tests for the common shapes
  * (all the anchored ones joined into one RegExp, first) and the patterns left
  * for the segment walk. The tests are exact on valid thing names (S7) only.
@@ -80,8 +93,11 @@ export function compileShapes(patterns: Iterable<string>): { tests: ThingMatcher
     // Each alternative starts with a literal and holds at most one `[^/]*` or
     // `.*` with only literals after it, so the RegExp runs in O(alternatives x
     // name length): no nested or adjacent quantifiers to backtrack through.
-    const re = new RegExp(`^(?:${alternatives.join('|')})$`);
-    tests.unshift((n) => re.test(n));
+    const source = `(?:${alternatives.join('|')})`;
+    const re = new RegExp(`^${source}$`);
+    const test: ThingMatcher = (n) => re.test(n);
+    if (tests.length === 0 && rest.length === 0) REGEX_SOURCE.set(test, source);
+    tests.unshift(test);
   }
   return { tests, rest };
 }

@@ -5,12 +5,12 @@
  * @module
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
-import { authorize as decide, compileLayer, type CompiledLayer } from '../policy';
+import { authorize as decide, type CompiledLayer } from '../policy';
 import type { Principal } from '../policy/subject';
 import type { UserRoles } from '../policy/types';
 import { normalizeScopes } from '../scopes';
-import type { Scope, ScopeEntry } from '../scopes/types';
-import { MemoryTokenStore, READ_CHAIN_NOW } from '../stores/memory';
+import type { ScopeEntry } from '../scopes/types';
+import { MemoryTokenStore } from '../stores/memory';
 import type { TokenRecord } from '../stores/types';
 import { newTokenId } from '../tokens/claims';
 import { LIFETIMES, parseShortDuration } from '../tokens/duration';
@@ -22,7 +22,7 @@ import { bearerFromRequest } from './bearer';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState, ServiceContext } from './context';
 import { principalFactory } from './principal';
-import { GrantCache } from './grant-cache';
+import { GrantCache, LayerCache } from './grant-cache';
 import { failure, guarded, readClock } from './guard';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { tokenApi } from './management';
@@ -31,10 +31,6 @@ import type { Auth, AuthOptions } from './types';
 
 /** Tokens longer than this are refused before any parsing (T1, H1). */
 const MAX_TOKEN_CHARS = 8 * 1024;
-/** Compiled scope layers kept per token id; scopes never change, so this is safe to cache. */
-const LAYER_CACHE_SIZE = 10_000;
-/** Compiled grants kept per (token id, roles); see grant-cache.ts for why this is safe. */
-const GRANT_CACHE_SIZE = 10_000;
 
 function rejectUnknownKeys(opts: unknown, allowed: readonly string[]): Record<string, unknown> {
   if (opts === undefined) return {};
@@ -44,6 +40,16 @@ function rejectUnknownKeys(opts: unknown, allowed: readonly string[]): Record<st
   const bad = Reflect.ownKeys(opts).filter((k) => typeof k !== 'string' || !allowed.includes(k));
   if (bad.length > 0) throw new ValidationError(bad.map((k) => ({ path: `opts.${String(k)}`, message: 'unknown option' })));
   return opts as Record<string, unknown>;
+}
+
+/** Could `value` be a promise? A throwing `then` getter counts as one (and then rejects in `guarded`). */
+function isThenable(value: unknown): boolean {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === 'function';
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -78,24 +84,24 @@ export function createAuth(options: AuthOptions): Auth {
   });
   // Per-instance, never module-global: two Auth objects share nothing.
   const principals = principalFactory();
-  const layers = new Map<string, CompiledLayer>();
-  const grants = new GrantCache(GRANT_CACHE_SIZE);
+  const layers = new LayerCache(opts.layerCacheSize);
+  const grants = new GrantCache(opts.grantCacheSize);
 
   const nowMs = opts.now === systemClock ? (): number => Date.now() : (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
 
-  function layerOf(record: TokenRecord): CompiledLayer {
-    let layer = layers.get(record.id);
-    if (layer === undefined) {
-      layer = compileLayer(record.scopes as readonly Scope[]);
-      if (layers.size >= LAYER_CACHE_SIZE) layers.delete(layers.keys().next().value as string);
-      layers.set(record.id, layer);
+  /**
+   * The roles, read on every call (T5). A source that answers synchronously is
+   * taken at its word without a promise or a deadline; a promise gets both.
+   */
+  function rolesOf(userId: string): UserRoles | Promise<UserRoles> {
+    let got: UserRoles | Promise<UserRoles>;
+    try {
+      got = opts.members.rolesOf(userId);
+    } catch (err) {
+      throw failure(err, 'membership source');
     }
-    return layer;
-  }
-
-  function rolesOf(userId: string): Promise<UserRoles> {
-    return call('membership source', () => opts.members.rolesOf(userId));
+    return isThenable(got) ? call('membership source', () => got) : got;
   }
 
   function stateOf(p: Principal): PrincipalState {
@@ -117,14 +123,14 @@ export function createAuth(options: AuthOptions): Auth {
   }
 
   /**
-   * The bundled memory store answers synchronously: read it without a promise
-   * and a deadline per request. Only when its `readChain` is the class's own
-   * (a subclass or a spy may do anything, and goes through `call`).
+   * A store that offers `readChainSync` answers without a promise and a
+   * deadline per request; `undefined` means it declined (then `readChain`).
+   * Any throw fails closed as `UnavailableError` (T5).
    */
-  function readChainNow(jti: string): TokenRecord[] | null | undefined {
-    if (!(store instanceof MemoryTokenStore) || store.readChain !== MemoryTokenStore.prototype.readChain) return undefined;
+  function readChainNow(jti: string): readonly TokenRecord[] | null | undefined {
+    if (typeof store.readChainSync !== 'function') return undefined;
     try {
-      return store[READ_CHAIN_NOW](jti);
+      return store.readChainSync(jti);
     } catch (err) {
       throw failure(err, 'token store');
     }
@@ -133,7 +139,7 @@ export function createAuth(options: AuthOptions): Auth {
   /** The compiled layers of a chain's scoped records; only called on a grant-cache miss. */
   function scopedLayers(chain: readonly TokenRecord[] | null): CompiledLayer[] {
     const out: CompiledLayer[] = [];
-    if (chain !== null) for (const r of chain) if (r.scopes !== null) out.push(layerOf(r));
+    if (chain !== null) for (const r of chain) if (r.scopes !== null) out.push(layers.get(r));
     return out;
   }
 
@@ -150,7 +156,8 @@ export function createAuth(options: AuthOptions): Auth {
       const now = readChainNow(claims.jti);
       chain = now === undefined ? await readValidChain(claims as TokenClaims & ChainClaims, at) : checkChain(now, claims as TokenClaims & ChainClaims, at);
     }
-    const roles = await rolesOf(claims.sub);
+    const got = rolesOf(claims.sub);
+    const roles = got instanceof Promise ? await got : got;
     let grant;
     try {
       grant = grants.get(chain === null ? null : (chain[0] as TokenRecord).id, roles, chain, scopedLayers);

@@ -7,8 +7,9 @@
  * is a different key and takes effect at once.
  * @module
  */
-import { createGrant, type CompiledLayer, type Grant } from '../policy';
+import { compileLayer, createGrant, type CompiledLayer, type Grant } from '../policy';
 import type { UserRoles } from '../policy/types';
+import type { Scope } from '../scopes/types';
 import { isRoleName } from '../vocabulary';
 
 function isPlain(value: unknown): value is Record<string, unknown> {
@@ -17,12 +18,23 @@ function isPlain(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** A data property's value, or `NOT_DATA` for an accessor or a missing key. */
+/**
+ * Annex B's `__lookupGetter__`: for an own key it answers from the property
+ * itself, and unlike `getOwnPropertyDescriptor` it allocates no descriptor
+ * object, which was a fifth of a hot `authenticate`.
+ */
+const lookupGetter =
+  (Reflect.get(Object.prototype, '__lookupGetter__') as ((this: object, key: string) => unknown) | undefined) ??
+  // A runtime without Annex B: the descriptor says the same, at the cost of an object.
+  function (this: object, key: string): unknown {
+    const desc = Object.getOwnPropertyDescriptor(this, key);
+    return desc === undefined || 'value' in desc ? undefined : (desc.get ?? null);
+  };
+/** A data property's value, or `NOT_DATA` for an accessor (it could answer differently next time). */
 const NOT_DATA: unique symbol = Symbol('not data');
 function dataValue(obj: object, key: string): unknown {
-  const desc = Object.getOwnPropertyDescriptor(obj, key);
-  // Accessors could answer differently next time; such input is left to createGrant.
-  return desc !== undefined && 'value' in desc ? desc.value : NOT_DATA;
+  // A setter-only accessor reads as undefined, which no role name or map is.
+  return lookupGetter.call(obj, key) === undefined ? (obj as Record<string, unknown>)[key] : NOT_DATA;
 }
 
 /**
@@ -31,27 +43,36 @@ function dataValue(obj: object, key: string): unknown {
  */
 type Snapshot = readonly (string | number)[];
 
+const ROLE_KEYS = ['orgs', 'repos'] as const;
+
 /**
- * Compare `roles` with `snap` without allocating: `true` when `roles` is plain
- * data equal to what `snap` was taken from, `false` when it differs,
- * `undefined` when it is not plain data (getters, Proxies that lie, class
- * instances, unknown role names, extra keys) and must never be cached.
+ * Compare `roles` with `snap`: `true` when `roles` is plain data equal to
+ * what `snap` was taken from, `false` when it differs, `undefined` when it is
+ * not plain data (getters, Proxies that lie, class instances, unknown role
+ * names, extra keys) and must never be cached. It sees exactly what
+ * `createGrant` reads: `orgs` and `repos` by name, the enumerable own keys of
+ * each (`Object.keys`, as `createGrant` lists them; `Reflect.ownKeys` costs
+ * ten times as much here and was a third of a hot `authenticate`).
  */
 function compare(roles: unknown, snap: Snapshot | null, out: (string | number)[] | null): boolean | undefined {
   if (!isPlain(roles)) return undefined;
+  const top = Object.keys(roles);
+  for (const k of top) if (k !== 'orgs' && k !== 'repos') return undefined;
   let i = 0;
   let same = true;
-  for (const k of Reflect.ownKeys(roles)) {
-    if (k !== 'orgs' && k !== 'repos') return undefined;
+  for (const k of ROLE_KEYS) {
     const map = dataValue(roles, k);
-    // A key present with a value undefined must not look like an absent key.
-    if (map === undefined || !isPlain(map)) return undefined;
-    const keys = Reflect.ownKeys(map);
+    if (map === undefined) {
+      // A key present with a value undefined must not look like an absent key.
+      if (top.includes(k)) return undefined;
+      continue;
+    }
+    if (!isPlain(map)) return undefined;
+    const keys = Object.keys(map);
     if (out !== null) out.push(k, keys.length);
     else if (same && (snap?.[i] !== k || snap[i + 1] !== keys.length)) same = false;
     i += 2;
     for (const name of keys) {
-      if (typeof name !== 'string') return undefined;
       const role = dataValue(map, name);
       if (!isRoleName(role)) return undefined;
       if (out !== null) out.push(name, role);
@@ -98,20 +119,6 @@ export function sameRoles(roles: unknown, snap: Snapshot): boolean {
   }
 }
 
-/**
- * Canonical text of a roles value (the snapshot as JSON), or `undefined` when
- * it is not plain data; equal text means equal roles.
- *
- * @example
- * ```ts
- * rolesKey({ orgs: { acme: 'editor' } }); // '["orgs",1,"acme","editor"]'
- * ```
- */
-export function rolesKey(roles: unknown): string | undefined {
-  const snap = rolesSnapshot(roles);
-  return snap === undefined ? undefined : JSON.stringify(snap);
-}
-
 /** Snapshots kept per token id: roles of one user rarely change, so a few suffice. */
 const SLOTS_PER_TOKEN = 4;
 
@@ -137,6 +144,11 @@ export class GrantCache {
 
   constructor(size: number) {
     this.#size = size;
+  }
+
+  /** Grants held (each role variant of a token counts); never above the bound. */
+  get size(): number {
+    return this.#count;
   }
 
   /**
@@ -178,5 +190,42 @@ export class GrantCache {
       return true;
     }
     return false;
+  }
+}
+
+/**
+ * Compiled scope layers by token id, at most `size` of them (oldest first
+ * out). A record's scopes never change (S9), so its compiled layer may be
+ * reused for as long as it is held; record state is still read per request.
+ *
+ * @example
+ * ```ts
+ * const layers = new LayerCache(10_000);
+ * const layer = layers.get(record); // compiled once, then reused
+ * ```
+ */
+export class LayerCache {
+  readonly #size: number;
+  readonly #map = new Map<string, CompiledLayer>();
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  /** Layers held; never above the bound. */
+  get size(): number {
+    return this.#map.size;
+  }
+
+  /** The compiled layer of a scoped record (`scopes` not null). Throws what `compileLayer` throws. */
+  get(record: { readonly id: string; readonly scopes: readonly Scope[] | null }): CompiledLayer {
+    let layer = this.#map.get(record.id);
+    if (layer === undefined) {
+      layer = compileLayer(record.scopes as readonly Scope[]);
+      if (this.#size === 0) return layer;
+      if (this.#map.size >= this.#size) this.#map.delete(this.#map.keys().next().value as string);
+      this.#map.set(record.id, layer);
+    }
+    return layer;
   }
 }

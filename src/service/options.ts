@@ -26,6 +26,8 @@ export interface ResolvedOptions {
   readonly now: () => Date;
   readonly clockToleranceSec: number;
   readonly signatureCacheSize: number;
+  readonly layerCacheSize: number;
+  readonly grantCacheSize: number;
   readonly storeTimeoutMs: number;
 }
 
@@ -38,6 +40,8 @@ const KNOWN = new Set([
   'now',
   'clockToleranceSec',
   'signatureCacheSize',
+  'layerCacheSize',
+  'grantCacheSize',
   'storeTimeoutMs',
 ]);
 
@@ -104,6 +108,9 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
   if (o.signatureCacheSize !== undefined && !intInRange(o.signatureCacheSize, 0, 1_000_000)) {
     issues.push({ path: 'signatureCacheSize', message: 'must be an integer from 0 to 1 000 000' });
   }
+  for (const name of ['layerCacheSize', 'grantCacheSize'] as const) {
+    if (o[name] !== undefined && !intInRange(o[name], 0, 1_000_000)) issues.push({ path: name, message: 'must be an integer from 0 to 1 000 000' });
+  }
   if (o.storeTimeoutMs !== undefined && !intInRange(o.storeTimeoutMs, 1, 600_000)) {
     issues.push({ path: 'storeTimeoutMs', message: 'must be an integer from 1 to 600 000' });
   }
@@ -117,6 +124,8 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     now: (o.now as (() => Date) | undefined) ?? systemClock,
     clockToleranceSec: (o.clockToleranceSec as number | undefined) ?? 5,
     signatureCacheSize: (o.signatureCacheSize as number | undefined) ?? 10_000,
+    layerCacheSize: (o.layerCacheSize as number | undefined) ?? 10_000,
+    grantCacheSize: (o.grantCacheSize as number | undefined) ?? 10_000,
     storeTimeoutMs: (o.storeTimeoutMs as number | undefined) ?? 5_000,
   });
 }

@@ -31,8 +31,25 @@ export interface AuthOptions {
   now?: () => Date;
   /** Accepted clock skew for `iat`, in seconds. Default 5. */
   clockToleranceSec?: number;
-  /** Entries in the verified-signature cache. Default 10 000; 0 disables it. */
+  /**
+   * Entries in the verified-signature cache (exact token text -> verified
+   * claims, T2). Default 10 000, at most 1 000 000; 0 disables it. Only
+   * tokens whose signature verified enter it, so a flood of bogus tokens
+   * leaves it alone; the oldest entry goes when it is full.
+   */
   signatureCacheSize?: number;
+  /**
+   * Compiled scope layers kept, one per scoped token id. Default 10 000, at
+   * most 1 000 000; 0 compiles on every grant-cache miss. Oldest first out.
+   */
+  layerCacheSize?: number;
+  /**
+   * Compiled grants kept, per token id and roles (at most 4 role variants per
+   * token; each counts). Default 10 000, at most 1 000 000; 0 builds the grant
+   * on every request. Records and roles are still read on every request (T5):
+   * a grant is reused only for an equal chain and equal roles.
+   */
+  grantCacheSize?: number;
   /** Milliseconds a store or membership call may take before it counts as unavailable. Default 5 000. */
   storeTimeoutMs?: number;
 }

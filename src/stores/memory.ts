@@ -9,17 +9,6 @@ import { TokenTable } from './token-table';
 import type { InsertResult, TokenRecord, TokenStore } from './types';
 
 /**
- * @internal The synchronous `readChain` of a {@link MemoryTokenStore}, for the
- * service's hot path: same answer and errors, without a promise per request.
- *
- * @example
- * ```ts
- * const chain = store[READ_CHAIN_NOW]('tok-1'); // TokenRecord[] | null, or throws
- * ```
- */
-export const READ_CHAIN_NOW: unique symbol = Symbol('svc-auth.readChainNow');
-
-/**
  * A {@link TokenStore} in memory. Each operation completes synchronously inside
  * its promise (no `await` between a check and the write it guards), so
  * concurrent calls are atomic. Records are copied in and handed out as fresh
@@ -59,8 +48,13 @@ export class MemoryTokenStore implements TokenStore {
     return settle(() => this.table.readChain(id));
   }
 
-  /** @internal See {@link READ_CHAIN_NOW}. */
-  [READ_CHAIN_NOW](id: string): TokenRecord[] | null {
+  /**
+   * {@link TokenStore.readChainSync}: the chain without a promise. Declines
+   * (`undefined`) when `readChain` has been replaced on the instance or in a
+   * subclass, so that the replacement, not this table, answers.
+   */
+  readChainSync(id: string): TokenRecord[] | null | undefined {
+    if (this.readChain !== MemoryTokenStore.prototype.readChain) return undefined;
     return this.table.readChain(id);
   }
 

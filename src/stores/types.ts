@@ -64,6 +64,7 @@ export type InsertResult =
  *   async readChain(id) { ... }
  *   async listByOwner(ownerId) { ... }
  *   async revoke(ids, at) { ... }
+ *   readChainSync(id) { ... } // optional: see below
  * }
  * ```
  */
@@ -91,4 +92,27 @@ export interface TokenStore {
    * ignored. Resolves to the ids newly revoked.
    */
   revoke(ids: readonly string[], at: Date): Promise<string[]>;
+  /**
+   * Optional fast path for a store that holds its records in this process:
+   * the same answer as {@link TokenStore.readChain}, synchronously, so that
+   * `authenticate` spares a promise and a deadline timer per request. Any
+   * store may implement it; the service never looks at the store's class.
+   *
+   * - Return the chain (nearest first), or `null` for an unknown id, exactly
+   *   as `readChain` would resolve at this moment.
+   * - Return `undefined` to decline: the service then calls `readChain`
+   *   (for a cache miss, or when `readChain` has been replaced).
+   * - Throw on any failure: the service turns it into `UnavailableError` and
+   *   refuses the request (fail closed, T5). Never return a stale chain: the
+   *   record state is read on every call.
+   *
+   * @example
+   * ```ts
+   * class MyStore implements TokenStore {
+   *   readChainSync(id: string) { return this.rows.has(id) ? this.chainOf(id) : null; }
+   *   // ...the four required methods
+   * }
+   * ```
+   */
+  readChainSync?(id: string): readonly TokenRecord[] | null | undefined;
 }

@@ -2,10 +2,16 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
 import { authorize } from '../../src/policy';
-import { GrantCache, rolesKey, rolesSnapshot, sameRoles } from '../../src/service/grant-cache';
+import { GrantCache, LayerCache, rolesSnapshot, sameRoles } from '../../src/service/grant-cache';
 import { setup } from './fixture';
 
-describe('rolesKey', () => {
+/** Canonical text of a snapshot: equal text means equal roles. */
+function rolesKey(roles: unknown): string | undefined {
+  const snap = rolesSnapshot(roles);
+  return snap === undefined ? undefined : JSON.stringify(snap);
+}
+
+describe('rolesSnapshot', () => {
   it('is the same for equal plain roles and differs when a role changes', () => {
     expect(rolesKey({ orgs: { acme: 'editor' } })).toBe(rolesKey({ orgs: { acme: 'editor' } }));
     expect(rolesKey({ orgs: { acme: 'editor' } })).not.toBe(rolesKey({ orgs: { acme: 'viewer' } }));
@@ -96,5 +102,81 @@ describe('GrantCache', () => {
     expect(s.auth.authorize(await s.auth.authenticate(token), 'acme/w', 'repo:admin')).toEqual({ allowed: true });
     s.roles.set('alice', { orgs: { acme: 'viewer' } });
     expect(s.auth.authorize(await s.auth.authenticate(token), 'acme/w', 'repo:admin')).toEqual({ allowed: false, reason: 'role' });
+  });
+});
+
+describe('cache bounds (issue 13: floods)', () => {
+  it('GrantCache: thousands of distinct tokens and role variants never hold more than the bound', () => {
+    const cache = new GrantCache(64);
+    const roles = ['viewer', 'editor', 'admin', 'owner', 'viewer'] as const;
+    for (let i = 0; i < 5000; i++) {
+      cache.get(`flood-${i}`, { orgs: { acme: roles[i % 4] as 'viewer' } }, null, () => []);
+      // A few tokens cycle through role variants: each variant counts against the bound.
+      cache.get(`hot-${i % 3}`, { orgs: { [`o${i % 7}`]: roles[i % 5] as 'viewer' } }, null, () => []);
+      expect(cache.size).toBeLessThanOrEqual(64);
+    }
+    expect(cache.size).toBe(64);
+  });
+
+  it('GrantCache: size 0 caches nothing and still decides', () => {
+    const cache = new GrantCache(0);
+    const g = cache.get('t', { orgs: { acme: 'viewer' } }, null, () => []);
+    expect(cache.size).toBe(0);
+    expect(authorize(g, 'acme/w', 'repo:read')).toEqual({ allowed: true });
+    expect(cache.get('t', { orgs: { acme: 'viewer' } }, null, () => [])).not.toBe(g);
+  });
+
+  it('LayerCache: thousands of distinct token ids never hold more than the bound, and a layer is reused while held', () => {
+    const layers = new LayerCache(100);
+    const scopes = [{ resource: 'acme/web', permissions: ['repo:read' as const] }];
+    for (let i = 0; i < 3000; i++) {
+      layers.get({ id: `t${i}`, scopes });
+      expect(layers.size).toBeLessThanOrEqual(100);
+    }
+    const rec = { id: 'keep', scopes };
+    expect(layers.get(rec)).toBe(layers.get(rec));
+    const none = new LayerCache(0);
+    none.get(rec);
+    expect(none.size).toBe(0);
+  });
+
+  it('createAuth validates the cache bounds when it builds', async () => {
+    for (const bad of [-1, 1.5, 1_000_001, '10', Number.NaN]) {
+      await expect(setup({ layerCacheSize: bad as never })).rejects.toMatchObject({ code: 'validation', issues: [{ path: 'layerCacheSize' }] });
+      await expect(setup({ grantCacheSize: bad as never })).rejects.toMatchObject({ code: 'validation', issues: [{ path: 'grantCacheSize' }] });
+    }
+    await expect(setup({ layerCacheSize: 0, grantCacheSize: 0 })).resolves.toBeDefined();
+  });
+
+  it('with every cache off (0) decisions are unchanged', async () => {
+    const s = await setup({ layerCacheSize: 0, grantCacheSize: 0, signatureCacheSize: 0 });
+    const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
+    const { token } = await s.auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
+    for (let i = 0; i < 3; i++) {
+      const p = await s.auth.authenticate(token);
+      expect(s.auth.authorize(p, 'acme/web', 'repo:read')).toEqual({ allowed: true });
+      expect(s.auth.authorize(p, 'acme/web', 'repo:write')).toEqual({ allowed: false, reason: 'scope' });
+    }
+  });
+});
+
+describe('rolesSnapshot sees what createGrant reads', () => {
+  it('hostile: a hidden (non-enumerable) orgs map is not mistaken for no roles', () => {
+    const hidden = Object.defineProperty({}, 'orgs', { value: { acme: 'owner' }, enumerable: false });
+    expect(rolesKey(hidden)).not.toBe(rolesKey({}));
+    const cache = new GrantCache(10);
+    const owner = cache.get('t1', hidden as never, null, () => []);
+    expect(authorize(owner, 'acme/w', 'repo:admin')).toEqual({ allowed: true });
+    // The same token with genuinely empty roles must not reuse the owner grant.
+    expect(authorize(cache.get('t1', {}, null, () => []), 'acme/w', 'repo:read')).toEqual({ allowed: false, reason: 'role' });
+  });
+
+  it('hostile: non-enumerable and symbol keys inside a role map are ignored by both', () => {
+    const orgs = Object.defineProperty({ acme: 'viewer' }, 'evil', { value: 'owner', enumerable: false });
+    (orgs as Record<symbol, string>)[Symbol('x')] = 'owner';
+    const cache = new GrantCache(10);
+    const g = cache.get('t1', { orgs } as never, null, () => []);
+    expect(authorize(g, 'evil/w', 'repo:read')).toEqual({ allowed: false, reason: 'role' });
+    expect(cache.get('t1', { orgs: { acme: 'viewer' } }, null, () => [])).toBe(g);
   });
 });

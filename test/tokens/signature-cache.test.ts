@@ -154,13 +154,45 @@ describe('SignatureCache', () => {
     expect(cache.size).toBe(2);
   });
 
-  it('T2: clear and delete forget entries', () => {
+  it('T2: clear forgets every entry', () => {
     const cache = new SignatureCache(5);
     cache.set('a', c('a'));
     cache.set('b', c('b'));
-    cache.delete('a');
-    expect(cache.get('a')).toBeUndefined();
     cache.clear();
+    expect(cache.get('a')).toBeUndefined();
     expect(cache.size).toBe(0);
+  });
+});
+
+describe('verified-signature cache bounds (issue 13: floods)', () => {
+  it('hostile flood: thousands of distinct bogus and badly signed tokens never enter the cache', async () => {
+    const ring = await generateKeyRing();
+    const other = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS, cacheSize: 100 });
+    const good = await mintToken(ring, claims());
+    const [head, body] = good.split('.') as [string, string];
+    for (let i = 0; i < 2000; i++) {
+      // Valid-looking: the real header and body with a distinct wrong signature.
+      const sig = Buffer.from(`forged-${i}`.padEnd(64, 'x')).toString('base64url');
+      expect(await reasonOf(verifier.verify(`${head}.${body}.${sig}`, NOW))).not.toBe('accepted');
+      expect(await reasonOf(verifier.verify(`bogus-${i}`, NOW))).toBe('malformed');
+    }
+    for (let i = 0; i < 50; i++) {
+      expect(await reasonOf(verifier.verify(await mintToken(other, claims()), NOW))).toBe('signature');
+    }
+    expect(verifier.cachedCount).toBe(0);
+  });
+
+  it('a flood of distinct valid tokens holds at most cacheSize entries', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS, cacheSize: 40 });
+    for (let i = 0; i < 300; i++) {
+      await verifier.verify(await mintToken(ring, claims()), NOW);
+      expect(verifier.cachedCount).toBeLessThanOrEqual(40);
+    }
+    expect(verifier.cachedCount).toBe(40);
+    const direct = new SignatureCache(10);
+    for (let i = 0; i < 5000; i++) direct.set(`t${i}`, claims());
+    expect(direct.size).toBe(10);
   });
 });
