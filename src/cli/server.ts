@@ -178,6 +178,8 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
       await handler(req, res, trace);
     } catch (err) {
       trace.reason ??= err instanceof AuthenticationError ? err.reason : err instanceof SvcAuthError ? err.code : 'internal';
+      // A refused token whose signature verified is traced by its id (never its value).
+      if (err instanceof AuthenticationError && err.tokenId !== undefined) trace.token ??= `id:${err.tokenId}`;
       sendError(res, err);
     } finally {
       if (log !== undefined) {
