@@ -94,7 +94,10 @@ async function measure(list: Engine[], tokens: string[]): Promise<Map<string, nu
 
 async function hot(): Promise<Map<string, number>> {
   const ring = await generateKeyRing();
-  const auth = createAuth({ issuer: ISS, keys: ring, members });
+  const tokens = new MemoryTokenStore();
+  const auth = createAuth({ issuer: ISS, keys: ring, members, tokens });
+  // The same records without last-used recording: what authenticate did before it existed.
+  const unrecorded = createAuth({ issuer: ISS, keys: ring, members, tokens, lastUsedIntervalMs: 0 });
   const [token] = await pats(auth, 1);
   const jwk = ringJwk(ring);
   const pem = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string }, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
@@ -102,6 +105,7 @@ async function hot(): Promise<Map<string, number>> {
   const verifier = new TokenVerifier({ ring, issuer: ISS });
   const list: Engine[] = [
     { name: 'svc-auth authenticate (PAT, cached signature)', verify: async (t) => ofPrincipal(await auth.authenticate(t)) },
+    { name: 'svc-auth authenticate, last-used recording off', verify: async (t) => ofPrincipal(await unrecorded.authenticate(t)) },
     { name: 'svc-auth TokenVerifier alone (cache on)', verify: async (t) => ofPayload(await verifier.verify(t, Math.floor(Date.now() / 1000))) },
     { name: 'fast-jwt createVerifier (cache on)', verify: (t) => ofPayload(fast(t) as Record<string, unknown>) },
   ];
