@@ -132,7 +132,14 @@ export function actorOf(p: Principal): EventActor {
   return Object.freeze({ kind: p.kind, userId: p.userId, tokenId: p.tokenId ?? null, tokenName: p.tokenName ?? null });
 }
 
-/** The actor of server-side administration (`revokeToken`, `issueComponentToken`). */
+/**
+ * The actor of server-side administration (`revokeToken`, `issueComponentToken`).
+ *
+ * @example
+ * ```ts
+ * events.emit(revokedEvent(new Date(), SERVER_ACTOR, tokenId, revokedIds));
+ * ```
+ */
 export const SERVER_ACTOR: EventActor = Object.freeze({ kind: 'server', userId: null, tokenId: null, tokenName: null });
 
 // Which dispatcher belongs to which Auth object, without a public property on it.

@@ -139,7 +139,11 @@ export const tokenList: Command = {
     return withInstance(io, async (dev) => {
       const { principal } = await signIn(io, dev);
       const api = dev.auth.client(principal).token;
-      const infos = await (expiring === undefined ? api.list() : api.list({ expiringWithin: expiring }));
+      const infos = await (expiring === undefined ? api.list() : api.list({ expiringWithin: expiring })).catch((err: unknown) => {
+        // Name the flag the user typed, not the SDK option behind it.
+        if (err instanceof ValidationError) throw new ValidationError(err.issues.map((i) => ({ ...i, path: i.path === 'expiringWithin' ? '--expiring' : i.path })));
+        throw err;
+      });
       const nowMs = dev.now().getTime();
       io.stdout(flags.json === true ? json(infos) : tokenTable(infos, useColour(io), nowMs));
       const soon = expiringSoon(infos, nowMs);
