@@ -76,6 +76,9 @@ async function main() {
   const base = await startServer();
   const url = `${base}/api/repos/acme/web/head`;
   const before = await get(url, token);
+  // The server records last use off the request path and writes it within about a second.
+  await new Promise((r) => setTimeout(r, 1500));
+  svc(['token', 'list']);
   svc(['token', 'revoke', '--name', 'ci']);
   const after = await get(url, token);
   svc(['token', 'get', '--name', 'ci']);

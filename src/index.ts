@@ -106,6 +106,15 @@ export {
   type TokenApi,
   type TokenInfo,
   type CreateTokenInput,
+  type ListTokensOptions,
+  reportDenied,
+  type AuthEvent,
+  type AuthEventHook,
+  type EventActor,
+  type TokenCreatedEvent,
+  type TokenRevokedEvent,
+  type AuthFailedEvent,
+  type AccessDeniedEvent,
 } from './service';
 export { MAX_BEARER_TOKEN_LENGTH } from './service/bearer';
 

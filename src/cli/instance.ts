@@ -129,7 +129,12 @@ export async function openInstance(env: CliEnv, options: { notice?: (text: strin
   const { tokens, close } = await openTokenStore(home, env);
   try {
     const auth = createAuth({ issuer: DEV_ISSUER, keys, members, tokens, ...(clock ? { now: clock } : {}) });
-    return { home, auth, members, tokens, session, now, close };
+    // A one-shot command exits right after: write its last-used time before the store closes.
+    const flushThenClose = async (): Promise<void> => {
+      await auth.flush();
+      await close();
+    };
+    return { home, auth, members, tokens, session, now, close: flushThenClose };
   } catch (err) {
     await close();
     throw err;

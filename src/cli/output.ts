@@ -123,19 +123,87 @@ export function dateText(date: Date | null): string {
   return date === null ? '-' : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+const DAY_MS = 86_400_000;
+const UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
+  ['day', DAY_MS],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000],
+];
+const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+
 /**
- * The table of `svc token list`.
+ * A time relative to `nowMs`, in the largest whole unit: `in 3 days`, `2 hours ago`.
  *
  * @example
  * ```ts
- * io.stdout(tokenTable(await client.token.list(), useColour(io)));
+ * relativeText(new Date(Date.now() + 3.5 * 864e5), Date.now()); // 'in 3 days'
  * ```
  */
-export function tokenTable(infos: readonly TokenInfo[], colour: boolean): string {
+export function relativeText(date: Date, nowMs: number): string {
+  const diff = date.getTime() - nowMs;
+  const abs = Math.abs(diff);
+  for (const [unit, ms] of UNITS) {
+    if (abs >= ms || unit === 'second') {
+      const n = Math.floor(abs / ms);
+      return RELATIVE.format(diff < 0 ? -n : n, unit);
+    }
+  }
+  return RELATIVE.format(0, 'second');
+}
+
+/**
+ * When a token expires, for people: `in 3 days`, or `expired 2 days ago`.
+ *
+ * @example
+ * ```ts
+ * expiryText(info, Date.now()); // 'in 29 days'
+ * ```
+ */
+export function expiryText(t: Pick<TokenInfo, 'expiresAt'>, nowMs: number): string {
+  const rel = relativeText(t.expiresAt, nowMs);
+  return t.expiresAt.getTime() <= nowMs ? `expired ${rel}` : rel;
+}
+
+/**
+ * When a token was last used, for people: `3 hours ago`, or `never`.
+ *
+ * @example
+ * ```ts
+ * lastUsedText(info, Date.now()); // 'never'
+ * ```
+ */
+export function lastUsedText(t: Pick<TokenInfo, 'lastUsedAt'>, nowMs: number): string {
+  return t.lastUsedAt === null ? 'never' : relativeText(t.lastUsedAt, Math.max(nowMs, t.lastUsedAt.getTime()));
+}
+
+/**
+ * The active tokens that expire within `withinMs` of `nowMs`, soonest first.
+ *
+ * @example
+ * ```ts
+ * expiringSoon(infos, Date.now(), 7 * 864e5).map((t) => t.name);
+ * ```
+ */
+export function expiringSoon(infos: readonly TokenInfo[], nowMs: number, withinMs = 7 * DAY_MS): TokenInfo[] {
+  return infos
+    .filter((t) => t.status === 'active' && t.expiresAt.getTime() - nowMs <= withinMs)
+    .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime());
+}
+
+/**
+ * The table of `svc token list`: expiry and last use relative to `nowMs`.
+ *
+ * @example
+ * ```ts
+ * io.stdout(tokenTable(await client.token.list(), useColour(io), Date.now()));
+ * ```
+ */
+export function tokenTable(infos: readonly TokenInfo[], colour: boolean, nowMs: number): string {
   if (infos.length === 0) return 'no tokens\n';
   return table(
-    ['NAME', 'STATUS', 'EXPIRES', 'SCOPES'],
-    infos.map((t) => [clean(t.name), statusText(t.status, colour), dateText(t.expiresAt), scopeText(t.scopes)]),
+    ['NAME', 'STATUS', 'EXPIRES', 'LAST USED', 'SCOPES'],
+    infos.map((t) => [clean(t.name), statusText(t.status, colour), expiryText(t, nowMs), lastUsedText(t, nowMs), scopeText(t.scopes)]),
   );
 }
 
@@ -144,10 +212,10 @@ export function tokenTable(infos: readonly TokenInfo[], colour: boolean): string
  *
  * @example
  * ```ts
- * io.stdout(tokenDetail(await client.token.get('ci'), false));
+ * io.stdout(tokenDetail(await client.token.get('ci'), false, Date.now()));
  * ```
  */
-export function tokenDetail(t: TokenInfo, colour: boolean): string {
+export function tokenDetail(t: TokenInfo, colour: boolean, nowMs?: number): string {
   const scopes = t.scopes === null ? ['(full access)'] : formatScopeFlags(t.scopes).map(clean);
   const rows: [string, string][] = [
     ['name', clean(t.name)],
@@ -156,8 +224,9 @@ export function tokenDetail(t: TokenInfo, colour: boolean): string {
     ['scopes', scopes[0] ?? '(none)'],
     ...scopes.slice(1).map((s): [string, string] => ['', s]),
     ['created', dateText(t.createdAt)],
-    ['expires', dateText(t.expiresAt)],
+    ['expires', nowMs === undefined ? dateText(t.expiresAt) : `${dateText(t.expiresAt)} (${expiryText(t, nowMs)})`],
     ['revoked', dateText(t.revokedAt)],
+    ['last used', t.lastUsedAt === null ? 'never' : nowMs === undefined ? dateText(t.lastUsedAt) : `${dateText(t.lastUsedAt)} (${lastUsedText(t, nowMs)})`],
     ['committer', t.committerIdentity === null ? '(owner identity)' : clean(t.committerIdentity)],
     ['id', t.id],
     ['parent', t.parentId ?? '-'],

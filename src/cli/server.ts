@@ -110,6 +110,7 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
       trace.token = event.principal.tokenName ?? event.principal.kind;
     }
     trace.reason = event.reason;
+    if (event.tokenId !== undefined) trace.token ??= `id:${event.tokenId}`;
   };
   const guard = (check?: { permission: 'repo:read' | 'repo:write'; thing?: true }): NodeMiddleware<Routed> => {
     const issues: ValidationIssue[] = [];
@@ -225,6 +226,8 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
       await handler(routed, res);
     } catch (err) {
       trace.reason ??= reasonOf(err);
+      // A refused token whose signature verified is traced by its id (never its value).
+      if (err instanceof AuthenticationError && err.tokenId !== undefined) trace.token ??= `id:${err.tokenId}`;
       sendError(res, err);
     } finally {
       if (log !== undefined) {

@@ -101,10 +101,17 @@ export type AuthenticationReason =
 export class AuthenticationError extends SvcAuthError {
   /** Which check failed. */
   readonly reason: AuthenticationReason;
+  /**
+   * The token's id (its JWT `jti`, never its value) when the signature verified
+   * and the refusal came from its record (revoked, expired, unknown): lets a log
+   * line or an audit event trace a revoked token that is still in use.
+   */
+  readonly tokenId?: string;
 
-  constructor(reason: AuthenticationReason, message?: string, options?: { cause?: unknown }) {
-    super('authentication', message ?? `authentication failed: ${reason}`, options);
+  constructor(reason: AuthenticationReason, message?: string, options?: { cause?: unknown; tokenId?: string }) {
+    super('authentication', message ?? `authentication failed: ${reason}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.reason = reason;
+    if (options?.tokenId !== undefined) this.tokenId = options.tokenId;
   }
 }
 

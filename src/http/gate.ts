@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, ValidationError, type ValidationIssue } from '../errors';
 import type { Decision } from '../policy/decision';
 import type { Principal } from '../policy/subject';
+import { reportDenied } from '../service';
 import type { Auth } from '../service/types';
 import { isPermission, type Permission } from '../vocabulary';
 import { DEFAULT_REALM, decisionError, httpError, isRealm, type HttpError } from './errors';
@@ -69,7 +70,7 @@ export interface Gate {
 }
 
 /** @internal what the dev server's log learns of each decision: the request object, who, and why. */
-export type GateObserver = (req: unknown, event: { principal?: Principal | null; reason: string }) => void;
+export type GateObserver = (req: unknown, event: { principal?: Principal | null; reason: string; tokenId?: string }) => void;
 
 /** @internal a route's permission check. */
 export interface RouteCheck<R> {
@@ -202,9 +203,17 @@ export function permit<R>(gate: Gate, principal: Principal | null, route: RouteC
 export function refuse(gate: Gate, refusal: Refusal): HttpError {
   const answer = refusal.decision !== undefined ? decisionError(refusal.decision, gate) : httpError(refusal.error, gate);
   if (answer.status >= 500) report(gate, refusal.error);
+  const { decision, principal } = refusal;
+  // The one place every guard and adapter denies: the audit hook hears each access.denied here.
+  if (decision !== undefined && !decision.allowed && principal && refusal.resource !== undefined && refusal.permission !== undefined) {
+    reportDenied(gate.auth, principal, refusal.resource, refusal.permission, decision.reason, refusal.thing);
+  }
   if (gate.observe !== undefined) {
     const reason = answer.body.reason ?? answer.body.error;
-    gate.observe(refusal.request, refusal.principal === undefined ? { reason } : { principal: refusal.principal, reason });
+    // A refused token whose signature verified is known by its id (never its value).
+    const tokenId = refusal.error instanceof AuthenticationError ? refusal.error.tokenId : undefined;
+    const event = principal === undefined ? { reason } : { principal, reason };
+    gate.observe(refusal.request, tokenId === undefined ? event : { ...event, tokenId });
   }
   return answer;
 }

@@ -11,6 +11,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { SvcAuthError, ValidationError } from '../errors';
 import { canEverHold } from '../policy/hold';
 import type { Principal } from '../policy/subject';
+import { reportDenied } from '../service';
 import type { Auth } from '../service/types';
 import { isPermission, type Permission } from '../vocabulary';
 import { checkAuth, mcpPrincipal } from './auth-info';
@@ -132,6 +133,7 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
       const thing = pol.thing?.(args);
       const d = a.authorize(principal, resource, pol.permission, thing);
       if (!d.allowed) {
+        reportDenied(a, principal, String(resource), pol.permission, d.reason, typeof thing === 'string' ? thing : undefined);
         const on = thing === undefined ? `${String(resource)}` : `${String(resource)} (thing ${String(thing)})`;
         return toolError('forbidden', `${pol.permission} on ${on} was refused (${d.reason})`.slice(0, 2048), {
           permission: pol.permission,

@@ -21,6 +21,9 @@ import type { TokenClaims } from '../tokens/types';
 import { bearerFromRequest } from './bearer';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState, ServiceContext } from './context';
+import { createdEvent, EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, type EventActor } from './events';
+import { LastUsedRecorder } from './last-used';
+import { managedRecords, toInfo } from './records';
 import { principalFactory } from './principal';
 import { GrantCache, LayerCache } from './grant-cache';
 import { failure, guarded, readClock } from './guard';
@@ -89,6 +92,21 @@ export function createAuth(options: AuthOptions): Auth {
 
   const nowMs = opts.now === systemClock ? (): number => Date.now() : (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
+  // Off the request path (last-used.ts, events.ts): authenticate only hands them ids and events.
+  const touch = opts.lastUsedIntervalMs > 0 && typeof store.touch === 'function' ? store.touch.bind(store) : undefined;
+  const recorder =
+    touch === undefined
+      ? null
+      : new LastUsedRecorder({ write: (ids, at) => call('token store', () => touch(ids, at)), intervalMs: opts.lastUsedIntervalMs });
+  const events = opts.onEvent === undefined ? null : new EventDispatcher(opts.onEvent, { hookTimeoutMs: opts.storeTimeoutMs });
+  /** The time of an event: a failing clock must not turn a refusal into something else. */
+  const eventTime = (): Date => {
+    try {
+      return new Date(nowMs());
+    } catch {
+      return new Date();
+    }
+  };
 
   /**
    * The roles, read on every call (T5). A source that answers synchronously is
@@ -143,30 +161,57 @@ export function createAuth(options: AuthOptions): Auth {
     return out;
   }
 
+  /**
+   * A refusal leaving `authenticate`: when the signature verified, the error
+   * carries the token id (never its value), and `auth.failed` is queued.
+   */
+  function refused(err: unknown, claims: TokenClaims | undefined): unknown {
+    if (!(err instanceof AuthenticationError)) return err;
+    const known = claims !== undefined && claims.kind !== 'session';
+    const out =
+      known && err.tokenId === undefined ? new AuthenticationError(err.reason, err.message, { cause: err.cause, tokenId: claims.jti }) : err;
+    if (events !== null) {
+      const actor: EventActor =
+        claims === undefined
+          ? { kind: 'unknown', userId: null, tokenId: null, tokenName: null }
+          : { kind: claims.kind, userId: claims.sub, tokenId: known ? claims.jti : null, tokenName: null };
+      events.emit(Object.freeze({ type: 'auth.failed', at: eventTime(), actor: Object.freeze(actor), reason: err.reason }));
+    }
+    return out;
+  }
+
   async function authenticate(token: string): Promise<Principal> {
-    if (typeof token !== 'string') throw new AuthenticationError('malformed');
-    if (token.length === 0) throw new AuthenticationError('missing');
-    if (token.length > MAX_TOKEN_CHARS) throw new AuthenticationError('malformed');
-    const at = nowMs();
-    const nowSec = Math.floor(at / 1000);
-    const claims: TokenClaims = verifier.verifyCached(token, nowSec) ?? (await verifier.verify(token, nowSec));
-    // The frozen claims serve as the chain claims as they are (no copy per request).
-    let chain: readonly TokenRecord[] | null = null;
-    if (claims.kind !== 'session') {
-      const now = readChainNow(claims.jti);
-      chain = now === undefined ? await readValidChain(claims as TokenClaims & ChainClaims, at) : checkChain(now, claims as TokenClaims & ChainClaims, at);
-    }
-    const got = rolesOf(claims.sub);
-    const roles = got instanceof Promise ? await got : got;
-    let grant;
+    let claims: TokenClaims | undefined;
     try {
-      grant = grants.get(chain === null ? null : (chain[0] as TokenRecord).id, roles, chain, scopedLayers);
+      if (typeof token !== 'string') throw new AuthenticationError('malformed');
+      if (token.length === 0) throw new AuthenticationError('missing');
+      if (token.length > MAX_TOKEN_CHARS) throw new AuthenticationError('malformed');
+      const at = nowMs();
+      const nowSec = Math.floor(at / 1000);
+      claims = verifier.verifyCached(token, nowSec) ?? (await verifier.verify(token, nowSec));
+      // The frozen claims serve as the chain claims as they are (no copy per request).
+      let chain: readonly TokenRecord[] | null = null;
+      if (claims.kind !== 'session') {
+        const now = readChainNow(claims.jti);
+        chain = now === undefined ? await readValidChain(claims as TokenClaims & ChainClaims, at) : checkChain(now, claims as TokenClaims & ChainClaims, at);
+      }
+      // An in-process membership source answers without a promise (no await, no timer).
+      const got = rolesOf(claims.sub);
+      const roles = got instanceof Promise ? await got : got;
+      let grant;
+      try {
+        grant = grants.get(chain === null ? null : (chain[0] as TokenRecord).id, roles, chain, scopedLayers);
+      } catch (err) {
+        // Bad role data is the membership source's fault; never an allow.
+        throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
+      }
+      const expiresAt = new Date(chain === null ? claims.exp * 1000 : chainExpiryMs(chain));
+      // Last used: one Map lookup when throttled; the write happens later, elsewhere.
+      if (chain !== null && recorder !== null) recorder.seen((chain[0] as TokenRecord).id, at);
+      return principals.make(claims.kind, claims.sub, expiresAt, chain?.[0], grant, { roles, chain });
     } catch (err) {
-      // Bad role data is the membership source's fault; never an allow.
-      throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
+      throw refused(err, claims);
     }
-    const expiresAt = new Date(chain === null ? claims.exp * 1000 : chainExpiryMs(chain));
-    return principals.make(claims.kind, claims.sub, expiresAt, chain?.[0], grant, { roles, chain });
   }
 
   const ctx: ServiceContext = {
@@ -176,6 +221,7 @@ export function createAuth(options: AuthOptions): Auth {
     nowMs,
     call,
     stateOf,
+    events,
     async recheck(p) {
       const at = nowMs();
       const state = stateOf(p);
@@ -235,6 +281,7 @@ export function createAuth(options: AuthOptions): Auth {
       const token = await mintToken(opts.keys, { kind: 'component', iss: opts.issuer, sub: id, jti, iat, exp: iat + sec });
       const result = await call('token store', () => store.insert(record, new Date(at)));
       if (result !== 'ok') throw new UnavailableError(`token store refused a component token record (${String(result)})`);
+      events?.emit(createdEvent(new Date(at), SERVER_ACTOR, record));
       return token;
     },
 
@@ -257,8 +304,23 @@ export function createAuth(options: AuthOptions): Auth {
         throw new ValidationError([{ path: 'tokenId', message: 'must be a token id string' }]);
       }
       const at = nowMs();
-      await call('token store', () => store.revoke([tokenId], new Date(at)));
+      const revoked = await call('token store', () => store.revoke([tokenId], new Date(at)));
+      events?.emit(revokedEvent(new Date(at), SERVER_ACTOR, tokenId, revoked));
+    },
+
+    async tokensOf(userId) {
+      const id = checkUserId(userId, false);
+      const all = await call('token store', () => store.listByOwner(id));
+      if (!Array.isArray(all)) throw new UnavailableError('token store listByOwner did not return a list');
+      const at = nowMs();
+      return managedRecords(all, null).map((r) => toInfo(r, at));
+    },
+
+    async flush() {
+      await Promise.all([recorder?.flush(), events?.flush()]);
     },
   };
-  return Object.freeze(auth);
+  const frozen = Object.freeze(auth);
+  if (events !== null) registerEvents(frozen, events, nowMs);
+  return frozen;
 }

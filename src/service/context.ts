@@ -7,6 +7,7 @@ import type { Principal } from '../policy/subject';
 import type { UserRoles } from '../policy/types';
 import type { TokenRecord, TokenStore } from '../stores/types';
 import type { KeyRing } from '../tokens/types';
+import type { EventDispatcher } from './events';
 
 /**
  * What an `Auth` instance remembers about a principal it returned, kept in a private field of the principal (see principal.ts).
@@ -42,6 +43,8 @@ export interface ServiceContext {
   call<T>(what: string, fn: () => T | Promise<T>): Promise<T>;
   /** The state of a principal this instance returned; `ValidationError` for anything else. */
   stateOf(p: Principal): PrincipalState;
+  /** Where audit events go; `null` when `createAuth` was given no `onEvent`. */
+  readonly events: EventDispatcher | null;
   /**
    * Re-read a PAT's or component token's chain and check it is still valid
    * (revocation and expiry since the principal was authenticated); for a

@@ -5,4 +5,6 @@
 export { createAuth } from './auth';
 export { isIdentityWref, IDENTITY_PATTERN, defaultIdentity } from './identity';
 export { bearerFromRequest, parseAuthorization } from './bearer';
-export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput } from './types';
+export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput, ListTokensOptions } from './types';
+export { reportDenied } from './events';
+export type { AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent, AuthFailedEvent, AccessDeniedEvent } from './events';

@@ -13,11 +13,12 @@ import { mintToken } from '../tokens/mint';
 import { newTokenId } from '../tokens/claims';
 import { chainExpiryMs } from './chain';
 import type { ServiceContext } from './context';
+import { actorOf, createdEvent, revokedEvent } from './events';
 import { checkIdentity } from './identity';
 import { checkStoredText } from './text';
 import { checkNarrowing, roleWarnings } from './narrowing';
 import { managedRecords, pickForGet, pickForRevoke, toInfo } from './records';
-import type { CreateTokenInput, TokenApi, TokenInfo } from './types';
+import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from './types';
 
 const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity']);
 
@@ -45,6 +46,8 @@ interface CheckedCreate {
   scopes: Scope[] | null;
   warnings: string[];
   lifetimeSec: number;
+  /** Was `expiresIn` given? Only an explicit expiry that had to be clamped warns. */
+  explicitExpiry: boolean;
   committerIdentity: string | null;
 }
 
@@ -93,8 +96,30 @@ function checkCreateInput(input: unknown): CheckedCreate {
     scopes: normalized === null || normalized === undefined ? null : normalized.scopes,
     warnings: normalized === null || normalized === undefined ? [] : [...normalized.warnings],
     lifetimeSec: lifetimeSec as number,
+    explicitExpiry: fields.expiresIn !== undefined,
     committerIdentity: committerIdentity as string | null,
   };
+}
+
+/** Warning of `create` without scopes: a token that can do all its owner can is rarely what a script needs. */
+const FULL_ACCESS_WARNING = "no scopes given: this token carries its owner's full access (every role, now and later); pass scopes to limit it";
+
+/** `list` options: `null` for no filter, else the window in milliseconds. */
+function checkListOptions(options: unknown): number | null {
+  if (options === undefined) return null;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ValidationError([{ path: '', message: 'list takes an object { expiringWithin? }' }]);
+  }
+  const bad = Reflect.ownKeys(options).filter((k) => k !== 'expiringWithin');
+  if (bad.length > 0) throw new ValidationError(bad.map((k) => ({ path: String(k), message: 'unknown option' })));
+  const within = (options as ListTokensOptions).expiringWithin;
+  if (within === undefined) return null;
+  try {
+    return parsePatExpiry(within) * 1000;
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    throw new ValidationError([{ path: 'expiringWithin', message: 'expected <N>d or a whole number of days, N from 1 to 365' }]);
+  }
 }
 
 /**
@@ -133,6 +158,8 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
         checkNarrowing(checked.scopes, chain.filter((r) => r.scopes !== null).map((r) => r.scopes as readonly Scope[]));
       }
       if (checked.scopes !== null) warnings.push(...roleWarnings(checked.scopes, state.roles));
+      // Under a scoped parent an unscoped child inherits the parent's limits (A5): nothing to warn about.
+      else if (chain === null || chain.every((r) => r.scopes === null)) warnings.push(FULL_ACCESS_WARNING);
       const nowMs = ctx.nowMs();
       const iat = Math.floor(nowMs / 1000);
       let exp = iat + checked.lifetimeSec;
@@ -140,7 +167,8 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
         const limit = Math.floor(chainExpiryMs(chain) / 1000);
         if (exp > limit) {
           exp = limit;
-          warnings.push(`expiry clamped to ${new Date(limit * 1000).toISOString()}, when the token that creates it expires`);
+          // Without an explicit expiry, taking the parent's remaining lifetime is the expected default.
+          if (checked.explicitExpiry) warnings.push(`expiry clamped to ${new Date(limit * 1000).toISOString()}, when the token that creates it expires`);
         }
       }
       const record: TokenRecord = Object.freeze({
@@ -162,14 +190,18 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
       if (result === 'name_taken') throw new ConflictError(`this user already holds an active token named "${checked.name}"`);
       if (result === 'parent_inactive') throw new AuthenticationError('revoked', 'the token creating this one is no longer active');
       if (result !== 'ok') throw new UnavailableError('token store insert returned an unknown result');
+      ctx.events?.emit(createdEvent(new Date(nowMs), actorOf(p), record));
       return { token, info: toInfo(record, nowMs), warnings };
     },
 
-    async list(): Promise<TokenInfo[]> {
+    async list(options?: ListTokensOptions): Promise<TokenInfo[]> {
       await begin();
+      const withinMs = checkListOptions(options);
       const records = await managed();
       const nowMs = ctx.nowMs();
-      return records.map((r) => toInfo(r, nowMs));
+      const infos = records.map((r) => toInfo(r, nowMs));
+      if (withinMs === null) return infos;
+      return infos.filter((t) => t.status === 'active' && t.expiresAt.getTime() - nowMs <= withinMs);
     },
 
     async get(name: string): Promise<TokenInfo> {
@@ -188,7 +220,8 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
       if (rec === undefined) throw new NotFoundError(`no token named "${n}" among the tokens this credential manages`);
       if (rec.revokedAt !== null) return toInfo(rec, ctx.nowMs());
       const nowMs = ctx.nowMs();
-      await ctx.call('token store', () => ctx.store.revoke([rec.id], new Date(nowMs)));
+      const revoked = await ctx.call('token store', () => ctx.store.revoke([rec.id], new Date(nowMs)));
+      ctx.events?.emit(revokedEvent(new Date(nowMs), actorOf(p), rec.id, revoked));
       const fresh = await ctx.call('token store', () => ctx.store.readChain(rec.id));
       const head = Array.isArray(fresh) ? (fresh[0] as TokenRecord | undefined) : undefined;
       if (head === undefined || head.id !== rec.id) throw new UnavailableError('token store lost a record while revoking it');

@@ -6,6 +6,7 @@
 import { ValidationError, type ValidationIssue } from '../errors';
 import type { KeyRing } from '../tokens/types';
 import type { TokenStore } from '../stores/types';
+import type { AuthEventHook } from './events';
 import type { AuthOptions, MembershipSource } from './types';
 
 /**
@@ -29,6 +30,9 @@ export interface ResolvedOptions {
   readonly layerCacheSize: number;
   readonly grantCacheSize: number;
   readonly storeTimeoutMs: number;
+  /** 0 when last-used recording is off. */
+  readonly lastUsedIntervalMs: number;
+  readonly onEvent: AuthEventHook | undefined;
 }
 
 const KNOWN = new Set([
@@ -43,6 +47,8 @@ const KNOWN = new Set([
   'layerCacheSize',
   'grantCacheSize',
   'storeTimeoutMs',
+  'lastUsedIntervalMs',
+  'onEvent',
 ]);
 
 const STORE_METHODS = ['insert', 'readChain', 'listByOwner', 'revoke'] as const;
@@ -114,6 +120,10 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
   if (o.storeTimeoutMs !== undefined && !intInRange(o.storeTimeoutMs, 1, 600_000)) {
     issues.push({ path: 'storeTimeoutMs', message: 'must be an integer from 1 to 600 000' });
   }
+  if (o.lastUsedIntervalMs !== undefined && !(o.lastUsedIntervalMs === 0 || intInRange(o.lastUsedIntervalMs, 1_000, 86_400_000))) {
+    issues.push({ path: 'lastUsedIntervalMs', message: 'must be 0 (off) or an integer from 1 000 to 86 400 000' });
+  }
+  if (o.onEvent !== undefined && typeof o.onEvent !== 'function') issues.push({ path: 'onEvent', message: 'must be a function' });
   if (issues.length > 0) throw new ValidationError(issues);
   return Object.freeze({
     issuer: o.issuer as string,
@@ -127,5 +137,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     layerCacheSize: (o.layerCacheSize as number | undefined) ?? 10_000,
     grantCacheSize: (o.grantCacheSize as number | undefined) ?? 10_000,
     storeTimeoutMs: (o.storeTimeoutMs as number | undefined) ?? 5_000,
+    lastUsedIntervalMs: (o.lastUsedIntervalMs as number | undefined) ?? 60_000,
+    onEvent: o.onEvent as AuthEventHook | undefined,
   });
 }

@@ -42,6 +42,7 @@ export function toInfo(record: TokenRecord, nowMs: number): TokenInfo {
     revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt.getTime()),
     committerIdentity: record.committerIdentity,
     parentId: record.parentId,
+    lastUsedAt: record.lastUsedAt instanceof Date ? new Date(record.lastUsedAt.getTime()) : null,
   });
 }
 

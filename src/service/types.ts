@@ -9,6 +9,7 @@ import type { Scope, ScopeEntry } from '../scopes/types';
 import type { UserRoles } from '../policy/types';
 import type { KeyRing } from '../tokens/types';
 import type { TokenStore } from '../stores/types';
+import type { AuthEventHook } from './events';
 
 /** Where `createAuth` learns a user's roles. Called on every `authenticate`. */
 export interface MembershipSource {
@@ -52,6 +53,18 @@ export interface AuthOptions {
   grantCacheSize?: number;
   /** Milliseconds a store or membership call may take before it counts as unavailable. Default 5 000. */
   storeTimeoutMs?: number;
+  /**
+   * Record a PAT's or component token's `lastUsedAt` at most once per this many
+   * milliseconds, off the request path (needs a store with `touch`). Default
+   * 60 000; 0 turns recording off; otherwise 1 000 to 86 400 000.
+   */
+  lastUsedIntervalMs?: number;
+  /**
+   * Receives audit events (`token.created`, `token.revoked`, `auth.failed`,
+   * `access.denied`), off the request path: a throwing or slow hook never
+   * changes or delays an answer. Events never carry a token value.
+   */
+  onEvent?: AuthEventHook;
 }
 
 /** A token as management shows it. The token value is never part of it. */
@@ -66,6 +79,14 @@ export interface TokenInfo {
   revokedAt: Date | null;
   committerIdentity: string | null;
   parentId: string | null;
+  /** When `authenticate` last accepted it (recorded at most once per `lastUsedIntervalMs`); `null` if never. */
+  lastUsedAt: Date | null;
+}
+
+/** Options of `client(p).token.list`. */
+export interface ListTokensOptions {
+  /** Only active tokens that expire within this time: `'<N>d'` or a number of days, 1 to 365 (as `expiresIn`). */
+  expiringWithin?: string | number;
 }
 
 /** Input of `client(p).token.create`. */
@@ -81,7 +102,7 @@ export interface CreateTokenInput {
 /** The SDK namespace `client(principal).token.*` (spec 4.2). */
 export interface TokenApi {
   create(input: CreateTokenInput): Promise<{ token: string; info: TokenInfo; warnings: string[] }>;
-  list(): Promise<TokenInfo[]>;
+  list(options?: ListTokensOptions): Promise<TokenInfo[]>;
   get(name: string): Promise<TokenInfo>;
   revoke(name: string): Promise<TokenInfo>;
 }
@@ -104,4 +125,11 @@ export interface Auth {
   issueComponentToken(userId: string, opts?: { scopes?: ScopeEntry[]; expiresIn?: string }): Promise<string>;
   committer(p: Principal, override?: string): string;
   revokeToken(tokenId: string): Promise<void>;
+  /** Server-side administration: every PAT of `userId` (no credential needed), in creation order. */
+  tokensOf(userId: string): Promise<TokenInfo[]>;
+  /**
+   * Wait for queued last-used writes and event deliveries (for shutdown and
+   * tests). Never rejects: failures were already counted and dropped.
+   */
+  flush(): Promise<void>;
 }

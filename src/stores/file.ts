@@ -105,6 +105,18 @@ export class FileTokenStore implements TokenStore {
     });
     return revoked;
   }
+
+  /**
+   * Record last-used times (see {@link TokenStore.touch}): one locked write for
+   * the whole batch, none when nothing moves forward.
+   */
+  async touch(ids: readonly string[], at: Date): Promise<void> {
+    new TokenTable().touch(ids, at); // checks the arguments before taking the lock
+    await this.file.update((current) => {
+      if (current === undefined) return undefined;
+      return current.touch(ids, at) > 0 ? current : undefined;
+    });
+  }
 }
 
 function parseTokens(data: unknown): TokenTable {

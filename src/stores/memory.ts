@@ -65,4 +65,11 @@ export class MemoryTokenStore implements TokenStore {
   revoke(ids: readonly string[], at: Date): Promise<string[]> {
     return settle(() => this.table.revoke(ids, at));
   }
+
+  /** Record last-used times (see {@link TokenStore.touch}). */
+  touch(ids: readonly string[], at: Date): Promise<void> {
+    return settle(() => {
+      this.table.touch(ids, at);
+    });
+  }
 }

@@ -14,7 +14,7 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 const MAX_IDENTIFIER = 63;
 
 /** The columns a record is read back from, in one place so every query agrees. */
-const COLUMNS = 'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity';
+const COLUMNS = 'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at';
 
 // A corrupted parent link must not spin a recursive query forever.
 const MAX_CHAIN_DEPTH = 1000;
@@ -95,6 +95,8 @@ export interface StoreSql {
   readonly listByOwner: string;
   /** Parameters: $1 ids (text[]), $2 at. Rows: ids newly revoked. */
   readonly revoke: string;
+  /** Parameters: $1 ids (text[]), $2 at. Moves `last_used_at` forward only; no rows. */
+  readonly touch: string;
   /** A short hash of the table name, to name prepared statements per table. */
   readonly tag: string;
 }
@@ -119,9 +121,11 @@ export function buildSql(name: TableName): StoreSql {
         created_at timestamptz NOT NULL,
         expires_at timestamptz NOT NULL,
         revoked_at timestamptz,
-        committer_identity text
+        committer_identity text,
+        last_used_at timestamptz
       )`,
       // A table made by an older version gains what is missing; nothing is renamed or dropped.
+      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS last_used_at timestamptz`,
       `CREATE INDEX IF NOT EXISTS ${idx('owner_idx')} ON ${t} (owner_id, seq)`,
       `CREATE INDEX IF NOT EXISTS ${idx('parent_idx')} ON ${t} (parent_id) WHERE parent_id IS NOT NULL`,
       `CREATE INDEX IF NOT EXISTS ${idx('owner_name_idx')} ON ${t} (owner_id, name) WHERE kind = 'pat' AND revoked_at IS NULL`,
@@ -174,6 +178,10 @@ export function buildSql(name: TableName): StoreSql {
       FROM locked l
       WHERE u.id = l.id AND u.revoked_at IS NULL
       RETURNING u.id`,
+    // GREATEST ignores NULL, and a batch that arrives late never moves the time back.
+    // Rows already at or past $2 are not written at all (no dead tuple, no lock wait).
+    touch: `UPDATE ${t} SET last_used_at = $2
+      WHERE id = ANY($1::text[]) AND (last_used_at IS NULL OR last_used_at < $2)`,
     // 64 bits: two tables on one pool must never share a prepared statement name.
     tag: createHash('sha256').update(name.plain).digest('hex').slice(0, 16),
   };

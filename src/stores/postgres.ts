@@ -242,6 +242,27 @@ export class PostgresTokenStore implements TokenStore {
     });
   }
 
+  /**
+   * Record last-used times (see {@link TokenStore.touch}): one statement for the
+   * whole batch, moving each time forward only.
+   *
+   * @example
+   * ```ts
+   * await store.touch([tokenId], new Date());
+   * ```
+   */
+  async touch(ids: readonly string[], at: Date): Promise<void> {
+    if (!Array.isArray(ids) || !ids.every((id: unknown) => typeof id === 'string')) {
+      throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
+    }
+    const atMs = timeOf(at, 'at');
+    const wanted = [...new Set(ids.filter((id) => id.length > 0 && id.length <= MAX_ID_LENGTH))];
+    if (wanted.length === 0) return;
+    await this.run(this.timeoutMs, async (client) => {
+      await client.query({ text: this.sql.touch, values: [wanted, new Date(atMs)] });
+    });
+  }
+
   /** A read's query config: named (prepared once per connection) unless `prepare` is off. */
   private read(kind: string, text: string, values: unknown[]): { name?: string; text: string; values: unknown[] } {
     return this.prepare ? { name: `svc_auth_${kind}_${this.sql.tag}`, text, values } : { text, values };
@@ -326,6 +347,7 @@ function rowToRecord(row: QueryResultRow): TokenRecord {
         expiresAt: asDate(row.expires_at),
         revokedAt: row.revoked_at === null ? null : asDate(row.revoked_at),
         committerIdentity: row.committer_identity,
+        lastUsedAt: row.last_used_at === null || row.last_used_at === undefined ? null : asDate(row.last_used_at),
       },
       'date',
     );

@@ -16,7 +16,7 @@ import { isPermission, type Permission } from '../vocabulary';
 import type { RecordKind, TokenRecord } from './types';
 
 /**
- * @internal A stored record. Only `revokedAt` ever changes.
+ * @internal A stored record. Only `revokedAt` and `lastUsedAt` ever change.
  *
  * @example
  * ```ts
@@ -35,6 +35,7 @@ export interface Entry {
   readonly expiresAt: number;
   revokedAt: number | null;
   readonly committerIdentity: string | null;
+  lastUsedAt: number | null;
 }
 
 /**
@@ -87,6 +88,8 @@ function readEntry(raw: unknown, form: DateForm, path: string, issues: Validatio
   const createdAt = dateField(raw.createdAt, form, at('createdAt'), false, issues);
   const expiresAt = dateField(raw.expiresAt, form, at('expiresAt'), false, issues);
   const revokedAt = dateField(raw.revokedAt, form, at('revokedAt'), true, issues);
+  // Absent in records written before last-used times existed.
+  const lastUsedAt = raw.lastUsedAt === undefined ? null : dateField(raw.lastUsedAt, form, at('lastUsedAt'), true, issues);
   if (kind === null || createdAt === null || expiresAt === null || scopes === undefined) return null;
   return {
     id,
@@ -100,6 +103,7 @@ function readEntry(raw: unknown, form: DateForm, path: string, issues: Validatio
     expiresAt,
     revokedAt,
     committerIdentity: committerIdentity ?? null,
+    lastUsedAt,
   };
 }
 
@@ -198,6 +202,7 @@ export function toRecord(e: Entry): TokenRecord {
     expiresAt: new Date(e.expiresAt),
     revokedAt: e.revokedAt === null ? null : new Date(e.revokedAt),
     committerIdentity: e.committerIdentity,
+    lastUsedAt: e.lastUsedAt === null ? null : new Date(e.lastUsedAt),
   });
 }
 
@@ -222,6 +227,7 @@ export function toJson(e: Entry): Record<string, unknown> {
     expiresAt: new Date(e.expiresAt).toISOString(),
     revokedAt: e.revokedAt === null ? null : new Date(e.revokedAt).toISOString(),
     committerIdentity: e.committerIdentity,
+    lastUsedAt: e.lastUsedAt === null ? null : new Date(e.lastUsedAt).toISOString(),
   };
 }
 

@@ -125,6 +125,26 @@ export class TokenTable {
     return revoked;
   }
 
+  /**
+   * Move `lastUsedAt` of each known id forward to `at` (never back). Unknown ids
+   * are ignored. Returns how many records changed.
+   */
+  touch(ids: unknown, at: Date): number {
+    if (!Array.isArray(ids) || !ids.every((id: unknown) => typeof id === 'string')) {
+      throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
+    }
+    const atMs = timeOf(at, 'at');
+    let changed = 0;
+    for (const id of ids as string[]) {
+      const entry = this.byId.get(id);
+      if (entry !== undefined && (entry.lastUsedAt === null || entry.lastUsedAt < atMs)) {
+        entry.lastUsedAt = atMs;
+        changed++;
+      }
+    }
+    return changed;
+  }
+
   /** Every entry in creation order (insertion order of the id map). */
   entries(): IterableIterator<Entry> {
     return this.byId.values();

@@ -41,6 +41,12 @@ export interface TokenRecord {
   readonly expiresAt: Date;
   readonly revokedAt: Date | null;
   readonly committerIdentity: string | null;
+  /**
+   * When `authenticate` last accepted this token, as far as the store was told
+   * (see {@link TokenStore.touch}); `null` or absent when never recorded.
+   * Optional so that a store written before it existed still type-checks.
+   */
+  readonly lastUsedAt?: Date | null;
 }
 
 /** Outcome of {@link TokenStore.insert}, as data: the service turns it into an error. */
@@ -65,6 +71,7 @@ export type InsertResult =
  *   async listByOwner(ownerId) { ... }
  *   async revoke(ids, at) { ... }
  *   readChainSync(id) { ... } // optional: see below
+ *   async touch(ids, at) { ... } // optional: last-used times
  * }
  * ```
  */
@@ -115,4 +122,12 @@ export interface TokenStore {
    * ```
    */
   readChainSync?(id: string): readonly TokenRecord[] | null | undefined;
+  /**
+   * Optional: record that each of `ids` was used at `at`, keeping the later of
+   * the stored `lastUsedAt` and `at` (a late batch never moves it back). Unknown
+   * ids are ignored. Called off the request path, batched and throttled (at most
+   * once per token per interval); a store without it simply shows no last-used
+   * time. Never called with a token value.
+   */
+  touch?(ids: readonly string[], at: Date): Promise<void>;
 }

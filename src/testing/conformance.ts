@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InsertResult, TokenRecord, TokenStore } from '../stores/types';
+import { touchCases } from './conformance-touch';
 import { at, DAY, fixtures, HOUR } from './fixtures';
 
 /**
@@ -73,10 +74,12 @@ export function conformanceCases(): ConformanceCase[] {
     for (const [got, want] of [[chain?.[0], child], [chain?.[1], parent]] as const) {
       expect(got).toBeDefined();
       const g = got as TokenRecord;
-      expect({ ...g, createdAt: g.createdAt.getTime(), expiresAt: g.expiresAt.getTime() }).toEqual({
+      // lastUsedAt is optional in a record: absent and null both mean "never used".
+      expect({ ...g, createdAt: g.createdAt.getTime(), expiresAt: g.expiresAt.getTime(), lastUsedAt: g.lastUsedAt ?? null }).toEqual({
         ...want,
         createdAt: want.createdAt.getTime(),
         expiresAt: want.expiresAt.getTime(),
+        lastUsedAt: null,
       });
       expect(g.createdAt).toBeInstanceOf(Date);
       expect(g.revokedAt).toBeNull();
@@ -259,6 +262,7 @@ export function conformanceCases(): ConformanceCase[] {
       expect(chain === null || chain.some((r) => r.revokedAt !== null)).toBe(true);
     }
   });
+  touchCases(it);
   return cases;
 }
 

@@ -83,7 +83,7 @@ describe('svc: the spec flow on a fresh dev instance', { timeout: 120_000 }, () 
   it('C1: list, list --json and get --json show status and scopes, never a token value', async () => {
     const table = await svc(home, ['token', 'list']);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^NAME\s+STATUS\s+EXPIRES\s+SCOPES$/m);
+    expect(table.stdout).toMatch(/^NAME\s+STATUS\s+EXPIRES\s+LAST USED\s+SCOPES$/m);
     expect(table.stdout).toMatch(/^ci\s+active\s/m);
     expect(table.stdout).not.toMatch(TOKEN_PATTERN);
     const list = JSON.parse((await svc(home, ['token', 'list', '--json'])).stdout) as { name: string; scopes: unknown }[];

@@ -49,6 +49,8 @@ function fakeAuth(overrides: Partial<Auth> = {}): Auth {
     issueComponentToken: async () => 'x',
     committer: () => 'svc:default/users/Identity/alice',
     revokeToken: async () => undefined,
+    tokensOf: async () => [],
+    flush: async () => undefined,
     ...overrides,
   };
 }

@@ -94,3 +94,21 @@ describe('guardTool and canUseTool', () => {
     expect(canUseTool(null as never, read)).toBe(false);
   });
 });
+
+describe('guardTool and the audit hook', () => {
+  it('a denied tool call is reported as access.denied with the thing name', async () => {
+    const seen: unknown[] = [];
+    const s = await setup({ onEvent: (e) => void seen.push(e) });
+    const alice = s.auth.client(await s.auth.authenticate(await s.auth.issueSession('alice')));
+    const v = mcpTokenVerifier(s.auth);
+    const docs = await v.verifyAccessToken(
+      (await alice.token.create({ name: 'docs', scopes: [{ resource: 'acme/web', permissions: ['repo:write'], allowedMatches: ['Doc/**'] }] })).token,
+    );
+    const tool = guardTool(s.auth, write, () => ({ content: [] }));
+    await tool({ org: 'acme', repo: 'web', name: 'Img/logo' }, { authInfo: docs });
+    for (let i = 0; i < 100 && !seen.some((e) => (e as { type: string }).type === 'access.denied'); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(seen).toContainEqual(
+      expect.objectContaining({ type: 'access.denied', resource: 'acme/web', permission: 'repo:write', thingName: 'Img/logo', reason: 'thing' }),
+    );
+  });
+});

@@ -43,6 +43,7 @@ function rec(over: Partial<Mutable<TokenRecord>> = {}): TokenRecord {
     expiresAt: new Date(T0 + 30 * DAY),
     revokedAt: null,
     committerIdentity: null,
+    lastUsedAt: null,
     ...over,
   };
 }

@@ -10,7 +10,7 @@ import type { ScopeEntry } from '../../scopes/types';
 import type { CreateTokenInput } from '../../service/types';
 import { optional, parseFlags, required } from '../args';
 import { help, signIn, withInstance, type Command } from '../command';
-import { clean, json, tokenDetail, tokenTable, useColour } from '../output';
+import { clean, expiringSoon, expiryText, json, tokenDetail, tokenTable, useColour } from '../output';
 
 const CREATE_HELP = `Usage: svc token create --name <name> [options]
 
@@ -38,15 +38,21 @@ Examples:
   svc token create -n docs --scopes-json '[{"resource":"acme/web","permissions":["repo:write"],"allowedMatches":["Doc/**"]}]'
 `;
 
-const LIST_HELP = `Usage: svc token list [--json]
+const LIST_HELP = `Usage: svc token list [--expiring <N>d] [--json]
 
 List the tokens your credential manages, with status (active, expired,
-revoked), expiry and scopes. A session sees all of its user's tokens; a token
-(SVC_TOKEN) sees only the tokens created under it.
+revoked), when each expires and was last used (relative to now), and scopes.
+A session sees all of its user's tokens; a token (SVC_TOKEN) sees only the
+tokens created under it. When an active token expires within 7 days, a notice
+on stderr says so.
 
 Options:
-      --json      print an array of token details as JSON
-  -h, --help      show this help
+      --expiring <N>d   only active tokens that expire within N days (1 to 365)
+      --json            print an array of token details as JSON (with lastUsedAt)
+  -h, --help            show this help
+
+Examples:
+  svc token list --expiring 7d
 `;
 
 const GET_HELP = `Usage: svc token get --name <name> [--json]
@@ -127,12 +133,24 @@ export const tokenList: Command = {
   summary: 'list the tokens you manage',
   help: LIST_HELP,
   async run(args, io) {
-    const flags = parseFlags(args, { json: JSON_FLAG });
+    const flags = parseFlags(args, { json: JSON_FLAG, expiring: { type: 'string' } });
     if (flags.help) return help(io, LIST_HELP);
+    const expiring = optional(flags, 'expiring');
     return withInstance(io, async (dev) => {
       const { principal } = await signIn(io, dev);
-      const infos = await dev.auth.client(principal).token.list();
-      io.stdout(flags.json === true ? json(infos) : tokenTable(infos, useColour(io)));
+      const api = dev.auth.client(principal).token;
+      const infos = await (expiring === undefined ? api.list() : api.list({ expiringWithin: expiring })).catch((err: unknown) => {
+        // Name the flag the user typed, not the SDK option behind it.
+        if (err instanceof ValidationError) throw new ValidationError(err.issues.map((i) => ({ ...i, path: i.path === 'expiringWithin' ? '--expiring' : i.path })));
+        throw err;
+      });
+      const nowMs = dev.now().getTime();
+      io.stdout(flags.json === true ? json(infos) : tokenTable(infos, useColour(io), nowMs));
+      const soon = expiringSoon(infos, nowMs);
+      if (soon.length > 0) {
+        const which = soon.map((t) => `${clean(t.name)} (${expiryText(t, nowMs)})`).join(', ');
+        io.stderr(`svc: notice: ${soon.length === 1 ? '1 token expires' : `${soon.length} tokens expire`} within 7 days: ${which}\n`);
+      }
       return 0;
     });
   },
@@ -150,7 +168,7 @@ export const tokenGet: Command = {
     return withInstance(io, async (dev) => {
       const { principal } = await signIn(io, dev);
       const info = await dev.auth.client(principal).token.get(name);
-      io.stdout(flags.json === true ? json(info) : tokenDetail(info, useColour(io)));
+      io.stdout(flags.json === true ? json(info) : tokenDetail(info, useColour(io), dev.now().getTime()));
       return 0;
     });
   },
