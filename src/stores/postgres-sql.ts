@@ -89,8 +89,11 @@ export interface StoreSql {
    * One row: parent_ok, name_ok, inserted.
    */
   readonly insert: string;
-  /** Parameter: $1 id. Rows of the chain, nearest first, each with `depth`. */
-  readonly readChain: string;
+  /**
+   * Parameter: $1 ids (text[]). The chains of several ids in one statement: rows
+   * carry `root` (the requested id), nearest first within each root.
+   */
+  readonly readChains: string;
   /** Parameter: $1 owner. Rows in creation order. */
   readonly listByOwner: string;
   /** Parameters: $1 ids (text[]), $2 at. Rows: ids newly revoked. */
@@ -148,14 +151,14 @@ export function buildSql(name: TableName): StoreSql {
         RETURNING 1
       )
       SELECT parent_ok, name_ok, EXISTS (SELECT 1 FROM ins) AS inserted FROM verdict`,
-    readChain: `WITH RECURSIVE chain AS (
-        SELECT ${COLUMNS}, 0 AS depth FROM ${t} WHERE id = $1
+    readChains: `WITH RECURSIVE chain AS (
+        SELECT id AS root, ${COLUMNS}, 0 AS depth FROM ${t} WHERE id = ANY($1::text[])
         UNION ALL
-        SELECT ${prefixed('p')}, c.depth + 1
+        SELECT c.root, ${prefixed('p')}, c.depth + 1
         FROM chain c JOIN ${t} p ON p.id = c.parent_id
         WHERE c.depth < ${MAX_CHAIN_DEPTH}
       )
-      SELECT ${COLUMNS} FROM chain ORDER BY depth`,
+      SELECT root, ${COLUMNS} FROM chain ORDER BY root, depth`,
     listByOwner: `SELECT ${COLUMNS} FROM ${t} WHERE owner_id = $1 ORDER BY seq`,
     // The subtree walk goes through already-revoked rows too, so a child that
     // slipped in beside an earlier revocation is still found. Rows are locked in

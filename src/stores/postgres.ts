@@ -8,6 +8,8 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { ConflictError, SvcAuthError, UnavailableError, ValidationError } from '../errors';
 import { isPlainObject, timeOf, toEntry, toRecord } from './records';
+import { ChainBatcher } from './postgres-batch';
+import { watchClient, type ClientWatch } from './postgres-client';
 import { buildSql, migrateLockKey, nameLockKey, parseTableName, type StoreSql, type TableName } from './postgres-sql';
 import type { InsertResult, TokenRecord, TokenStore } from './types';
 
@@ -50,6 +52,13 @@ const MIN_MIGRATE_TIMEOUT_MS = 60_000;
 const MAX_ID_LENGTH = 512;
 /** Each revoke pass that finds new rows is progress; this many means something is badly wrong. */
 const MAX_REVOKE_PASSES = 50;
+/** Most ids in one batched chain read; more wait for the next statement. */
+const MAX_BATCH_IDS = 128;
+/**
+ * Batched chain reads on the wire at once. Few, so that under load calls
+ * gather into large batches instead of spreading over the pool one by one.
+ */
+const MAX_BATCHES_IN_FLIGHT = 4;
 const OPTION_KEYS = new Set(['pool', 'table', 'statementTimeoutMs', 'prepare']);
 
 /** SQLSTATE classes and codes that mean the connection or server, not the statement, failed. */
@@ -89,6 +98,7 @@ export class PostgresTokenStore implements TokenStore {
   private readonly sql: StoreSql;
   private readonly timeoutMs: number;
   private readonly prepare: boolean;
+  private readonly chains: ChainBatcher;
 
   constructor(options: PostgresTokenStoreOptions) {
     if (!isPlainObject(options)) {
@@ -113,6 +123,13 @@ export class PostgresTokenStore implements TokenStore {
     this.name = parseTableName(options.table ?? DEFAULT_TABLE);
     this.sql = buildSql(this.name);
     this.timeoutMs = timeout;
+    this.chains = new ChainBatcher(
+      {
+        fetch: (ids, ms) => this.run(ms, async (client) => (await client.query(this.read('chains', this.sql.readChains, [ids]))).rows),
+        decode: (rows) => rows.map(rowToRecord),
+      },
+      { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs: timeout },
+    );
   }
 
   /** The quoted table name this store uses, e.g. `"auth"."tokens"`. */
@@ -195,8 +212,7 @@ export class PostgresTokenStore implements TokenStore {
   async readChain(id: string): Promise<TokenRecord[] | null> {
     if (typeof id !== 'string') throw new ValidationError([{ path: 'id', message: 'expected a string' }]);
     if (id.length === 0 || id.length > MAX_ID_LENGTH) return null;
-    const rows = await this.run(this.timeoutMs, async (client) => (await client.query(this.read('chain', this.sql.readChain, [id]))).rows);
-    return rows.length === 0 ? null : rows.map(rowToRecord);
+    return this.chains.read(id);
   }
 
   /**
@@ -257,11 +273,16 @@ export class PostgresTokenStore implements TokenStore {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       let client: PoolClient | null = null;
+      let watch: ClientWatch | null = null;
       let released = false;
+      // A client that failed keeps its error listener: the pool destroys it, and
+      // a late 'error' from its dying socket must not go unhandled either.
       const release = (err?: Error): void => {
         if (client === null || released) return;
         released = true;
-        client.release(err);
+        const failed = err ?? watch?.error;
+        if (failed === undefined) watch?.stop();
+        client.release(failed);
       };
       const settle = (fn: () => void): void => {
         if (settled) return;
@@ -276,6 +297,7 @@ export class PostgresTokenStore implements TokenStore {
       this.pool.connect().then(
         async (c) => {
           client = c;
+          watch = watchClient(c);
           if (settled) return release();
           try {
             const value = await work(c);
