@@ -89,6 +89,8 @@ export interface StoreSql {
    * One row: parent_ok, name_ok, inserted.
    */
   readonly insert: string;
+  /** Parameter: $1 id. Rows of the chain, nearest first, each with `root` ($1). */
+  readonly readChain: string;
   /**
    * Parameter: $1 ids (text[]). The chains of several ids in one statement: rows
    * carry `root` (the requested id), nearest first within each root.
@@ -151,14 +153,11 @@ export function buildSql(name: TableName): StoreSql {
         RETURNING 1
       )
       SELECT parent_ok, name_ok, EXISTS (SELECT 1 FROM ins) AS inserted FROM verdict`,
-    readChains: `WITH RECURSIVE chain AS (
-        SELECT id AS root, ${COLUMNS}, 0 AS depth FROM ${t} WHERE id = ANY($1::text[])
-        UNION ALL
-        SELECT c.root, ${prefixed('p')}, c.depth + 1
-        FROM chain c JOIN ${t} p ON p.id = c.parent_id
-        WHERE c.depth < ${MAX_CHAIN_DEPTH}
-      )
-      SELECT root, ${COLUMNS} FROM chain ORDER BY root, depth`,
+    // The parent step is a LATERAL lookup with LIMIT 1, so it stays one primary-key
+    // probe per row: joined plainly, a small table gets a hash join over a scan
+    // of the whole table at every level.
+    readChain: chainSql(t, `id = $1`, `$1::text`, 'depth'),
+    readChains: chainSql(t, `id = ANY($1::text[])`, 'id', 'root, depth'),
     listByOwner: `SELECT ${COLUMNS} FROM ${t} WHERE owner_id = $1 ORDER BY seq`,
     // The subtree walk goes through already-revoked rows too, so a child that
     // slipped in beside an earlier revocation is still found. Rows are locked in
@@ -180,6 +179,18 @@ export function buildSql(name: TableName): StoreSql {
     // 64 bits: two tables on one pool must never share a prepared statement name.
     tag: createHash('sha256').update(name.plain).digest('hex').slice(0, 16),
   };
+}
+
+/** A recursive chain read: anchor rows matching `where`, each tagged with `root`, then their ancestors. */
+function chainSql(t: string, where: string, root: string, order: string): string {
+  return `WITH RECURSIVE chain AS (
+        SELECT ${root} AS root, ${COLUMNS}, 0 AS depth FROM ${t} WHERE ${where}
+        UNION ALL
+        SELECT c.root, ${prefixed('p')}, c.depth + 1
+        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
+        WHERE c.depth < ${MAX_CHAIN_DEPTH}
+      )
+      SELECT root, ${COLUMNS} FROM chain ORDER BY ${order}`;
 }
 
 function prefixed(alias: string): string {

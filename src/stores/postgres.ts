@@ -125,7 +125,13 @@ export class PostgresTokenStore implements TokenStore {
     this.timeoutMs = timeout;
     this.chains = new ChainBatcher(
       {
-        fetch: (ids, ms) => this.run(ms, async (client) => (await client.query(this.read('chains', this.sql.readChains, [ids]))).rows),
+        // One id alone keeps the single-id statement: its cached generic plan is
+        // as good as a fresh one, while `= ANY($1)` would be planned per call.
+        fetch: (ids, ms) =>
+          this.run(ms, async (client) => {
+            const query = ids.length === 1 ? this.read('chain', this.sql.readChain, [ids[0]]) : this.read('chains', this.sql.readChains, [ids]);
+            return (await client.query(query)).rows;
+          }),
         decode: (rows) => rows.map(rowToRecord),
       },
       { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs: timeout },
