@@ -9,6 +9,7 @@ import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { ConflictError, SvcAuthError, UnavailableError, ValidationError } from '../errors';
 import { isPlainObject, timeOf, toEntry, toRecord } from './records';
 import { ChainBatcher } from './postgres-batch';
+import { checkStorable, storable } from './postgres-text';
 import { watchClient, type ClientWatch } from './postgres-client';
 import { buildSql, migrateLockKey, nameLockKey, parseTableName, type StoreSql, type TableName } from './postgres-sql';
 import type { InsertResult, TokenRecord, TokenStore } from './types';
@@ -173,6 +174,7 @@ export class PostgresTokenStore implements TokenStore {
    */
   async insert(record: TokenRecord, now: Date): Promise<InsertResult> {
     const entry = toEntry(record, 'date', 'record');
+    checkStorable(entry, 'record');
     const nowMs = timeOf(now, 'now');
     const values: unknown[] = [
       entry.id,
@@ -217,7 +219,8 @@ export class PostgresTokenStore implements TokenStore {
    */
   async readChain(id: string): Promise<TokenRecord[] | null> {
     if (typeof id !== 'string') throw new ValidationError([{ path: 'id', message: 'expected a string' }]);
-    if (id.length === 0 || id.length > MAX_ID_LENGTH) return null;
+    // An id PostgreSQL cannot hold was never stored: unknown, not a database error.
+    if (id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id)) return null;
     return this.chains.read(id);
   }
 
@@ -231,7 +234,7 @@ export class PostgresTokenStore implements TokenStore {
    */
   async listByOwner(ownerId: string): Promise<TokenRecord[]> {
     if (typeof ownerId !== 'string') throw new ValidationError([{ path: 'ownerId', message: 'expected a string' }]);
-    if (ownerId.length === 0 || ownerId.length > MAX_ID_LENGTH) return [];
+    if (ownerId.length === 0 || ownerId.length > MAX_ID_LENGTH || !storable(ownerId)) return [];
     const rows = await this.run(this.timeoutMs, async (client) => (await client.query(this.read('owner', this.sql.listByOwner, [ownerId]))).rows);
     return rows.map(rowToRecord);
   }
@@ -249,7 +252,7 @@ export class PostgresTokenStore implements TokenStore {
       throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
     }
     const atMs = timeOf(at, 'at');
-    const wanted = [...new Set(ids.filter((id) => id.length > 0 && id.length <= MAX_ID_LENGTH))];
+    const wanted = [...new Set(ids.filter((id) => id.length > 0 && id.length <= MAX_ID_LENGTH && storable(id)))];
     if (wanted.length === 0) return [];
     return this.run(this.timeoutMs, async (client) => {
       const revoked: string[] = [];
