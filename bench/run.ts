@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ORDER = ['policy', 'glob', 'tokens', 'auth', 'postgres'];
+const ORDER = ['policy', 'glob', 'tokens', 'auth', 'postgres', 'http-postgres'];
 const wanted = process.argv.slice(2);
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))

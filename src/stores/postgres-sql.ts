@@ -92,7 +92,7 @@ export interface StoreSql {
   /** Parameter: $1 id. Rows of the chain, nearest first, each with `root` ($1). */
   readonly readChain: string;
   /**
-   * Parameter: $1 ids (text[]). The chains of several ids in one statement: rows
+   * Parameter: $1 ids (a JSON array of strings). The chains of several ids in one statement: rows
    * carry `root` (the requested id), nearest first within each root.
    */
   readonly readChains: string;
@@ -156,8 +156,20 @@ export function buildSql(name: TableName): StoreSql {
     // The parent step is a LATERAL lookup with LIMIT 1, so it stays one primary-key
     // probe per row: joined plainly, a small table gets a hash join over a scan
     // of the whole table at every level.
-    readChain: chainSql(t, `id = $1`, `$1::text`, 'depth'),
-    readChains: chainSql(t, `id = ANY($1::text[])`, 'id', 'root, depth'),
+    readChain: chainSql(t),
+    // The ids travel as one JSON array: a set-returning function over it has a
+    // fixed row estimate, so the prepared statement keeps one generic plan
+    // (with `= ANY($1)` PostgreSQL re-plans it on every call, knowing the array).
+    readChains: `WITH RECURSIVE chain AS (
+        SELECT r.root, ${prefixed('x')}, 0 AS depth
+        FROM jsonb_array_elements_text($1::jsonb) AS r(root)
+        CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE id = r.root LIMIT 1) x
+        UNION ALL
+        SELECT c.root, ${prefixed('p')}, c.depth + 1
+        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
+        WHERE c.depth < ${MAX_CHAIN_DEPTH}
+      )
+      SELECT root, ${COLUMNS} FROM chain ORDER BY root, depth`,
     listByOwner: `SELECT ${COLUMNS} FROM ${t} WHERE owner_id = $1 ORDER BY seq`,
     // The subtree walk goes through already-revoked rows too, so a child that
     // slipped in beside an earlier revocation is still found. Rows are locked in
@@ -181,16 +193,16 @@ export function buildSql(name: TableName): StoreSql {
   };
 }
 
-/** A recursive chain read: anchor rows matching `where`, each tagged with `root`, then their ancestors. */
-function chainSql(t: string, where: string, root: string, order: string): string {
+/** The recursive read of one id's chain, each row tagged with `root`. */
+function chainSql(t: string): string {
   return `WITH RECURSIVE chain AS (
-        SELECT ${root} AS root, ${COLUMNS}, 0 AS depth FROM ${t} WHERE ${where}
+        SELECT $1::text AS root, ${COLUMNS}, 0 AS depth FROM ${t} WHERE id = $1
         UNION ALL
         SELECT c.root, ${prefixed('p')}, c.depth + 1
         FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
         WHERE c.depth < ${MAX_CHAIN_DEPTH}
       )
-      SELECT root, ${COLUMNS} FROM chain ORDER BY ${order}`;
+      SELECT root, ${COLUMNS} FROM chain ORDER BY depth`;
 }
 
 function prefixed(alias: string): string {

@@ -126,11 +126,10 @@ export class PostgresTokenStore implements TokenStore {
     this.timeoutMs = timeout;
     this.chains = new ChainBatcher(
       {
-        // One id alone keeps the single-id statement: its cached generic plan is
-        // as good as a fresh one, while `= ANY($1)` would be planned per call.
+        // One id alone takes the single-id statement: nothing to encode or unpack.
         fetch: (ids, ms) =>
           this.run(ms, async (client) => {
-            const query = ids.length === 1 ? this.read('chain', this.sql.readChain, [ids[0]]) : this.read('chains', this.sql.readChains, [ids]);
+            const query = ids.length === 1 ? this.read('chain', this.sql.readChain, [ids[0]]) : this.read('chains', this.sql.readChains, [JSON.stringify(ids)]);
             return (await client.query(query)).rows;
           }),
         decode: (rows) => rows.map(rowToRecord),
