@@ -70,6 +70,14 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
  * Token records in a PostgreSQL table, safe for several servers at once.
  *
  * - `readChain` and `listByOwner` are one statement each (one round trip).
+ *   Concurrent `readChain` calls are coalesced: those that arrive together, or
+ *   while earlier reads are on the wire, share one statement, and callers of the
+ *   same id share one read, but a call never joins a read already sent (T5).
+ * - A connection that fails while the store holds it (failover, restart,
+ *   `pg_terminate_backend`) fails the calls using it with `UnavailableError`
+ *   and is destroyed; it never ends the process with an unhandled `'error'`.
+ * - Text PostgreSQL cannot hold (NUL, lone surrogates) is refused by `insert`
+ *   with `ValidationError`; lookups by such a value answer "unknown".
  * - `insert` of a PAT is a short transaction (BEGIN, advisory lock on
  *   owner+name, one checking insert, COMMIT: four round trips), because the
  *   name check must see every competing insert that committed before it; a
@@ -209,7 +217,8 @@ export class PostgresTokenStore implements TokenStore {
   }
 
   /**
-   * The record and its ancestors, nearest first, in one statement; `null` when unknown.
+   * The record and its ancestors, nearest first, in one statement shared with
+   * concurrent calls; `null` when unknown.
    *
    * @example
    * ```ts
