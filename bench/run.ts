@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ORDER = ['policy', 'glob', 'tokens', 'auth', 'http', 'memory', 'postgres'];
+const ORDER = ['policy', 'glob', 'tokens', 'auth', 'http', 'memory', 'postgres', 'http-postgres'];
 const quick = process.argv.includes('--quick');
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const files = readdirSync(here)

@@ -89,8 +89,13 @@ export interface StoreSql {
    * One row: parent_ok, name_ok, inserted.
    */
   readonly insert: string;
-  /** Parameter: $1 id. Rows of the chain, nearest first, each with `depth`. */
+  /** Parameter: $1 id. Rows of the chain, nearest first, each with `root` ($1). */
   readonly readChain: string;
+  /**
+   * Parameter: $1 ids (a JSON array of strings). The chains of several ids in one statement: rows
+   * carry `root` (the requested id), nearest first within each root.
+   */
+  readonly readChains: string;
   /** Parameter: $1 owner. Rows in creation order. */
   readonly listByOwner: string;
   /** Parameters: $1 ids (text[]), $2 at. Rows: ids newly revoked. */
@@ -152,14 +157,23 @@ export function buildSql(name: TableName): StoreSql {
         RETURNING 1
       )
       SELECT parent_ok, name_ok, EXISTS (SELECT 1 FROM ins) AS inserted FROM verdict`,
-    readChain: `WITH RECURSIVE chain AS (
-        SELECT ${COLUMNS}, 0 AS depth FROM ${t} WHERE id = $1
+    // The parent step is a LATERAL lookup with LIMIT 1, so it stays one primary-key
+    // probe per row: joined plainly, a small table gets a hash join over a scan
+    // of the whole table at every level.
+    readChain: chainSql(t),
+    // The ids travel as one JSON array: a set-returning function over it has a
+    // fixed row estimate, so the prepared statement keeps one generic plan
+    // (with `= ANY($1)` PostgreSQL re-plans it on every call, knowing the array).
+    readChains: `WITH RECURSIVE chain AS (
+        SELECT r.root, ${prefixed('x')}, 0 AS depth
+        FROM jsonb_array_elements_text($1::jsonb) AS r(root)
+        CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE id = r.root LIMIT 1) x
         UNION ALL
-        SELECT ${prefixed('p')}, c.depth + 1
-        FROM chain c JOIN ${t} p ON p.id = c.parent_id
+        SELECT c.root, ${prefixed('p')}, c.depth + 1
+        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
         WHERE c.depth < ${MAX_CHAIN_DEPTH}
       )
-      SELECT ${COLUMNS} FROM chain ORDER BY depth`,
+      SELECT root, ${COLUMNS} FROM chain ORDER BY root, depth`,
     listByOwner: `SELECT ${COLUMNS} FROM ${t} WHERE owner_id = $1 ORDER BY seq`,
     // The subtree walk goes through already-revoked rows too, so a child that
     // slipped in beside an earlier revocation is still found. Rows are locked in
@@ -185,6 +199,18 @@ export function buildSql(name: TableName): StoreSql {
     // 64 bits: two tables on one pool must never share a prepared statement name.
     tag: createHash('sha256').update(name.plain).digest('hex').slice(0, 16),
   };
+}
+
+/** The recursive read of one id's chain, each row tagged with `root`. */
+function chainSql(t: string): string {
+  return `WITH RECURSIVE chain AS (
+        SELECT $1::text AS root, ${COLUMNS}, 0 AS depth FROM ${t} WHERE id = $1
+        UNION ALL
+        SELECT c.root, ${prefixed('p')}, c.depth + 1
+        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
+        WHERE c.depth < ${MAX_CHAIN_DEPTH}
+      )
+      SELECT root, ${COLUMNS} FROM chain ORDER BY depth`;
 }
 
 function prefixed(alias: string): string {

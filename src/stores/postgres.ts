@@ -8,6 +8,9 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { ConflictError, SvcAuthError, UnavailableError, ValidationError } from '../errors';
 import { isPlainObject, timeOf, toEntry, toRecord } from './records';
+import { ChainBatcher } from './postgres-batch';
+import { checkStorable, storable } from './postgres-text';
+import { watchClient, type ClientWatch } from './postgres-client';
 import { buildSql, migrateLockKey, nameLockKey, parseTableName, type StoreSql, type TableName } from './postgres-sql';
 import type { InsertResult, TokenRecord, TokenStore } from './types';
 
@@ -50,6 +53,13 @@ const MIN_MIGRATE_TIMEOUT_MS = 60_000;
 const MAX_ID_LENGTH = 512;
 /** Each revoke pass that finds new rows is progress; this many means something is badly wrong. */
 const MAX_REVOKE_PASSES = 50;
+/** Most ids in one batched chain read; more wait for the next statement. */
+const MAX_BATCH_IDS = 128;
+/**
+ * Batched chain reads on the wire at once. Few, so that under load calls
+ * gather into large batches instead of spreading over the pool one by one.
+ */
+const MAX_BATCHES_IN_FLIGHT = 4;
 const OPTION_KEYS = new Set(['pool', 'table', 'statementTimeoutMs', 'prepare']);
 
 /** SQLSTATE classes and codes that mean the connection or server, not the statement, failed. */
@@ -60,6 +70,14 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
  * Token records in a PostgreSQL table, safe for several servers at once.
  *
  * - `readChain` and `listByOwner` are one statement each (one round trip).
+ *   Concurrent `readChain` calls are coalesced: those that arrive together, or
+ *   while earlier reads are on the wire, share one statement, and callers of the
+ *   same id share one read, but a call never joins a read already sent (T5).
+ * - A connection that fails while the store holds it (failover, restart,
+ *   `pg_terminate_backend`) fails the calls using it with `UnavailableError`
+ *   and is destroyed; it never ends the process with an unhandled `'error'`.
+ * - Text PostgreSQL cannot hold (NUL, lone surrogates) is refused by `insert`
+ *   with `ValidationError`; lookups by such a value answer "unknown".
  * - `insert` of a PAT is a short transaction (BEGIN, advisory lock on
  *   owner+name, one checking insert, COMMIT: four round trips), because the
  *   name check must see every competing insert that committed before it; a
@@ -89,6 +107,7 @@ export class PostgresTokenStore implements TokenStore {
   private readonly sql: StoreSql;
   private readonly timeoutMs: number;
   private readonly prepare: boolean;
+  private readonly chains: ChainBatcher;
 
   constructor(options: PostgresTokenStoreOptions) {
     if (!isPlainObject(options)) {
@@ -113,6 +132,18 @@ export class PostgresTokenStore implements TokenStore {
     this.name = parseTableName(options.table ?? DEFAULT_TABLE);
     this.sql = buildSql(this.name);
     this.timeoutMs = timeout;
+    this.chains = new ChainBatcher(
+      {
+        // One id alone takes the single-id statement: nothing to encode or unpack.
+        fetch: (ids, ms) =>
+          this.run(ms, async (client) => {
+            const query = ids.length === 1 ? this.read('chain', this.sql.readChain, [ids[0]]) : this.read('chains', this.sql.readChains, [JSON.stringify(ids)]);
+            return (await client.query(query)).rows;
+          }),
+        decode: (rows) => rows.map(rowToRecord),
+      },
+      { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs: timeout },
+    );
   }
 
   /** The quoted table name this store uses, e.g. `"auth"."tokens"`. */
@@ -150,6 +181,7 @@ export class PostgresTokenStore implements TokenStore {
    */
   async insert(record: TokenRecord, now: Date): Promise<InsertResult> {
     const entry = toEntry(record, 'date', 'record');
+    checkStorable(entry, 'record');
     const nowMs = timeOf(now, 'now');
     const values: unknown[] = [
       entry.id,
@@ -185,7 +217,8 @@ export class PostgresTokenStore implements TokenStore {
   }
 
   /**
-   * The record and its ancestors, nearest first, in one statement; `null` when unknown.
+   * The record and its ancestors, nearest first, in one statement shared with
+   * concurrent calls; `null` when unknown.
    *
    * @example
    * ```ts
@@ -194,9 +227,9 @@ export class PostgresTokenStore implements TokenStore {
    */
   async readChain(id: string): Promise<TokenRecord[] | null> {
     if (typeof id !== 'string') throw new ValidationError([{ path: 'id', message: 'expected a string' }]);
-    if (id.length === 0 || id.length > MAX_ID_LENGTH) return null;
-    const rows = await this.run(this.timeoutMs, async (client) => (await client.query(this.read('chain', this.sql.readChain, [id]))).rows);
-    return rows.length === 0 ? null : rows.map(rowToRecord);
+    // An id PostgreSQL cannot hold was never stored: unknown, not a database error.
+    if (id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id)) return null;
+    return this.chains.read(id);
   }
 
   /**
@@ -209,7 +242,7 @@ export class PostgresTokenStore implements TokenStore {
    */
   async listByOwner(ownerId: string): Promise<TokenRecord[]> {
     if (typeof ownerId !== 'string') throw new ValidationError([{ path: 'ownerId', message: 'expected a string' }]);
-    if (ownerId.length === 0 || ownerId.length > MAX_ID_LENGTH) return [];
+    if (ownerId.length === 0 || ownerId.length > MAX_ID_LENGTH || !storable(ownerId)) return [];
     const rows = await this.run(this.timeoutMs, async (client) => (await client.query(this.read('owner', this.sql.listByOwner, [ownerId]))).rows);
     return rows.map(rowToRecord);
   }
@@ -227,7 +260,7 @@ export class PostgresTokenStore implements TokenStore {
       throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
     }
     const atMs = timeOf(at, 'at');
-    const wanted = [...new Set(ids.filter((id) => id.length > 0 && id.length <= MAX_ID_LENGTH))];
+    const wanted = [...new Set(ids.filter((id) => id.length > 0 && id.length <= MAX_ID_LENGTH && storable(id)))];
     if (wanted.length === 0) return [];
     return this.run(this.timeoutMs, async (client) => {
       const revoked: string[] = [];
@@ -278,11 +311,16 @@ export class PostgresTokenStore implements TokenStore {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       let client: PoolClient | null = null;
+      let watch: ClientWatch | null = null;
       let released = false;
+      // A client that failed keeps its error listener: the pool destroys it, and
+      // a late 'error' from its dying socket must not go unhandled either.
       const release = (err?: Error): void => {
         if (client === null || released) return;
         released = true;
-        client.release(err);
+        const failed = err ?? watch?.error;
+        if (failed === undefined) watch?.stop();
+        client.release(failed);
       };
       const settle = (fn: () => void): void => {
         if (settled) return;
@@ -297,6 +335,7 @@ export class PostgresTokenStore implements TokenStore {
       this.pool.connect().then(
         async (c) => {
           client = c;
+          watch = watchClient(c);
           if (settled) return release();
           try {
             const value = await work(c);

@@ -9,6 +9,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { exited, serve, svc, tempHome } from './helpers';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -87,6 +88,51 @@ withDb('svc and svc serve with SVC_DATABASE_URL (PostgreSQL)', { timeout: 120_00
       await Promise.all([stop(a), stop(b)]);
       await cleanup();
       await other.cleanup();
+    }
+  });
+
+  it('a cut database connection does not kill svc serve: pg_terminate_backend of its backends under requests, 503 or correct answers, then recovery', async () => {
+    const { home, cleanup } = await tempHome();
+    const run = randomBytes(4).toString('hex');
+    const app = `svc_cli_cut_${run}`;
+    const url = new URL(DATABASE_URL as string);
+    url.searchParams.set('application_name', app);
+    const env = { SVC_DATABASE_URL: url.toString() };
+    const user = `pgcut-${run}`;
+    const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+    admin.on('error', () => undefined);
+    let s: Served | undefined;
+    try {
+      expect((await svc(home, ['member', 'set', '-u', user, '-r', 'acme', '--role', 'viewer'], env)).code).toBe(0);
+      expect((await svc(home, ['auth', 'login', '-u', user], env)).code).toBe(0);
+      const created = await svc(home, ['token', 'create', '-n', `cut-${run}`, '--scope', 'acme/web=repo:read'], env);
+      expect(created.code).toBe(0);
+      const token = created.stdout.trim();
+      s = await serve(home, env);
+      const served = s;
+      const head = async (): Promise<number> => {
+        const res = await fetch(`${served.url}/api/repos/acme/web/head`, { headers: { authorization: `Bearer ${token}` } });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      expect(await head()).toBe(200);
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const requests = Array.from({ length: 8 }, () => head().then((st) => statuses.push(st)));
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+        await Promise.all(requests);
+      }
+      for (const st of statuses) expect([200, 503]).toContain(st);
+      expect(served.child.exitCode).toBeNull();
+      expect(served.child.signalCode).toBeNull();
+      // The server reconnects: the next requests succeed.
+      let recovered = 0;
+      for (let i = 0; i < 5 && recovered !== 200; i++) recovered = await head();
+      expect(recovered).toBe(200);
+    } finally {
+      await stop(s);
+      await admin.end();
+      await cleanup();
     }
   });
 });

@@ -132,4 +132,27 @@ withDb('createAuth on PostgreSQL, two instances', () => {
     expect(await reason(b.authenticate(first.token))).toBe('revoked');
     expect((await a.authenticate(second.token)).tokenName).toBe('rotate-me');
   });
+
+  it('T5 with coalesced reads: 20 times, a revoke committed on B is seen by the next authenticate on A while A keeps reads of that token on the wire', async () => {
+    const session = await a.issueSession('alice');
+    const sa = await a.authenticate(session);
+    for (let i = 0; i < 20; i++) {
+      const { token } = await a.client(sa).token.create({ name: `interleave-${i}`, scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
+      await a.authenticate(token);
+      let running = true;
+      // Concurrent authenticates of the same token on A: batches for its id are in flight when the revoke commits.
+      const load = (async () => {
+        while (running) await Promise.all(Array.from({ length: 8 }, () => a.authenticate(token).catch(() => undefined)));
+      })();
+      try {
+        await new Promise((r) => setTimeout(r, i % 4));
+        const p = await b.authenticate(token);
+        await b.revokeToken(p.tokenId as string);
+        expect(await reason(a.authenticate(token))).toBe('revoked');
+      } finally {
+        running = false;
+        await load;
+      }
+    }
+  });
 });

@@ -1,0 +1,154 @@
+/**
+ * The readChain batcher of the PostgreSQL store, against a scripted source (no
+ * database): coalescing, order, per-id errors, and T5's rule that a call never
+ * joins a read already sent.
+ */
+import { describe, expect, it } from 'vitest';
+import type { QueryResultRow } from 'pg';
+import { UnavailableError } from '../../src/errors';
+import { ChainBatcher, type ChainSource } from '../../src/stores/postgres-batch';
+import type { TokenRecord } from '../../src/stores/types';
+
+interface Sent {
+  ids: readonly string[];
+  answer: (rows: QueryResultRow[]) => void;
+  fail: (err: unknown) => void;
+}
+
+/** A source whose statements are answered by the test, one by one. */
+function scripted(): { source: ChainSource; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const source: ChainSource = {
+    fetch: (ids) =>
+      new Promise((resolve, reject) => {
+        sent.push({ ids, answer: resolve, fail: reject });
+      }),
+    decode: (rows) =>
+      rows.map((r) => {
+        if (r.bad === true) throw new UnavailableError('token store unavailable: a stored record is malformed');
+        return { id: String(r.id), parentId: r.parent ?? null } as unknown as TokenRecord;
+      }),
+  };
+  return { source, sent };
+}
+
+/** Rows of chains: each id's chain is itself then `<id>-parent`. */
+function rowsFor(ids: readonly string[]): QueryResultRow[] {
+  return ids.flatMap((id) => [
+    { root: id, id, parent: `${id}-parent` },
+    { root: id, id: `${id}-parent` },
+  ]);
+}
+
+const limits = { maxIds: 128, maxInFlight: 2, timeoutMs: 5_000 };
+const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
+const ids = (chain: TokenRecord[] | null): string[] | null => chain?.map((r) => r.id) ?? null;
+
+describe('ChainBatcher', () => {
+  it('calls made together go out as one statement, and each caller gets exactly its own chain, nearest first', async () => {
+    const { source, sent } = scripted();
+    const b = new ChainBatcher(source, limits);
+    const wanted = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    const reads = wanted.map((id) => b.read(id));
+    await tick();
+    expect(sent).toHaveLength(1);
+    expect([...(sent[0]?.ids ?? [])].sort()).toEqual([...wanted].sort());
+    // Rows arrive grouped by root in another order than asked: each caller still gets its own.
+    sent[0]?.answer(rowsFor([...wanted].reverse()));
+    const chains = await Promise.all(reads);
+    chains.forEach((c, i) => expect(ids(c)).toEqual([wanted[i], `${wanted[i]}-parent`]));
+  });
+
+  it('an id with no rows is null without touching the others', async () => {
+    const { source, sent } = scripted();
+    const b = new ChainBatcher(source, limits);
+    const known = b.read('known');
+    const missing = b.read('missing');
+    await tick();
+    sent[0]?.answer(rowsFor(['known']));
+    expect(ids(await known)).toEqual(['known', 'known-parent']);
+    expect(await missing).toBeNull();
+  });
+
+  it('a malformed row of one id fails only that id: the others in the batch still get their chains', async () => {
+    const { source, sent } = scripted();
+    const b = new ChainBatcher(source, limits);
+    const good = b.read('good');
+    const bad = b.read('bad').catch((e: unknown) => e);
+    await tick();
+    sent[0]?.answer([...rowsFor(['good']), { root: 'bad', id: 'bad', bad: true }]);
+    expect(ids(await good)).toEqual(['good', 'good-parent']);
+    expect(await bad).toBeInstanceOf(UnavailableError);
+  });
+
+  it('a failed statement fails every caller of its batch (fail closed), and the next batch works', async () => {
+    const { source, sent } = scripted();
+    const b = new ChainBatcher(source, limits);
+    const reads = ['a', 'b', 'a'].map((id) => b.read(id).catch((e: unknown) => e));
+    await tick();
+    const err = new UnavailableError('token store unavailable: database unreachable');
+    sent[0]?.fail(err);
+    for (const r of await Promise.all(reads)) expect(r).toBe(err);
+    const again = b.read('a');
+    await tick();
+    sent[1]?.answer(rowsFor(['a']));
+    expect(ids(await again)).toEqual(['a', 'a-parent']);
+  });
+
+  it('callers of the same id in an unsent batch share one read, each with its own copy', async () => {
+    const { source, sent } = scripted();
+    const b = new ChainBatcher(source, limits);
+    const first = b.read('same');
+    const second = b.read('same');
+    await tick();
+    expect(sent[0]?.ids).toEqual(['same']);
+    sent[0]?.answer(rowsFor(['same']));
+    const [x, y] = await Promise.all([first, second]);
+    expect(ids(x)).toEqual(ids(y));
+    expect(x).not.toBe(y);
+  });
+
+  it('T5 stale read: a call made after a read was sent never joins it, even for the same id', async () => {
+    const { source, sent } = scripted();
+    const b = new ChainBatcher(source, limits);
+    const before = b.read('tok');
+    await tick();
+    expect(sent).toHaveLength(1);
+    // A revoke commits here; the read already on the wire may not see it.
+    const after = b.read('tok');
+    await tick();
+    expect(sent).toHaveLength(2);
+    expect(sent[1]?.ids).toEqual(['tok']);
+    sent[0]?.answer([{ root: 'tok', id: 'tok', revoked: false }]);
+    sent[1]?.answer([{ root: 'tok', id: 'tok-seen-revoked' }]);
+    expect(ids(await before)).toEqual(['tok']);
+    expect(ids(await after)).toEqual(['tok-seen-revoked']);
+  });
+
+  it('with every slot busy, calls gather into one batch that is sent when a slot frees', async () => {
+    const { source, sent } = scripted();
+    const b = new ChainBatcher(source, { ...limits, maxInFlight: 1 });
+    const first = b.read('one');
+    await tick();
+    const waiting = ['x', 'y', 'z', 'x'].map((id) => b.read(id));
+    await tick();
+    expect(sent).toHaveLength(1);
+    sent[0]?.answer(rowsFor(['one']));
+    await first;
+    await tick();
+    expect(sent).toHaveLength(2);
+    expect([...(sent[1]?.ids ?? [])].sort()).toEqual(['x', 'y', 'z']);
+    sent[1]?.answer(rowsFor(['x', 'y', 'z']));
+    expect((await Promise.all(waiting)).map((c) => c?.[0]?.id)).toEqual(['x', 'y', 'z', 'x']);
+  });
+
+  it('no statement carries more than maxIds ids', async () => {
+    const { source, sent } = scripted();
+    const b = new ChainBatcher(source, { ...limits, maxIds: 10, maxInFlight: 8 });
+    const reads = Array.from({ length: 25 }, (_, i) => b.read(`m${i}`));
+    await tick();
+    expect(sent.map((s) => s.ids.length)).toEqual([10, 10, 5]);
+    for (const s of sent) s.answer(rowsFor(s.ids));
+    expect((await Promise.all(reads)).map((c) => c?.[0]?.id)).toEqual(Array.from({ length: 25 }, (_, i) => `m${i}`));
+  });
+});
