@@ -8,7 +8,7 @@ import { runCli } from './run';
 
 const code = await runCli(process.argv.slice(2), {
   env: process.env,
-  isTTY: process.stdout.isTTY === true,
+  isTTY: process.stdout.isTTY,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
 });

@@ -153,7 +153,7 @@ async function guard<R extends IncomingMessage | Request>(auth: Auth, check: Aut
     const thing = check.thing?.(req);
     const decision: Decision = auth.authorize(principal, resource, check.permission, thing);
     // Anything but an explicit allow is a denial: fail closed on a broken authorize.
-    if (decision?.allowed === true) return { principal };
+    if (decision?.allowed) return { principal };
     return { answer: decisionError(decision) };
   } catch (err) {
     const answer = httpError(err);

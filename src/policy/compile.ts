@@ -66,7 +66,7 @@ export class CompiledLayer {
   }
 
   static {
-    readLayer = (value) => (typeof value === 'object' && value !== null && #data in value ? (value as CompiledLayer).#data : undefined);
+    readLayer = (value) => (typeof value === 'object' && value !== null && #data in value ? value.#data : undefined);
   }
 }
 
@@ -96,7 +96,7 @@ const ENTRY_KEYS: ReadonlySet<string> = new Set(['resource', 'permissions', 'all
  */
 export function compileLayer(scopes: readonly Scope[]): CompiledLayer {
   const issues: ValidationIssue[] = [];
-  let data: LayerData | null = null;
+  let data: LayerData | null;
   try {
     data = buildLayer(scopes, issues);
   } catch (err) {

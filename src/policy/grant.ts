@@ -75,7 +75,7 @@ export class Grant {
 
   static {
     // `#x in v` is false for a Proxy and for look-alike objects, so only a real Grant passes.
-    readTable = (value) => (typeof value === 'object' && value !== null && #table in value ? (value as Grant).#table : undefined);
+    readTable = (value) => (typeof value === 'object' && value !== null && #table in value ? value.#table : undefined);
   }
 }
 
@@ -107,7 +107,7 @@ export function grantTable(value: unknown): GrantTable | undefined {
  */
 export function createGrant(input: GrantInput): Grant {
   const issues: ValidationIssue[] = [];
-  let table: GrantTable | null = null;
+  let table: GrantTable | null;
   try {
     table = build(input, issues);
   } catch (err) {

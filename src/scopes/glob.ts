@@ -115,7 +115,7 @@ function compileWord(text: string, guarded: (i: number) => boolean): Word {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== STAR) {
-      out += text[i];
+      out += text.charAt(i);
       continue;
     }
     out += guarded(i) ? String.fromCharCode(GUARDED_STAR) : '*';

@@ -70,7 +70,7 @@ export function normalizeScopes(entries: ScopeEntry[] | readonly Scope[]): { sco
     const granted = new Map<string, Map<Permission, string>>();
     const scopes: Scope[] = [];
     for (let i = 0; i < n; i++) {
-      const scope = normalizeOne(entries[i] as unknown, `[${i}]`, granted, issues, warnings);
+      const scope = normalizeOne(entries[i], `[${i}]`, granted, issues, warnings);
       if (scope) scopes.push(scope);
     }
     issues.throwIfAny();
@@ -121,7 +121,7 @@ function normalizeOne(
   if (issues.size !== before || mask === 0) return null;
 
   let seen = granted.get(key);
-  if (!seen) granted.set(key, (seen = new Map()));
+  if (!seen) granted.set(key, (seen = new Map<Permission, string>()));
   for (const p of permissionsOf(mask)) {
     const first = seen.get(p);
     if (first !== undefined) {

@@ -189,7 +189,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
       const nowMs = ctx.nowMs();
       await ctx.call('token store', () => ctx.store.revoke([rec.id], new Date(nowMs)));
       const fresh = await ctx.call('token store', () => ctx.store.readChain(rec.id));
-      const head = Array.isArray(fresh) ? (fresh[0] as TokenRecord | undefined) : undefined;
+      const head = Array.isArray(fresh) ? fresh[0] : undefined;
       if (head === undefined || head.id !== rec.id) throw new UnavailableError('token store lost a record while revoking it');
       return toInfo(head, nowMs);
     },

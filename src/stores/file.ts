@@ -159,7 +159,6 @@ export class FileMembershipStore implements MembershipStore {
     checkResource(resource);
     let removed = false;
     await this.file.update((current) => {
-      const table = current ?? new MembershipTable();
       if (current === undefined) return undefined;
       removed = current.remove(userId, resource);
       return removed ? current : undefined;

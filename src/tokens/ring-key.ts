@@ -168,7 +168,7 @@ export async function loadRingKey(jwk: ParsedJwk, path: string): Promise<RingKey
   }
   const probe = new TextEncoder().encode('svc-auth key probe');
   const params = SUBTLE_SIGN[alg];
-  let ok = false;
+  let ok: boolean;
   try {
     const sig = await crypto.subtle.sign(params, signKey, probe);
     ok = await crypto.subtle.verify(params, verifyKey, sig, probe);

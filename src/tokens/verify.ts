@@ -267,7 +267,7 @@ function readOptions(options: unknown): ReadOptions {
         if (!(KINDS as readonly string[]).includes(name)) issues.push({ path: `maxLifetimeSec.${name}`, message: 'unknown token kind' });
         else if (v === undefined) continue;
         else if (!isIntIn(v, 1, Number.MAX_SAFE_INTEGER)) issues.push({ path: `maxLifetimeSec.${name}`, message: 'expected positive whole seconds' });
-        else maxLifetime[name as TokenKind] = v as number;
+        else maxLifetime[name as TokenKind] = v;
       }
     }
   }
