@@ -10,9 +10,7 @@
  */
 import { SvcAuthError, ValidationError, type ValidationIssue } from '../errors';
 import { permissionIndex, PERMISSIONS } from '../vocabulary';
-import { compileMatcherForValidNames, checkPattern, type ThingMatcher } from '../scopes/glob';
-import { parseResource } from '../scopes/names';
-import { LIMITS, type Scope } from '../scopes/types';
+import { compileMatcherForValidNames, checkPattern, parseResource, LIMITS, type Scope, type ThingMatcher } from '../scopes';
 
 /** The entry lists the permission and sets no `allowedMatches`. */
 export const FREE = 1;

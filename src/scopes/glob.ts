@@ -25,7 +25,7 @@ import { ValidationError, type ValidationIssue } from '../errors';
 import { isValidThingName } from './names';
 import { compileShapes, starGuards } from './glob-shapes';
 import { checkPattern } from './pattern';
-import { LIMITS } from './types';
+import { LIMITS, type ThingMatcher } from './types';
 
 // Re-exported: callers have always found the pattern check beside the matcher.
 export { checkPattern };
@@ -34,8 +34,7 @@ const SLASH = 47;
 const STAR = 42;
 const QMARK = 63;
 
-/** A compiled set of patterns: true when a thing name matches at least one. */
-export type ThingMatcher = (thingName: string) => boolean;
+export type { ThingMatcher };
 
 /** `**` in a compiled pattern. */
 const GLOBSTAR = null;

@@ -98,20 +98,6 @@ export function sameRoles(roles: unknown, snap: Snapshot): boolean {
   }
 }
 
-/**
- * Canonical text of a roles value (the snapshot as JSON), or `undefined` when
- * it is not plain data; equal text means equal roles.
- *
- * @example
- * ```ts
- * rolesKey({ orgs: { acme: 'editor' } }); // '["orgs",1,"acme","editor"]'
- * ```
- */
-export function rolesKey(roles: unknown): string | undefined {
-  const snap = rolesSnapshot(roles);
-  return snap === undefined ? undefined : JSON.stringify(snap);
-}
-
 /** Snapshots kept per token id: roles of one user rarely change, so a few suffice. */
 const SLOTS_PER_TOKEN = 4;
 

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { ValidationError } from '../errors';
-import type { UserRoles } from '../policy/types';
+import type { UserRoles } from '../vocabulary';
 import type { RoleName } from '../vocabulary';
 import { JsonFile } from './json-file';
 import { checkResource, checkRole, checkUserId, MembershipTable, type Membership, type MembershipStore } from './membership';

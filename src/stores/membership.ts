@@ -5,7 +5,7 @@
  * @module
  */
 import { ValidationError } from '../errors';
-import type { UserRoles } from '../policy/types';
+import type { UserRoles } from '../vocabulary';
 import { parseResource } from '../scopes/names';
 import { isRoleName, ROLES, type RoleName } from '../vocabulary';
 import { settle } from './settle';

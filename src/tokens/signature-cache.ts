@@ -41,10 +41,6 @@ export class SignatureCache {
     this.#entries.set(token, claims);
   }
 
-  delete(token: string): void {
-    this.#entries.delete(token);
-  }
-
   clear(): void {
     this.#entries.clear();
   }

@@ -42,10 +42,6 @@ export const ORG_PERMISSIONS: readonly Permission[] = Object.freeze(PERMISSIONS.
 // "constructor" must not find anything.
 const INDEX: ReadonlyMap<string, number> = new Map(PERMISSIONS.map((p, i) => [p, i]));
 
-/** Bit mask of all repo permissions. */
-export const REPO_MASK = 0b0001111;
-/** Bit mask of all org permissions. */
-export const ORG_MASK = 0b1110000;
 
 /**
  * Is `value` one of the seven permissions?

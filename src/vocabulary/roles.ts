@@ -73,3 +73,19 @@ export function roleMasks(role: RoleName): { repo: number; org: number } {
   const r = ROLE_TABLE[role];
   return { repo: permissionMask(r.repo), org: permissionMask(r.org) };
 }
+
+/**
+ * A user's memberships: a role per organization and per repository.
+ * Keys compare case-insensitively.
+ *
+ * @example
+ * ```ts
+ * const roles: UserRoles = { orgs: { acme: 'editor' }, repos: { 'acme/secrets': 'viewer' } };
+ * ```
+ */
+export interface UserRoles {
+  /** Role per org name. */
+  orgs?: Record<string, RoleName>;
+  /** Role per `"org/repo"`. */
+  repos?: Record<string, RoleName>;
+}

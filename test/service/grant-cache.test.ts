@@ -2,8 +2,14 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
 import { authorize } from '../../src/policy';
-import { GrantCache, rolesKey, rolesSnapshot, sameRoles } from '../../src/service/grant-cache';
+import { GrantCache, rolesSnapshot, sameRoles } from '../../src/service/grant-cache';
 import { setup } from './fixture';
+
+// Canonical text of a roles snapshot: equal text means equal roles.
+const rolesKey = (roles: unknown): string | undefined => {
+  const snap = rolesSnapshot(roles);
+  return snap === undefined ? undefined : JSON.stringify(snap);
+};
 
 describe('rolesKey', () => {
   it('is the same for equal plain roles and differs when a role changes', () => {
