@@ -7,6 +7,18 @@ import { mkdtempSync, writeFileSync, readFileSync, existsSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+// What must be importable from the tarball: the root's names and each subpath's (was package.json
+// checkExports/checkSubpaths; a package.json carries no custom fields).
+const ROOT_EXPORTS = [
+  'createAuth', 'authorize', 'createGrant', 'normalizeScopes', 'parseScopeFlags', 'parseScopesJson', 'formatScopeFlags',
+  'generateKeyRing', 'importKeyRing', 'MemoryTokenStore', 'TOKEN_PATTERN', 'AuthenticationError', 'errorResponse', 'sendError',
+  'compileLayer', 'requireAuth', 'withAuth', 'decisionError',
+];
+const SUBPATH_EXPORTS = {
+  postgres: ['PostgresTokenStore'],
+  testing: ['tokenStoreConformance'],
+};
+
 const root = resolve(new URL('..', import.meta.url).pathname);
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
@@ -28,7 +40,7 @@ try {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
   run('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], app);
 
-  const names = ['PERMISSIONS', 'ROLES', 'SvcAuthError', 'ValidationError', ...(pkg.checkExports ?? [])];
+  const names = ['PERMISSIONS', 'ROLES', 'SvcAuthError', 'ValidationError', ...ROOT_EXPORTS];
   const probe = (names) => `for (const n of ${JSON.stringify(names)}) if (m[n] === undefined) { console.error('missing export ' + n); process.exit(1); }`;
   writeFileSync(join(app, 'esm.mjs'), `import * as m from 'svc-auth';\n${probe(names)}\nconsole.log('esm ok', Object.keys(m).length, 'exports');\n`);
   writeFileSync(join(app, 'cjs.cjs'), `const m = require('svc-auth');\n${probe(names)}\nconsole.log('cjs ok', Object.keys(m).length, 'exports');\n`);
@@ -36,7 +48,7 @@ try {
   console.log(run('node', ['cjs.cjs'], app).trim());
   // Optional peers a user of a subpath installs themselves (svc-auth/testing needs vitest).
   const peers = { testing: [`vitest@${pkg.devDependencies.vitest}`] };
-  for (const [sub, subNames] of Object.entries(pkg.checkSubpaths ?? {})) {
+  for (const [sub, subNames] of Object.entries(SUBPATH_EXPORTS)) {
     if (peers[sub]) run('npm', ['install', '--no-audit', '--no-fund', '--silent', ...peers[sub]], app);
     writeFileSync(join(app, 'sub.mjs'), `import * as m from 'svc-auth/${sub}';\n${probe(subNames)}\nconsole.log('esm svc-auth/${sub} ok');\n`);
     writeFileSync(join(app, 'sub.cjs'), `const m = require('svc-auth/${sub}');\n${probe(subNames)}\nconsole.log('cjs svc-auth/${sub} ok');\n`);
