@@ -48,6 +48,9 @@ const principals = new WeakMap<object, Principal>();
  *
  * @example
  * ```ts
+ * import express from 'express';
+ * import { requireAuth, principalOf } from 'svc-auth';
+ * const app = express();
  * app.get('/api/whoami', requireAuth(auth), (req, res) => {
  *   res.json({ user: principalOf(req).userId });
  * });
@@ -74,8 +77,8 @@ export function principalOf(req: IncomingMessage | Request): Principal {
  * import express from 'express';
  * import { requireAuth, principalOf } from 'svc-auth';
  * const app = express();
- * app.get('/api/repos/:org/:repo/head',
- *   requireAuth(auth, { permission: 'repo:read', resource: (req) => `${req.params.org}/${req.params.repo}` }),
+ * app.get('/api/acme/web/head',
+ *   requireAuth(auth, { permission: 'repo:read', resource: () => 'acme/web' }),
  *   (req, res) => res.json({ head: 'abc123', user: principalOf(req).userId }));
  * ```
  */

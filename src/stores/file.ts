@@ -42,6 +42,7 @@ const FORMAT_VERSION = 1;
  *
  * @example
  * ```ts
+ * import os from 'node:os';
  * import { createAuth, FileTokenStore, FileMembershipStore } from 'svc-auth';
  * const home = process.env.SVC_HOME ?? `${os.homedir()}/.svc`;
  * const auth = createAuth({

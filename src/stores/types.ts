@@ -58,6 +58,7 @@ export type InsertResult =
  * any failure rather than answer optimistically: the caller fails closed.
  *
  * @example
+ * not-checked: an outline of the four methods; `MemoryTokenStore` is a complete store to read
  * ```ts
  * class MyStore implements TokenStore {
  *   async insert(record, now) { ... return 'ok'; }
