@@ -156,6 +156,14 @@ function readScope(item: unknown, path: string, issues: ValidationIssue[]): Scop
   }
   const { resource, permissions, allowedMatches } = item;
   let ok = true;
+  // An unknown key (a misspelled "allowedmatches") would otherwise load as an entry without its
+  // restriction, wider than what was issued: a tampered or corrupt row fails closed.
+  for (const key of Object.keys(item)) {
+    if (key !== 'resource' && key !== 'permissions' && key !== 'allowedMatches') {
+      issues.push({ path: `${path}[${JSON.stringify(key.slice(0, 40))}]`, message: 'unknown key in a stored scope' });
+      ok = false;
+    }
+  }
   if (resource !== undefined && typeof resource !== 'string') {
     issues.push({ path: `${path}.resource`, message: 'expected a string or no resource' });
     ok = false;
