@@ -93,7 +93,7 @@ export function checkUserId(userId: unknown, needsSegment: boolean): string {
   if (typeof userId !== 'string' || userId.length === 0 || userId.length > MAX_USER_ID_LENGTH) {
     throw new ValidationError([{ path: 'userId', message: `must be a string of 1 to ${MAX_USER_ID_LENGTH} characters` }]);
   }
-   if (/[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]/.test(userId)) {
+  if (/[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]/.test(userId)) {
     throw new ValidationError([{ path: 'userId', message: 'must not contain whitespace, control or invisible characters' }]);
   }
   if (needsSegment && !isIdentitySegment(userId)) {
