@@ -187,7 +187,7 @@ describe('FileTokenStore and FileMembershipStore', () => {
 
   it('hostile file: a misspelled "allowedmatches" in a stored scope fails closed instead of loading an unrestricted entry', async () => {
     const file = join(home, 'tokens.json');
-    const scopes = [{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: ['Doc/*'] }];
+    const scopes = [{ resource: 'acme/web', permissions: ['repo:read' as const], allowedMatches: ['Doc/*'] }];
     await new FileTokenStore(home).insert(rec({ id: 't0', scopes }), NOW);
     const tampered = [
       (await readFile(file, 'utf8')).replace('"allowedMatches"', '"allowedmatches"'),
