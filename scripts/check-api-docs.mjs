@@ -2,16 +2,16 @@
 // Runs TypeDoc without output and fails when a member of the core service API (Auth, TokenApi,
 // AuthOptions, TokenInfo) lacks documentation. Other notDocumented warnings are printed, not fatal,
 // until every public member is documented.
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const REQUIRED = /\bindex\.(Auth|TokenApi|AuthOptions|TokenInfo)\b/;
-let out = '';
-try {
-  out = execFileSync(join(root, 'node_modules/.bin/typedoc'), ['--emit', 'none'], { cwd: root, encoding: 'utf8', stdio: 'pipe' });
-} catch (err) {
-  process.stderr.write(`${err.stdout ?? ''}${err.stderr ?? ''}`);
+// TypeDoc prints its warnings on stderr.
+const run = spawnSync(join(root, 'node_modules/.bin/typedoc'), ['--emit', 'none'], { cwd: root, encoding: 'utf8' });
+const out = `${run.stdout}${run.stderr}`;
+if (run.status !== 0) {
+  process.stderr.write(out);
   process.exit(1);
 }
 // eslint-disable-next-line no-control-regex -- strips terminal colours from TypeDoc's output
