@@ -22,6 +22,8 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       // Hostile-input code checks "impossible" shapes on purpose (a caller may pass anything at runtime).
       '@typescript-eslint/no-unnecessary-condition': 'off',
+      // `x === true` is deliberate where x may be anything at runtime: `{ allowed: 'yes' }` must not allow.
+      '@typescript-eslint/no-unnecessary-boolean-literal-compare': 'off',
       // `_`-prefixed names mark parameters kept for an interface's shape.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       // Private class fields are how opaque objects hide their state; a no-op class body is not "extraneous".

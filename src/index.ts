@@ -15,7 +15,10 @@ export {
   ConflictError,
   UnavailableError,
   type ErrorCode,
+  formatIssuePath,
   type ValidationIssue,
+  type IssueCode,
+  type IssuePath,
   type AuthenticationReason,
 } from './errors';
 

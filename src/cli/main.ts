@@ -8,7 +8,7 @@ import { runCli } from './run';
 
 const code = await runCli(process.argv.slice(2), {
   env: process.env,
-  isTTY: process.stdout.isTTY,
+  isTTY: process.stdout.isTTY === true,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
 });

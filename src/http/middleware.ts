@@ -6,7 +6,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AuthenticationError, ValidationError, type ValidationIssue } from '../errors';
+import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import { isPermission, type Permission } from '../vocabulary';
 import type { Principal } from '../policy/subject';
 import type { Decision } from '../policy/decision';
@@ -156,7 +156,7 @@ async function guard<R extends IncomingMessage | Request>(auth: Auth, check: Aut
     const thing = check.thing?.(req);
     const decision: Decision = auth.authorize(principal, resource, check.permission, thing);
     // Anything but an explicit allow is a denial: fail closed on a broken authorize.
-    if (decision?.allowed) return { principal };
+    if (decision?.allowed === true) return { principal };
     return { answer: decisionError(decision) };
   } catch (err) {
     const answer = httpError(err);
@@ -177,7 +177,7 @@ function report(check: AuthCheck<never>, err: unknown): void {
 const KEYS = new Set(['permission', 'resource', 'thing', 'onError']);
 
 function validate<R>(auth: Auth, options: AuthCheck<R> | undefined): AuthCheck<R> {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   if (typeof auth !== 'object' || auth === null || typeof auth.authenticateRequest !== 'function') {
     issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
   } else if (options?.permission !== undefined && typeof auth.authorize !== 'function') {

@@ -8,7 +8,7 @@
  * `normalizeScopes` returns must fail loudly, not widen or narrow in silence.
  * @module
  */
-import { SvcAuthError, ValidationError, type ValidationIssue } from '../errors';
+import { SvcAuthError, ValidationError, type IssueInput } from '../errors';
 import { permissionIndex, PERMISSIONS } from '../vocabulary';
 import { compileMatcherForValidNames, checkPattern, parseResource, LIMITS, type Scope, type ThingMatcher } from '../scopes';
 
@@ -93,7 +93,7 @@ const ENTRY_KEYS: ReadonlySet<string> = new Set(['resource', 'permissions', 'all
  * ```
  */
 export function compileLayer(scopes: readonly Scope[]): CompiledLayer {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   let data: LayerData | null;
   try {
     data = buildLayer(scopes, issues);
@@ -106,7 +106,7 @@ export function compileLayer(scopes: readonly Scope[]): CompiledLayer {
   return new CompiledLayer(INTERNAL, data);
 }
 
-function buildLayer(scopes: unknown, issues: ValidationIssue[]): LayerData | null {
+function buildLayer(scopes: unknown, issues: IssueInput[]): LayerData | null {
   if (!Array.isArray(scopes)) {
     issues.push({ path: '', message: `scopes must be an array, got ${kindOf(scopes)}` });
     return null;
@@ -168,7 +168,7 @@ function buildLayer(scopes: unknown, issues: ValidationIssue[]): LayerData | nul
   return { global, orgs, repos };
 }
 
-function readPermissions(value: unknown, isRepo: boolean, path: string, issues: ValidationIssue[]): number[] {
+function readPermissions(value: unknown, isRepo: boolean, path: string, issues: IssueInput[]): number[] {
   if (!Array.isArray(value)) {
     issues.push({ path, message: `must be an array of permissions, got ${kindOf(value)}` });
     return [];
@@ -196,7 +196,7 @@ function readPermissions(value: unknown, isRepo: boolean, path: string, issues: 
   return out;
 }
 
-function readPatterns(value: unknown, isRepo: boolean, path: string, issues: ValidationIssue[]): Slot | null {
+function readPatterns(value: unknown, isRepo: boolean, path: string, issues: IssueInput[]): Slot | null {
   if (value === undefined) return FREE;
   if (!isRepo) {
     // normalizeScopes strips these (S5); one that reaches here means the scopes were not normalized.

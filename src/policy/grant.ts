@@ -7,7 +7,7 @@
  * (nothing held, so the role cap denies).
  * @module
  */
-import { SvcAuthError, ValidationError, type ValidationIssue } from '../errors';
+import { SvcAuthError, ValidationError, type IssueInput } from '../errors';
 import { isRoleName, roleMasks, type RoleName } from '../vocabulary';
 import { NAME_PATTERN, parseResource } from '../scopes/names';
 import type { Scope } from '../scopes/types';
@@ -106,7 +106,7 @@ export function grantTable(value: unknown): GrantTable | undefined {
  * ```
  */
 export function createGrant(input: GrantInput): Grant {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   let table: GrantTable | null;
   try {
     table = build(input, issues);
@@ -119,7 +119,7 @@ export function createGrant(input: GrantInput): Grant {
   return new Grant(INTERNAL, table);
 }
 
-function build(input: unknown, issues: ValidationIssue[]): GrantTable | null {
+function build(input: unknown, issues: IssueInput[]): GrantTable | null {
   if (!isPlainObject(input)) {
     issues.push({ path: '', message: `expected { roles, layers? }, got ${kindOf(input)}` });
     return null;
@@ -139,7 +139,7 @@ interface RoleMaps {
   readonly repos: Map<string, RoleName>;
 }
 
-function readRoles(value: unknown, issues: ValidationIssue[]): RoleMaps | null {
+function readRoles(value: unknown, issues: IssueInput[]): RoleMaps | null {
   if (!isPlainObject(value)) {
     issues.push({ path: 'roles', message: `expected { orgs?, repos? }, got ${kindOf(value)}` });
     return null;
@@ -153,7 +153,7 @@ function readRoles(value: unknown, issues: ValidationIssue[]): RoleMaps | null {
   return { orgs, repos };
 }
 
-function readRoleMap(value: unknown, path: string, repoKeys: boolean, issues: ValidationIssue[]): Map<string, RoleName> {
+function readRoleMap(value: unknown, path: string, repoKeys: boolean, issues: IssueInput[]): Map<string, RoleName> {
   const out = new Map<string, RoleName>();
   if (value === undefined) return out;
   // A Map or a class instance would read as empty: no access, silently. Refuse it instead.
@@ -186,7 +186,7 @@ function readRoleMap(value: unknown, path: string, repoKeys: boolean, issues: Va
   return out;
 }
 
-function readLayers(value: unknown, issues: ValidationIssue[]): LayerData[] | null {
+function readLayers(value: unknown, issues: IssueInput[]): LayerData[] | null {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
     issues.push({ path: 'layers', message: `expected an array of scope lists, got ${kindOf(value)}` });
@@ -202,7 +202,7 @@ function readLayers(value: unknown, issues: ValidationIssue[]): LayerData[] | nu
         data = layerData(compileLayer(item as readonly Scope[]));
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
-        for (const issue of err.issues) issues.push({ path: `layers[${i}]${issue.path}`, message: issue.message });
+        for (const issue of err.issues) issues.push({ code: issue.code, path: ['layers', i, ...issue.path], message: issue.message });
       }
     }
     if (data !== undefined) out.push(data);

@@ -4,7 +4,7 @@
  * problem is (issue paths, safe previews of hostile values, the issue list).
  * @module
  */
-import { SvcAuthError, ValidationError, type ValidationIssue } from '../errors';
+import { SvcAuthError, ValidationError, type IssueInput } from '../errors';
 import { isPermission } from '../vocabulary';
 import type { Scope } from './types';
 
@@ -105,7 +105,7 @@ export const MAX_ISSUES = 100;
  * ```
  */
 export class IssueList {
-  private readonly list: ValidationIssue[] = [];
+  private readonly list: IssueInput[] = [];
   private dropped = 0;
 
   /** Record one problem. */

@@ -21,7 +21,7 @@
  * CR, LF, U+2028 and U+2029) cannot show: S7 makes such names invalid.
  * @module
  */
-import { ValidationError, type ValidationIssue } from '../errors';
+import { ValidationError, type IssueInput } from '../errors';
 import { isValidThingName } from './names';
 import { compileShapes, starGuards } from './glob-shapes';
 import { checkPattern } from './pattern';
@@ -352,7 +352,7 @@ export function compileMatcher(patterns: readonly string[]): ThingMatcher {
  */
 export function compileMatcherForValidNames(patterns: readonly string[]): ThingMatcher {
   if (!Array.isArray(patterns)) throw new ValidationError('patterns must be an array of glob patterns');
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const unique = new Set<string>();
   for (let i = 0; i < patterns.length; i++) {
     const p: unknown = patterns[i];

@@ -10,7 +10,7 @@
  * deep-frozen, so entries can be shared and a fresh frozen view made per read.
  * @module
  */
-import { ValidationError, type ValidationIssue } from '../errors';
+import { ValidationError, type IssueInput } from '../errors';
 import type { Scope } from '../scopes/types';
 import { isPermission, type Permission } from '../vocabulary';
 import type { RecordKind, TokenRecord } from './types';
@@ -62,13 +62,13 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
  * ```
  */
 export function toEntry(raw: unknown, form: DateForm, path = ''): Entry {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const entry = readEntry(raw, form, path, issues);
   if (entry === null || issues.length > 0) throw new ValidationError(issues);
   return entry;
 }
 
-function readEntry(raw: unknown, form: DateForm, path: string, issues: ValidationIssue[]): Entry | null {
+function readEntry(raw: unknown, form: DateForm, path: string, issues: IssueInput[]): Entry | null {
   if (!isPlainObject(raw)) {
     issues.push({ path, message: 'expected a token record object' });
     return null;
@@ -103,7 +103,7 @@ function readEntry(raw: unknown, form: DateForm, path: string, issues: Validatio
   };
 }
 
-function idField(value: unknown, path: string, issues: ValidationIssue[]): string {
+function idField(value: unknown, path: string, issues: IssueInput[]): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
     issues.push({ path, message: `expected a string of 1 to ${MAX_ID_LENGTH} characters` });
     return '';
@@ -111,7 +111,7 @@ function idField(value: unknown, path: string, issues: ValidationIssue[]): strin
   return value;
 }
 
-function textField(value: unknown, path: string, nullable: boolean, issues: ValidationIssue[]): string | null {
+function textField(value: unknown, path: string, nullable: boolean, issues: IssueInput[]): string | null {
   if (value === null && nullable) return null;
   if (typeof value !== 'string' || value.length > MAX_TEXT_LENGTH) {
     issues.push({ path, message: nullable ? 'expected a string or null' : 'expected a string' });
@@ -120,7 +120,7 @@ function textField(value: unknown, path: string, nullable: boolean, issues: Vali
   return value;
 }
 
-function dateField(value: unknown, form: DateForm, path: string, nullable: boolean, issues: ValidationIssue[]): number | null {
+function dateField(value: unknown, form: DateForm, path: string, nullable: boolean, issues: IssueInput[]): number | null {
   if (value === null && nullable) return null;
   let ms = Number.NaN;
   if (form === 'date' && value instanceof Date) ms = value.getTime();
@@ -134,7 +134,7 @@ function dateField(value: unknown, form: DateForm, path: string, nullable: boole
 }
 
 /** `undefined` signals a shape error (already reported); `null` is "full access". */
-function readScopes(value: unknown, path: string, issues: ValidationIssue[]): readonly Scope[] | null | undefined {
+function readScopes(value: unknown, path: string, issues: IssueInput[]): readonly Scope[] | null | undefined {
   if (value === null) return null;
   if (!Array.isArray(value)) {
     issues.push({ path, message: 'expected an array of scopes or null' });
@@ -149,7 +149,7 @@ function readScopes(value: unknown, path: string, issues: ValidationIssue[]): re
   return issues.length > before ? undefined : Object.freeze(out);
 }
 
-function readScope(item: unknown, path: string, issues: ValidationIssue[]): Scope | null {
+function readScope(item: unknown, path: string, issues: IssueInput[]): Scope | null {
   if (!isPlainObject(item)) {
     issues.push({ path, message: 'expected a scope object' });
     return null;

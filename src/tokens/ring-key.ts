@@ -6,7 +6,7 @@
  */
 import { base64url, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { z } from 'zod';
-import { ValidationError, type ValidationIssue } from '../errors';
+import { ValidationError, type IssueInput } from '../errors';
 import type { KeyAlgorithm } from './types';
 
 /**
@@ -103,7 +103,7 @@ export type ParsedJwk = z.infer<typeof privateJwkSchema>;
  * ```
  */
 export function toValidationError(error: z.ZodError, prefix: string): ValidationError {
-  const issues: ValidationIssue[] = error.issues.map((i) => ({ path: prefix + formatPath(i.path), message: i.message }));
+  const issues: IssueInput[] = error.issues.map((i) => ({ path: prefix + formatPath(i.path), message: i.message }));
   return new ValidationError(issues);
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { base64url, jwtVerify } from 'jose';
-import { AuthenticationError, ValidationError, type AuthenticationReason, type ValidationIssue } from '../errors';
+import { AuthenticationError, ValidationError, type AuthenticationReason, type IssueInput } from '../errors';
 import { KIND_BY_TYPE, checkClaimSet } from './claims';
 import { LIFETIMES } from './duration';
 import { findKey, isKeyRing, ringVersion } from './keyring';
@@ -246,7 +246,7 @@ interface ReadOptions {
 }
 
 function readOptions(options: unknown): ReadOptions {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const o = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
   if (o !== options) issues.push({ path: '', message: 'expected an options object' });
   const known = new Set(['ring', 'issuer', 'clockToleranceSec', 'cacheSize', 'maxLifetimeSec']);

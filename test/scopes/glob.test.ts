@@ -191,7 +191,7 @@ describe('compileMatcher', () => {
     expect(caught).toBeInstanceOf(ValidationError);
     const err = caught as ValidationError;
     expect(err.code).toBe('validation');
-    expect(err.issues.map((i) => i.path)).toEqual(['[1]', '[3]']);
+    expect(err.issues.map((i) => i.pathText)).toEqual(['[1]', '[3]']);
   });
 
   it('S6: a non-array pattern list fails when the matcher is built', () => {

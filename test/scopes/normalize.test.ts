@@ -271,7 +271,7 @@ describe('normalizeScopes', () => {
 
   it('attack: a 10 MB permission string is refused with a short message', () => {
     const issues = issuesOf(() => normalizeScopes([{ permissions: ['x'.repeat(10 * 1024 * 1024)] }]));
-    expect(issues[0]?.path).toBe('[0].permissions[0]');
+    expect(issues[0]?.pathText).toBe('[0].permissions[0]');
     expect(issues[0]?.message.length).toBeLessThan(300);
   });
 

@@ -57,7 +57,7 @@ describe('MemoryTokenStore', () => {
     for (const [record, now, path] of cases) {
       const err = await rejection(store.insert(record as TokenRecord, now as Date));
       expect(err).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).issues.map((i) => i.path)).toContain(path);
+      expect((err as ValidationError).issues.map((i) => i.pathText)).toContain(path);
     }
     expect(await rejection(store.revoke('t1' as never, NOW))).toBeInstanceOf(ValidationError);
     expect(await rejection(store.revoke(['t1'], new Date(Number.NaN)))).toBeInstanceOf(ValidationError);
@@ -146,7 +146,7 @@ describe('MemoryMembershipStore', () => {
     for (const [user, resource, role, path] of cases) {
       const err = await rejection(m.set(user as string, resource as string, role as never));
       expect(err).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).issues[0]?.path).toBe(path);
+      expect((err as ValidationError).issues[0]?.pathText).toBe(path);
     }
     expect(await rejection(m.remove('alice', '../etc'))).toBeInstanceOf(ValidationError);
     expect(await rejection(m.rolesOf(''))).toBeInstanceOf(ValidationError);
