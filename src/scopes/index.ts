@@ -10,5 +10,5 @@ export { checkPattern } from './pattern';
 export { compileMatcherForValidNames } from './glob';
 export { parseScopeFlags } from './flags';
 export { parseScopesJson } from './json';
-export { normalizeScopes } from './normalize';
+export { normalizeScopes, checkNormalizedScopes } from './normalize';
 export { formatScopeFlags, isFlagExpressible } from './format';

@@ -11,8 +11,8 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import type { Scope } from '../scopes/types';
-import { isPermission, type Permission } from '../vocabulary';
+import { checkNormalizedScopes, type Scope } from '../scopes';
+import { isPlainObject } from '../vocabulary';
 import type { RecordKind, TokenRecord } from './types';
 
 /**
@@ -133,56 +133,25 @@ function dateField(value: unknown, form: DateForm, path: string, nullable: boole
   return ms;
 }
 
-/** `undefined` signals a shape error (already reported); `null` is "full access". */
+/**
+ * `undefined` signals a shape error (already reported); `null` is "full access". Stored scopes go
+ * through the one scope validator (`normalizeScopes`' strict mode): a tampered or corrupt row (an
+ * unknown key such as a misspelled `allowedmatches`, a `role:` item, a bad pattern) fails closed
+ * instead of loading wider or narrower than what was issued.
+ */
 function readScopes(value: unknown, path: string, issues: IssueInput[]): readonly Scope[] | null | undefined {
   if (value === null) return null;
-  if (!Array.isArray(value)) {
-    issues.push({ path, message: 'expected an array of scopes or null' });
+  try {
+    return Object.freeze(checkNormalizedScopes(value));
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    // `path` is text such as `record.scopes`; the joined text is split into segments again.
+    for (const i of err.issues) {
+      const sep = path === '' || i.pathText === '' || i.pathText.startsWith('[') ? '' : '.';
+      issues.push({ code: i.code, path: path + sep + i.pathText, message: i.message });
+    }
     return undefined;
   }
-  const out: Scope[] = [];
-  const before = issues.length;
-  value.forEach((item: unknown, i) => {
-    const scope = readScope(item, `${path}[${i}]`, issues);
-    if (scope) out.push(scope);
-  });
-  return issues.length > before ? undefined : Object.freeze(out);
-}
-
-function readScope(item: unknown, path: string, issues: IssueInput[]): Scope | null {
-  if (!isPlainObject(item)) {
-    issues.push({ path, message: 'expected a scope object' });
-    return null;
-  }
-  const { resource, permissions, allowedMatches } = item;
-  let ok = true;
-  // An unknown key (a misspelled "allowedmatches") would otherwise load as an entry without its
-  // restriction, wider than what was issued: a tampered or corrupt row fails closed.
-  for (const key of Object.keys(item)) {
-    if (key !== 'resource' && key !== 'permissions' && key !== 'allowedMatches') {
-      issues.push({ path: `${path}[${JSON.stringify(key.slice(0, 40))}]`, message: 'unknown key in a stored scope' });
-      ok = false;
-    }
-  }
-  if (resource !== undefined && typeof resource !== 'string') {
-    issues.push({ path: `${path}.resource`, message: 'expected a string or no resource' });
-    ok = false;
-  }
-  if (!Array.isArray(permissions) || !permissions.every((p: unknown) => isPermission(p))) {
-    issues.push({ path: `${path}.permissions`, message: 'expected an array of permissions' });
-    ok = false;
-  }
-  if (allowedMatches !== undefined && !(Array.isArray(allowedMatches) && allowedMatches.every((m: unknown) => typeof m === 'string'))) {
-    issues.push({ path: `${path}.allowedMatches`, message: 'expected an array of strings' });
-    ok = false;
-  }
-  if (!ok) return null;
-  const scope: { resource?: string; permissions: readonly Permission[]; allowedMatches?: readonly string[] } = {
-    permissions: Object.freeze([...(permissions as Permission[])]),
-  };
-  if (typeof resource === 'string') scope.resource = resource;
-  if (Array.isArray(allowedMatches)) scope.allowedMatches = Object.freeze([...(allowedMatches as string[])]);
-  return Object.freeze(scope);
 }
 
 /**
@@ -247,17 +216,5 @@ export function timeOf(value: unknown, what: string): number {
   return ms;
 }
 
-/**
- * @internal An object literal or a null-prototype object (not an array, Date, class instance).
- *
- * @example
- * ```ts
- * isPlainObject({}); // true
- * isPlainObject([]); // false
- * ```
- */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+// One definition beneath every layer; re-exported for the file and PostgreSQL stores.
+export { isPlainObject };
