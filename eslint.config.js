@@ -9,7 +9,7 @@ const node = Object.fromEntries(
 );
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'docs/api/', 'node_modules/', '.svc-test-*/'] },
+  { ignores: ['dist/', 'coverage/', 'docs/api/', 'node_modules/', '.svc-test-*/', 'scripts/*.d.ts'] },
   js.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -14,7 +14,6 @@ if (run.status !== 0) {
   process.stderr.write(out);
   process.exit(1);
 }
-// eslint-disable-next-line no-control-regex -- strips terminal colours from TypeDoc's output
 const lines = out.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
 const missing = lines.filter((l) => /does not have any documentation/.test(l) && REQUIRED.test(l));
 const other = lines.filter((l) => /does not have any documentation/.test(l)).length - missing.length;

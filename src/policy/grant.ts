@@ -127,7 +127,7 @@ function build(input: unknown, issues: IssueInput[]): GrantTable | null {
   for (const k of Object.keys(input)) {
     if (k !== 'roles' && k !== 'layers') issues.push({ path: `[${preview(k)}]`, message: 'unknown key' });
   }
-  const rec = input as Record<string, unknown>;
+  const rec = input;
   const roles = readRoles(rec['roles'], issues);
   const layers = readLayers(rec['layers'], issues);
   if (roles === null || layers === null || issues.length > 0) return null;
@@ -147,7 +147,7 @@ function readRoles(value: unknown, issues: IssueInput[]): RoleMaps | null {
   for (const k of Object.keys(value)) {
     if (k !== 'orgs' && k !== 'repos') issues.push({ path: `roles[${preview(k)}]`, message: 'unknown key' });
   }
-  const rec = value as Record<string, unknown>;
+  const rec = value;
   const orgs = readRoleMap(rec['orgs'], 'roles.orgs', false, issues);
   const repos = readRoleMap(rec['repos'], 'roles.repos', true, issues);
   return { orgs, repos };
