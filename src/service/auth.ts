@@ -16,7 +16,7 @@ import { newTokenId } from '../tokens/claims';
 import { LIFETIMES, parseShortDuration } from '../tokens/duration';
 import { isKeyRing } from '../tokens/keyring';
 import { mintToken } from '../tokens/mint';
-import { TokenVerifier } from '../tokens/verify';
+import { MAX_TOKEN_CHARS, TokenVerifier } from '../tokens/verify';
 import type { TokenClaims } from '../tokens/types';
 import { bearerFromRequest } from './bearer';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
@@ -29,8 +29,6 @@ import { tokenApi } from './management';
 import { resolveOptions, systemClock } from './options';
 import type { Auth, AuthOptions } from './types';
 
-/** Tokens longer than this are refused before any parsing (T1, H1). */
-const MAX_TOKEN_CHARS = 8 * 1024;
 /** Compiled scope layers kept per token id; scopes never change, so this is safe to cache. */
 const LAYER_CACHE_SIZE = 10_000;
 /** Compiled grants kept per (token id, roles); see grant-cache.ts for why this is safe. */
