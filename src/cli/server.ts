@@ -4,7 +4,7 @@
  * afresh (records are re-read from the store), so a token revoked by another
  * `svc` process is refused on its next request.
  *
- * Routes (DESIGN.md, dev server):
+ * Routes (docs/cli.md, the reference server):
  * - `GET  /api/whoami`                                  -> `{kind, user, token}`
  * - `GET  /api/repos/<org>/<repo>/head`                 -> `{org, repo, head}` (repo:read)
  * - `GET  /api/repos/<org>/<repo>/things/<Type>/<name>` -> `{name, content, commit}` (repo:read on the thing)

@@ -21,7 +21,7 @@ const ENTRY = z.strictObject({
 const ENTRIES = z.array(ENTRY);
 
 /**
- * Parse the text of `--scopes-json`: a JSON array of scope entries (spec 2.2)
+ * Parse the text of `--scopes-json`: a JSON array of scope entries (docs/concepts.md)
  * with only the keys `resource`, `permissions` and `allowedMatches`.
  * Text longer than `LIMITS.maxScopesJsonLength`, nesting deeper than
  * `LIMITS.maxScopesJsonDepth`, a key repeated within one object, and the keys

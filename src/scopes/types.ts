@@ -5,7 +5,7 @@
 import type { Permission } from '../vocabulary';
 
 /**
- * One scope entry as a user writes it (spec 2.2): `permissions` may hold
+ * One scope entry as a user writes it (docs/concepts.md): `permissions` may hold
  * `role:<name>` shorthands, `resource` may be mixed case.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The SDK namespace `client(principal).token.*` (spec 4.2): create, list, get
+ * The SDK namespace `client(principal).token.*` (docs/concepts.md): create, list, get
  * and revoke PATs under rules M1-M5 and T3, T6-T9.
  * @module
  */

@@ -73,7 +73,7 @@ export interface CreateTokenInput {
   committerIdentity?: string;
 }
 
-/** The SDK namespace `client(principal).token.*` (spec 4.2). */
+/** The SDK namespace `client(principal).token.*` (docs/concepts.md). */
 export interface TokenApi {
   /**
    * Create a PAT owned by the caller's user; a PAT caller creates its own child (M4). The value is

@@ -1,5 +1,5 @@
 /**
- * The four roles of spec 2.4 and their fixed expansion. The table is frozen:
+ * The four roles of docs/concepts.md and their fixed expansion. The table is frozen:
  * roles expand when a token is created (S9), so nothing here may change at run time.
  * @module
  */
@@ -30,7 +30,7 @@ export interface RoleExpansion {
 const ALL_REPO: readonly Permission[] = Object.freeze(['repo:read', 'repo:write', 'repo:configure', 'repo:admin']);
 
 /**
- * The role table of spec 2.4.
+ * The role table of docs/concepts.md.
  *
  * @example
  * ```ts

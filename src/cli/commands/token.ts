@@ -1,5 +1,5 @@
 /**
- * `svc token create|list|get|revoke` (spec 4.2, C1, C4): the SDK's
+ * `svc token create|list|get|revoke` (docs/cli.md, C1, C4): the SDK's
  * `client(principal).token.*` over the dev instance, with the caller's
  * credential (C2).
  * @module
