@@ -7,6 +7,23 @@ import { mkdtempSync, writeFileSync, readFileSync, existsSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+// What must be importable from the tarball: the root's names and each subpath's (was package.json
+// checkExports/checkSubpaths; a package.json carries no custom fields).
+const ROOT_EXPORTS = [
+  'createAuth', 'authorize', 'createGrant', 'normalizeScopes', 'parseScopeFlags', 'parseScopesJson', 'formatScopeFlags',
+  'generateKeyRing', 'importKeyRing', 'MemoryTokenStore', 'TOKEN_PATTERN', 'AuthenticationError', 'errorResponse', 'sendError',
+  'compileLayer', 'requireAuth', 'withAuth', 'decisionError', 'canEverHold', 'findTokens', 'principalOf', 'EXPIRATION_HEADER',
+  'redactTokens', 'reportDenied',
+];
+const SUBPATH_EXPORTS = {
+  postgres: ['PostgresTokenStore'],
+  testing: ['tokenStoreConformance'],
+  express: ['svcAuth', 'requirePermission', 'errorHandler'],
+  hono: ['svcAuth', 'requirePermission', 'onError'],
+  fastify: ['svcAuth', 'requirePermission', 'errorHandler'],
+  mcp: ['mcpTokenVerifier', 'mcpPrincipal', 'guardTool', 'canUseTool', 'protectedResourceMetadata', 'resourceMetadataUrl', 'mcpNodeHandlers', 'mcpFetchHandlers'],
+};
+
 const root = resolve(new URL('..', import.meta.url).pathname);
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
@@ -28,7 +45,7 @@ try {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
   run('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], app);
 
-  const names = ['PERMISSIONS', 'ROLES', 'SvcAuthError', 'ValidationError', ...(pkg.checkExports ?? [])];
+  const names = ['PERMISSIONS', 'ROLES', 'SvcAuthError', 'ValidationError', ...ROOT_EXPORTS];
   const probe = (names) => `for (const n of ${JSON.stringify(names)}) if (m[n] === undefined) { console.error('missing export ' + n); process.exit(1); }`;
   writeFileSync(join(app, 'esm.mjs'), `import * as m from 'svc-auth';\n${probe(names)}\nconsole.log('esm ok', Object.keys(m).length, 'exports');\n`);
   writeFileSync(join(app, 'cjs.cjs'), `const m = require('svc-auth');\n${probe(names)}\nconsole.log('cjs ok', Object.keys(m).length, 'exports');\n`);
@@ -50,7 +67,7 @@ try {
     fastify: [dev('fastify')],
     mcp: [dev('@modelcontextprotocol/sdk')],
   };
-  for (const [sub, subNames] of Object.entries(pkg.checkSubpaths ?? {})) {
+  for (const [sub, subNames] of Object.entries(SUBPATH_EXPORTS)) {
     if (peers[sub]) run('npm', ['install', '--no-audit', '--no-fund', '--silent', ...peers[sub]], app);
     writeFileSync(join(app, 'sub.mjs'), `import * as m from 'svc-auth/${sub}';\n${probe(subNames)}\nconsole.log('esm svc-auth/${sub} ok');\n`);
     writeFileSync(join(app, 'sub.cjs'), `const m = require('svc-auth/${sub}');\n${probe(subNames)}\nconsole.log('cjs svc-auth/${sub} ok');\n`);

@@ -1,6 +1,6 @@
 /**
  * svc-auth: personal access tokens, scopes and roles for TypeScript services.
- * Everything public is re-exported here by name, layer by layer (see DESIGN.md);
+ * Everything public is re-exported here by name, layer by layer (see the layer table in docs/concepts.md);
  * `svc-auth/postgres` and `svc-auth/testing` hold the optional parts.
  * @module
  */
@@ -15,7 +15,10 @@ export {
   ConflictError,
   UnavailableError,
   type ErrorCode,
+  formatIssuePath,
   type ValidationIssue,
+  type IssueCode,
+  type IssuePath,
   type AuthenticationReason,
 } from './errors';
 

@@ -177,7 +177,7 @@ function parseSession(data: unknown): SavedSession {
 
 async function openTokenStore(home: string, env: CliEnv): Promise<{ tokens: TokenStore; close: () => Promise<void> }> {
   const url = env.SVC_DATABASE_URL;
-  if (url === undefined || url === '') return { tokens: new FileTokenStore(home), close: async () => undefined };
+  if (url === undefined || url === '') return { tokens: new FileTokenStore(home), close: () => Promise.resolve() };
   let pg: typeof import('pg');
   try {
     // Optional peer dependency: only a database user needs it installed.

@@ -146,7 +146,7 @@ function say(io: CliIO, text: string): void {
  */
 export function report(err: unknown, io: CliIO, helpCommand: string): number {
   if (err instanceof ValidationError) {
-    for (const i of err.issues.slice(0, 10)) say(io, i.path ? `${i.path}: ${i.message}` : i.message);
+    for (const i of err.issues.slice(0, 10)) say(io, i.pathText ? `${i.pathText}: ${i.message}` : i.message);
     if (err.issues.length > 10) say(io, `(and ${err.issues.length - 10} more problems)`);
     io.stderr(`svc: run '${helpCommand}' for usage\n`);
     return 2;

@@ -4,7 +4,7 @@
  * afresh (records are re-read from the store), so a token revoked by another
  * `svc` process is refused on its next request.
  *
- * Routes (DESIGN.md, dev server):
+ * Routes (docs/cli.md, the reference server):
  * - `GET  /api/whoami`                                  -> `{kind, user, token}`
  * - `GET  /api/repos/<org>/<repo>/head`                 -> `{org, repo, head}` (repo:read)
  * - `GET  /api/repos/<org>/<repo>/things/<Type>/<name>` -> `{name, content, commit}` (repo:read on the thing)
@@ -13,7 +13,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, ValidationError, type ValidationIssue } from '../errors';
+import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, ValidationError, type IssueInput } from '../errors';
 import { sendError, sendJson } from '../http';
 import { finish, makeGate, makeRoute, principalOf, type GateObserver } from '../http/gate';
 import { nodeGuard, type NodeMiddleware } from '../http/middleware';
@@ -113,7 +113,7 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
     if (event.tokenId !== undefined) trace.token ??= `id:${event.tokenId}`;
   };
   const guard = (check?: { permission: 'repo:read' | 'repo:write'; thing?: true }): NodeMiddleware<Routed> => {
-    const issues: ValidationIssue[] = [];
+    const issues: IssueInput[] = [];
     const gate = makeGate(dev.auth, {}, issues, observe);
     const route =
       check === undefined

@@ -68,7 +68,7 @@ export class ThingStore {
   async put(repo: string, name: string, content: unknown, committer: string): Promise<Thing> {
     const thing: Thing = { name, content, commit: randomBytes(20).toString('hex'), committer };
     await this.file.update((current) => {
-      const table: Table = current ?? new Map();
+      const table: Table = current ?? new Map<string, RepoState>();
       let state = table.get(repo);
       if (state === undefined) {
         state = { head: INITIAL_COMMIT, things: new Map() };

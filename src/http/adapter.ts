@@ -4,7 +4,7 @@
  * options with the same checks and the same messages everywhere.
  * @module
  */
-import type { ValidationIssue } from '../errors';
+import type { IssueInput } from '../errors';
 import { SvcAuthError } from '../errors';
 import type { Auth } from '../service/types';
 import type { Permission } from '../vocabulary';
@@ -49,7 +49,7 @@ export interface ErrorHandlerOptions {
 
 /** @internal build an adapter's `svcAuth` gate; throws `ValidationError` on misuse. */
 export function adapterGate(auth: Auth, options: unknown, extraKeys: readonly string[] = []): { gate: Gate; rest: Record<string, unknown> } {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const rec = readOptions(options, [...GUARD_KEYS, ...extraKeys], issues);
   const gate = makeGate(auth, rec, issues);
   finish(issues);
@@ -58,7 +58,7 @@ export function adapterGate(auth: Auth, options: unknown, extraKeys: readonly st
 
 /** @internal build an adapter's permission check; throws `ValidationError` on misuse. */
 export function adapterRoute<R>(permission: Permission, options: PermissionOptions<R>): RouteCheck<R> {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const rec = readOptions(options, ['resource', 'thing'], issues);
   if (options === undefined) issues.push({ path: 'options', message: 'is required: { resource: (req) => "org/repo" }' });
   const route = makeRoute<R>({ ...rec, permission }, issues, true);
@@ -74,7 +74,7 @@ export interface ErrorAnswerer {
 
 /** @internal build an adapter's error handler options; throws `ValidationError` on misuse. */
 export function errorAnswerer(options: ErrorHandlerOptions | undefined): ErrorAnswerer {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const rec = readOptions(options, ['realm', 'onError'], issues);
   if (rec.realm !== undefined && !isRealm(rec.realm)) issues.push({ path: 'options.realm', message: 'must be 1 to 128 printable ASCII characters without " or \\' });
   if (rec.onError !== undefined && typeof rec.onError !== 'function') issues.push({ path: 'options.onError', message: 'must be a function' });

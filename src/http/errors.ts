@@ -10,7 +10,6 @@ import {
   SvcAuthError,
   ValidationError,
   type AuthenticationReason,
-  type ValidationIssue,
 } from '../errors';
 import type { Decision } from '../policy/decision';
 import { isHeaderProblem } from '../service/bearer';
@@ -24,7 +23,8 @@ export interface HttpErrorBody {
   /** Why: an `AuthenticationError` reason or a denial reason (`'role'`, `'scope'`, `'thing'`). */
   reason?: string;
   /** Every problem of a `ValidationError`. */
-  issues?: ValidationIssue[];
+  /** The validation issues, their paths as text (`[0].permissions`). */
+  issues?: { path: string; message: string }[];
 }
 
 /** What to send for an error: status, headers (always JSON, never cached) and body. */
@@ -185,7 +185,7 @@ function ownAnswer(err: unknown, options: HttpErrorOptions | undefined): HttpErr
     case 'validation': {
       const body: HttpErrorBody = { error: 'validation', message };
       if (err instanceof ValidationError) {
-        body.issues = err.issues.slice(0, MAX_ISSUES).map((i) => ({ path: scrub(String(i.path)), message: scrub(String(i.message)) }));
+        body.issues = err.issues.slice(0, MAX_ISSUES).map((i) => ({ path: scrub(String(i.pathText)), message: scrub(String(i.message)) }));
       }
       return answer(400, body);
     }

@@ -7,7 +7,7 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { AuthenticationError, ValidationError, type ValidationIssue } from '../errors';
+import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import type { Decision } from '../policy/decision';
 import type { Principal } from '../policy/subject';
 import { reportDenied } from '../service';
@@ -85,7 +85,7 @@ export const GUARD_KEYS = ['realm', 'optional', 'expirationHeader', 'onError'] a
  * @internal read an options object: an object (or undefined) whose keys are all
  * known. Unknown keys are listed as issues so that a typo never loosens a guard.
  */
-export function readOptions(options: unknown, known: readonly string[], issues: ValidationIssue[]): Record<string, unknown> {
+export function readOptions(options: unknown, known: readonly string[], issues: IssueInput[]): Record<string, unknown> {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     issues.push({ path: 'options', message: 'must be an object' });
@@ -102,7 +102,7 @@ export function readOptions(options: unknown, known: readonly string[], issues: 
 export function makeGate(
   auth: unknown,
   rec: Record<string, unknown>,
-  issues: ValidationIssue[],
+  issues: IssueInput[],
   observe?: Gate['observe'],
 ): Gate {
   if (typeof auth !== 'object' || auth === null || typeof (auth as Auth).authenticateRequest !== 'function') {
@@ -129,7 +129,7 @@ export function makeGate(
 /** @internal check a route's permission options; `required` when the guard cannot work without them. */
 export function makeRoute<R>(
   rec: Record<string, unknown>,
-  issues: ValidationIssue[],
+  issues: IssueInput[],
   required: boolean,
 ): RouteCheck<R> | undefined {
   const { permission, resource, thing } = rec;
@@ -156,7 +156,7 @@ export function makeRoute<R>(
 }
 
 /** @internal throw the collected issues, if any. */
-export function finish(issues: ValidationIssue[]): void {
+export function finish(issues: IssueInput[]): void {
   if (issues.length > 0) throw new ValidationError(issues);
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ValidationError, type ValidationIssue } from '../errors';
+import { ValidationError, type IssueInput } from '../errors';
 import type { Permission } from '../vocabulary';
 import type { Principal } from '../policy/subject';
 import type { Auth } from '../service/types';
@@ -71,7 +71,7 @@ export interface NodeGuardParts<R> {
 }
 
 function build<R>(auth: Auth, options: AuthCheck<R> | undefined): NodeGuardParts<R> {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const rec = readOptions(options, CHECK_KEYS, issues);
   const gate = makeGate(auth, rec, issues);
   const route = makeRoute<R>(rec, issues, false);

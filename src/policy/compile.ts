@@ -3,16 +3,15 @@
  * so the service compiles them once per token and every request reuses the
  * result; `createGrant` also accepts raw scopes and compiles them itself.
  *
- * The layer is still checked here even though `normalizeScopes` made it:
- * records come back from stores, and a scope list that is not what
- * `normalizeScopes` returns must fail loudly, not widen or narrow in silence.
+ * The layer goes through the one scope validator (`normalizeScopes`' strict
+ * mode) rather than a check of its own: records come back from stores, and a
+ * scope list that is not what `normalizeScopes` returns must fail loudly, with
+ * the same issues, not widen or narrow in silence.
  * @module
  */
-import { SvcAuthError, ValidationError, type ValidationIssue } from '../errors';
-import { permissionIndex, PERMISSIONS } from '../vocabulary';
-import { compileMatcherForValidNames, checkPattern, type ThingMatcher } from '../scopes/glob';
-import { parseResource } from '../scopes/names';
-import { LIMITS, type Scope } from '../scopes/types';
+import { ValidationError } from '../errors';
+import { permissionIndex } from '../vocabulary';
+import { compileMatcherForValidNames, checkNormalizedScopes, type Scope, type ThingMatcher } from '../scopes';
 
 /** The entry lists the permission and sets no `allowedMatches`. */
 export const FREE = 1;
@@ -66,7 +65,7 @@ export class CompiledLayer {
   }
 
   static {
-    readLayer = (value) => (typeof value === 'object' && value !== null && #data in value ? (value as CompiledLayer).#data : undefined);
+    readLayer = (value) => (typeof value === 'object' && value !== null && #data in value ? value.#data : undefined);
   }
 }
 
@@ -75,15 +74,15 @@ export function layerData(value: unknown): LayerData | undefined {
   return readLayer(value);
 }
 
-const ENTRY_KEYS: ReadonlySet<string> = new Set(['resource', 'permissions', 'allowedMatches']);
-
 /**
  * Compile one scope layer (a token's validated scopes, as `normalizeScopes`
- * returns them). An empty list is a layer that denies everything (A5). Throws
- * `ValidationError`, listing every problem, when an entry is not a valid
- * scope: unknown or `role:` permissions (expand roles first), org permissions
- * or `allowedMatches` outside a repo entry, a repeated (resource, permission)
- * pair, a pattern outside the safe glob subset, more than the limits of S6/S8.
+ * returns them). An empty list is a layer that denies everything (A5). The
+ * scopes go through the one scope validator (`normalizeScopes`' strict mode)
+ * first, so a list that is not what `normalizeScopes` returns fails loudly with
+ * the same issues and paths `normalizeScopes` would give: unknown or `role:`
+ * permissions (expand roles first), org permissions or `allowedMatches` outside
+ * a repo entry, a repeated (resource, permission) pair, a pattern outside the
+ * safe glob subset, more than the limits of S6/S8.
  *
  * @example
  * ```ts
@@ -91,156 +90,41 @@ const ENTRY_KEYS: ReadonlySet<string> = new Set(['resource', 'permissions', 'all
  *   { resource: 'acme/web', permissions: ['repo:read'], allowedMatches: ['Doc/**'] },
  *   { resource: 'acme', permissions: ['org:read'] },
  * ]);
- * authorize(createGrant({ roles, layers: [layer] }), 'acme/web', 'repo:read', 'Doc/a'); // ALLOW if roles allow
+ * authorize(createGrant({ roles, layers: [layer] }), 'acme/web', 'repo:read', 'Doc/a'); // allowed if roles allow
  * ```
  */
 export function compileLayer(scopes: readonly Scope[]): CompiledLayer {
-  const issues: ValidationIssue[] = [];
-  let data: LayerData | null = null;
-  try {
-    data = buildLayer(scopes, issues);
-  } catch (err) {
-    if (err instanceof SvcAuthError) throw err;
-    // A hostile input (a throwing getter or Proxy) must still end as a typed error.
-    throw new ValidationError([{ path: '', message: 'scopes could not be read' }], { cause: err });
-  }
-  if (issues.length > 0 || data === null) throw new ValidationError(issues);
-  return new CompiledLayer(INTERNAL, data);
+  return new CompiledLayer(INTERNAL, buildLayer(checkNormalizedScopes(scopes)));
 }
 
-function buildLayer(scopes: unknown, issues: ValidationIssue[]): LayerData | null {
-  if (!Array.isArray(scopes)) {
-    issues.push({ path: '', message: `scopes must be an array, got ${kindOf(scopes)}` });
-    return null;
-  }
-  const n = scopes.length;
-  if (n > LIMITS.maxEntries) {
-    issues.push({ path: '', message: `at most ${LIMITS.maxEntries} scope entries, got ${n}` });
-    return null;
-  }
+/** Tiers from scopes the validator accepted: nothing here checks again. */
+function buildLayer(scopes: readonly Scope[]): LayerData {
   let global: Slot[] | null = null;
   const orgs = new Map<string, Slot[]>();
   const repos = new Map<string, Slot[]>();
-  for (let i = 0; i < n; i++) {
-    const path = `[${i}]`;
-    const entry: unknown = scopes[i];
-    if (!isPlainObject(entry)) {
-      issues.push({ path, message: `expected a scope object, got ${kindOf(entry)}` });
-      continue;
-    }
-    for (const k of Object.keys(entry)) {
-      if (!ENTRY_KEYS.has(k)) issues.push({ path: `${path}[${preview(k)}]`, message: 'unknown key' });
-    }
-    const rec = entry as Record<string, unknown>;
-    const resource = rec['resource'];
-    const permissions = rec['permissions'];
-    const allowed = rec['allowedMatches'];
-
-    let tier: Slot[] | null = null;
-    let isRepo = false;
-    if (resource === undefined) {
-      global ??= emptyTier();
-      tier = global;
+  for (const scope of scopes) {
+    let tier: Slot[];
+    if (scope.resource === undefined) {
+      tier = global ??= emptyTier();
     } else {
-      const ref = parseResource(resource);
-      if (ref === null) {
-        issues.push({ path: `${path}.resource`, message: 'must be "<org>" or "<org>/<repo>" with names of letters, digits, ".", "_", "-"' });
-      } else {
-        isRepo = ref.repo !== undefined;
-        const map = isRepo ? repos : orgs;
-        tier = map.get(ref.key) ?? null;
-        if (tier === null) {
-          tier = emptyTier();
-          map.set(ref.key, tier);
-        }
-      }
+      const map = scope.resource.includes('/') ? repos : orgs;
+      tier = map.get(scope.resource) ?? emptyTier();
+      map.set(scope.resource, tier);
     }
-
-    const slot = readPatterns(allowed, isRepo || tier === null, `${path}.allowedMatches`, issues);
-    const bits = readPermissions(permissions, isRepo, `${path}.permissions`, issues);
-    if (tier === null || slot === null) continue;
-    for (const pi of bits) {
-      if (tier[pi] !== NONE) {
-        issues.push({ path: `${path}.permissions`, message: `${PERMISSIONS[pi]} is listed twice for this resource` });
-      } else {
-        tier[pi] = slot;
-      }
-    }
+    // authorize checks the thing name once per decision, before any matcher runs.
+    const m = scope.allowedMatches;
+    const slot: Slot = m === undefined ? FREE : Object.freeze({ match: compileMatcherForValidNames(m), empty: m.length === 0 });
+    for (const p of scope.permissions) tier[permissionIndex(p)] = slot;
   }
   return { global, orgs, repos };
-}
-
-function readPermissions(value: unknown, isRepo: boolean, path: string, issues: ValidationIssue[]): number[] {
-  if (!Array.isArray(value)) {
-    issues.push({ path, message: `must be an array of permissions, got ${kindOf(value)}` });
-    return [];
-  }
-  const n = value.length;
-  if (n === 0 || n > LIMITS.maxPermissionsPerEntry) {
-    issues.push({ path, message: `must list 1 to ${LIMITS.maxPermissionsPerEntry} permissions, got ${n}` });
-    return [];
-  }
-  const out: number[] = [];
-  for (let j = 0; j < n; j++) {
-    const p: unknown = value[j];
-    const pi = permissionIndex(p);
-    if (pi < 0) {
-      const hint = typeof p === 'string' && p.startsWith('role:') ? ' (expand roles with normalizeScopes first)' : '';
-      issues.push({ path: `${path}[${j}]`, message: `unknown permission${hint}` });
-    } else if (isRepo && pi >= 4) {
-      issues.push({ path: `${path}[${j}]`, message: 'org permissions are not allowed on a repo entry' });
-    } else if (out.includes(pi)) {
-      issues.push({ path: `${path}[${j}]`, message: `${PERMISSIONS[pi]} is listed twice` });
-    } else {
-      out.push(pi);
-    }
-  }
-  return out;
-}
-
-function readPatterns(value: unknown, isRepo: boolean, path: string, issues: ValidationIssue[]): Slot | null {
-  if (value === undefined) return FREE;
-  if (!isRepo) {
-    // normalizeScopes strips these (S5); one that reaches here means the scopes were not normalized.
-    issues.push({ path, message: 'allowedMatches is only allowed on repo entries' });
-    return null;
-  }
-  if (!Array.isArray(value)) {
-    issues.push({ path, message: `must be an array of glob patterns, got ${kindOf(value)}` });
-    return null;
-  }
-  const n = value.length;
-  if (n > LIMITS.maxPatterns) {
-    issues.push({ path, message: `at most ${LIMITS.maxPatterns} patterns, got ${n}` });
-    return null;
-  }
-  const patterns: string[] = [];
-  let ok = true;
-  for (let j = 0; j < n; j++) {
-    const p: unknown = value[j];
-    const why = checkPattern(p);
-    if (why !== null) {
-      issues.push({ path: `${path}[${j}]`, message: why });
-      ok = false;
-    } else {
-      patterns.push(p as string);
-    }
-  }
-  if (!ok) return null;
-  // authorize checks the thing name once per decision, before any matcher runs.
-  return Object.freeze({ match: compileMatcherForValidNames(patterns), empty: n === 0 });
 }
 
 function emptyTier(): Slot[] {
   return [NONE, NONE, NONE, NONE, NONE, NONE, NONE];
 }
 
-/** @internal a plain object (prototype Object.prototype or null), not an array, Map or class instance. */
-export function isPlainObject(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+// One definition beneath every layer; re-exported for the grant compiler.
+export { isPlainObject } from '../vocabulary';
 
 /** @internal a short, safe description of a value's kind for messages; never the value itself. */
 export function kindOf(value: unknown): string {

@@ -7,7 +7,7 @@
  * (nothing held, so the role cap denies).
  * @module
  */
-import { SvcAuthError, ValidationError, type ValidationIssue } from '../errors';
+import { SvcAuthError, ValidationError, type IssueInput } from '../errors';
 import { isRoleName, roleMasks, type RoleName } from '../vocabulary';
 import { NAME_PATTERN, parseResource } from '../scopes/names';
 import type { Scope } from '../scopes/types';
@@ -76,7 +76,7 @@ export class Grant {
 
   static {
     // `#x in v` is false for a Proxy and for look-alike objects, so only a real Grant passes.
-    readTable = (value) => (typeof value === 'object' && value !== null && #table in value ? (value as Grant).#table : undefined);
+    readTable = (value) => (typeof value === 'object' && value !== null && #table in value ? value.#table : undefined);
   }
 }
 
@@ -107,8 +107,8 @@ export function grantTable(value: unknown): GrantTable | undefined {
  * ```
  */
 export function createGrant(input: GrantInput): Grant {
-  const issues: ValidationIssue[] = [];
-  let table: GrantTable | null = null;
+  const issues: IssueInput[] = [];
+  let table: GrantTable | null;
   try {
     table = build(input, issues);
   } catch (err) {
@@ -120,7 +120,7 @@ export function createGrant(input: GrantInput): Grant {
   return new Grant(INTERNAL, table);
 }
 
-function build(input: unknown, issues: ValidationIssue[]): GrantTable | null {
+function build(input: unknown, issues: IssueInput[]): GrantTable | null {
   if (!isPlainObject(input)) {
     issues.push({ path: '', message: `expected { roles, layers? }, got ${kindOf(input)}` });
     return null;
@@ -128,7 +128,7 @@ function build(input: unknown, issues: ValidationIssue[]): GrantTable | null {
   for (const k of Object.keys(input)) {
     if (k !== 'roles' && k !== 'layers') issues.push({ path: `[${preview(k)}]`, message: 'unknown key' });
   }
-  const rec = input as Record<string, unknown>;
+  const rec = input;
   const roles = readRoles(rec['roles'], issues);
   const layers = readLayers(rec['layers'], issues);
   if (roles === null || layers === null || issues.length > 0) return null;
@@ -140,7 +140,7 @@ interface RoleMaps {
   readonly repos: Map<string, RoleName>;
 }
 
-function readRoles(value: unknown, issues: ValidationIssue[]): RoleMaps | null {
+function readRoles(value: unknown, issues: IssueInput[]): RoleMaps | null {
   if (!isPlainObject(value)) {
     issues.push({ path: 'roles', message: `expected { orgs?, repos? }, got ${kindOf(value)}` });
     return null;
@@ -148,13 +148,13 @@ function readRoles(value: unknown, issues: ValidationIssue[]): RoleMaps | null {
   for (const k of Object.keys(value)) {
     if (k !== 'orgs' && k !== 'repos') issues.push({ path: `roles[${preview(k)}]`, message: 'unknown key' });
   }
-  const rec = value as Record<string, unknown>;
+  const rec = value;
   const orgs = readRoleMap(rec['orgs'], 'roles.orgs', false, issues);
   const repos = readRoleMap(rec['repos'], 'roles.repos', true, issues);
   return { orgs, repos };
 }
 
-function readRoleMap(value: unknown, path: string, repoKeys: boolean, issues: ValidationIssue[]): Map<string, RoleName> {
+function readRoleMap(value: unknown, path: string, repoKeys: boolean, issues: IssueInput[]): Map<string, RoleName> {
   const out = new Map<string, RoleName>();
   if (value === undefined) return out;
   // A Map or a class instance would read as empty: no access, silently. Refuse it instead.
@@ -187,7 +187,7 @@ function readRoleMap(value: unknown, path: string, repoKeys: boolean, issues: Va
   return out;
 }
 
-function readLayers(value: unknown, issues: ValidationIssue[]): LayerData[] | null {
+function readLayers(value: unknown, issues: IssueInput[]): LayerData[] | null {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
     issues.push({ path: 'layers', message: `expected an array of scope lists, got ${kindOf(value)}` });
@@ -203,7 +203,7 @@ function readLayers(value: unknown, issues: ValidationIssue[]): LayerData[] | nu
         data = layerData(compileLayer(item as readonly Scope[]));
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
-        for (const issue of err.issues) issues.push({ path: `layers[${i}]${issue.path}`, message: issue.message });
+        for (const issue of err.issues) issues.push({ code: issue.code, path: ['layers', i, ...issue.path], message: issue.message });
       }
     }
     if (data !== undefined) out.push(data);

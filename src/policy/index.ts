@@ -7,6 +7,6 @@ export { createGrant, Grant, type GrantInput } from './grant';
 export { compileLayer, CompiledLayer } from './compile';
 export { authorize } from './authorize';
 export { canEverHold } from './hold';
-export { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision, type DenyReason } from './decision';
+export type { Decision, DenyReason } from './decision';
 export type { Principal } from './subject';
 export type { UserRoles } from './types';

@@ -30,8 +30,3 @@ export interface Principal {
 /** @internal the private slot; not exported from the package root. */
 export const GRANT_SLOT: unique symbol = Symbol('svc-auth.grant');
 
-/** @internal attach a grant to a principal object, hidden from enumeration and copies. */
-export function attachGrant<T extends object>(target: T, grant: unknown): T {
-  Object.defineProperty(target, GRANT_SLOT, { value: grant, enumerable: false, writable: false, configurable: false });
-  return target;
-}

@@ -1,21 +1,6 @@
 /**
- * Inputs of the policy layer.
+ * Inputs of the policy layer. `UserRoles` is vocabulary (layer 1), so that stores can name it
+ * without importing policy; it is re-exported here for the code that always found it here.
  * @module
  */
-import type { RoleName } from '../vocabulary';
-
-/**
- * A user's memberships: a role per organization and per repository.
- * Keys compare case-insensitively.
- *
- * @example
- * ```ts
- * const roles: UserRoles = { orgs: { acme: 'editor' }, repos: { 'acme/secrets': 'viewer' } };
- * ```
- */
-export interface UserRoles {
-  /** Role per org name. */
-  orgs?: Record<string, RoleName>;
-  /** Role per `"org/repo"`. */
-  repos?: Record<string, RoleName>;
-}
+export type { UserRoles } from '../vocabulary';

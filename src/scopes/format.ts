@@ -4,7 +4,7 @@
  * problem is (issue paths, safe previews of hostile values, the issue list).
  * @module
  */
-import { SvcAuthError, ValidationError, type ValidationIssue } from '../errors';
+import { SvcAuthError, ValidationError, type IssueCode, type IssueInput } from '../errors';
 import { isPermission } from '../vocabulary';
 import type { Scope } from './types';
 
@@ -105,12 +105,12 @@ export const MAX_ISSUES = 100;
  * ```
  */
 export class IssueList {
-  private readonly list: ValidationIssue[] = [];
+  private readonly list: IssueInput[] = [];
   private dropped = 0;
 
   /** Record one problem. */
-  add(path: string, message: string): void {
-    if (this.list.length < MAX_ISSUES) this.list.push({ path, message });
+  add(path: string | readonly (string | number)[], message: string, code?: IssueCode): void {
+    if (this.list.length < MAX_ISSUES) this.list.push(code === undefined ? { path, message } : { code, path, message });
     else this.dropped++;
   }
 

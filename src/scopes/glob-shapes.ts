@@ -5,7 +5,7 @@
  * where its `(?=.)` lookahead sits elsewhere.
  * @module
  */
-import type { ThingMatcher } from './glob';
+import type { ThingMatcher } from './types';
 
 const WILD = /[*?]/;
 const DOT = 46;

@@ -21,11 +21,11 @@
  * CR, LF, U+2028 and U+2029) cannot show: S7 makes such names invalid.
  * @module
  */
-import { ValidationError, type ValidationIssue } from '../errors';
+import { ValidationError, type IssueInput } from '../errors';
 import { isValidThingName } from './names';
 import { compileShapes, starGuards } from './glob-shapes';
 import { checkPattern } from './pattern';
-import { LIMITS } from './types';
+import { LIMITS, type ThingMatcher } from './types';
 
 // Re-exported: callers have always found the pattern check beside the matcher.
 export { checkPattern };
@@ -34,8 +34,7 @@ const SLASH = 47;
 const STAR = 42;
 const QMARK = 63;
 
-/** A compiled set of patterns: true when a thing name matches at least one. */
-export type ThingMatcher = (thingName: string) => boolean;
+export type { ThingMatcher };
 
 /** `**` in a compiled pattern. */
 const GLOBSTAR = null;
@@ -115,7 +114,7 @@ function compileWord(text: string, guarded: (i: number) => boolean): Word {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== STAR) {
-      out += text[i];
+      out += text.charAt(i);
       continue;
     }
     out += guarded(i) ? String.fromCharCode(GUARDED_STAR) : '*';
@@ -353,7 +352,7 @@ export function compileMatcher(patterns: readonly string[]): ThingMatcher {
  */
 export function compileMatcherForValidNames(patterns: readonly string[]): ThingMatcher {
   if (!Array.isArray(patterns)) throw new ValidationError('patterns must be an array of glob patterns');
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const unique = new Set<string>();
   for (let i = 0; i < patterns.length; i++) {
     const p: unknown = patterns[i];

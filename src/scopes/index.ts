@@ -4,11 +4,11 @@
  * back to flags. Pure and synchronous.
  * @module
  */
-export { LIMITS, type Scope, type ScopeEntry } from './types';
-export { NAME_PATTERN, parseResource, isValidThingName, type ResourceRef } from './names';
+export { LIMITS, type Scope, type ScopeEntry, type ThingMatcher } from './types';
+export { parseResource, isValidThingName, type ResourceRef } from './names';
 export { checkPattern } from './pattern';
-export { compileMatcher, type ThingMatcher } from './glob';
+export { compileMatcherForValidNames } from './glob';
 export { parseScopeFlags } from './flags';
 export { parseScopesJson } from './json';
-export { normalizeScopes } from './normalize';
+export { normalizeScopes, checkNormalizedScopes } from './normalize';
 export { formatScopeFlags, isFlagExpressible } from './format';

@@ -21,7 +21,7 @@ const ENTRY = z.strictObject({
 const ENTRIES = z.array(ENTRY);
 
 /**
- * Parse the text of `--scopes-json`: a JSON array of scope entries (spec 2.2)
+ * Parse the text of `--scopes-json`: a JSON array of scope entries (docs/concepts.md)
  * with only the keys `resource`, `permissions` and `allowedMatches`.
  * Text longer than `LIMITS.maxScopesJsonLength`, nesting deeper than
  * `LIMITS.maxScopesJsonDepth`, a key repeated within one object, and the keys
@@ -99,7 +99,7 @@ function addZodIssue(issue: ZodIssueLike, data: unknown, issues: IssueList): voi
   if (issue.code === 'unrecognized_keys') {
     for (const key of issue.keys ?? []) {
       if (FORBIDDEN_KEYS.has(key)) continue; // already reported by the scan
-      issues.add(formatPath([...path, key]), 'unknown key: an entry has only resource, permissions and allowedMatches');
+      issues.add(formatPath([...path, key]), 'unknown key: an entry has only resource, permissions and allowedMatches', 'unrecognized_keys');
     }
     return;
   }

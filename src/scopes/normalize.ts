@@ -51,12 +51,33 @@ type Tier = 'repo' | 'org' | 'global';
  * ```
  */
 export function normalizeScopes(entries: ScopeEntry[] | readonly Scope[]): { scopes: Scope[]; warnings: string[] } {
+  return check(entries, false);
+}
+
+/**
+ * @internal The one scope validator's strict mode, for scopes that must already be what
+ * {@link normalizeScopes} returned: a token's layer (`compileLayer`) and a stored record (the store
+ * codec). Same rules and paths, but nothing is repaired: a `role:` item (roles expand at creation,
+ * S9) and `allowedMatches` outside a repo entry (S5 strips it at creation) are errors, and an empty
+ * list is a valid layer that denies everything (A5). Returns the scopes rebuilt and deep-frozen.
+ *
+ * @example
+ * ```ts
+ * checkNormalizedScopes([{ resource: 'acme/web', permissions: ['repo:read'] }]); // ok
+ * checkNormalizedScopes([{ resource: 'acme', permissions: ['role:viewer'] }]);  // throws ValidationError
+ * ```
+ */
+export function checkNormalizedScopes(scopes: unknown): Scope[] {
+  return check(scopes, true).scopes;
+}
+
+function check(entries: unknown, strict: boolean): { scopes: Scope[]; warnings: string[] } {
   return guardInput('scope entries', () => {
     if (!Array.isArray(entries)) {
-      throw new ValidationError([{ path: '', message: `scopes must be an array of scope entries, got ${describe(entries)}` }]);
+      throw new ValidationError([{ code: 'invalid_type', path: [], message: `scopes must be an array of scope entries, got ${describe(entries)}` }]);
     }
     const n = entries.length;
-    if (n === 0) {
+    if (n === 0 && !strict) {
       throw new ValidationError([
         { path: '', message: 'the scope list is empty: omit scopes altogether for a token with the full access of its owner' },
       ]);
@@ -70,7 +91,7 @@ export function normalizeScopes(entries: ScopeEntry[] | readonly Scope[]): { sco
     const granted = new Map<string, Map<Permission, string>>();
     const scopes: Scope[] = [];
     for (let i = 0; i < n; i++) {
-      const scope = normalizeOne(entries[i] as unknown, `[${i}]`, granted, issues, warnings);
+      const scope = normalizeOne(entries[i] as unknown, `[${i}]`, granted, issues, warnings, strict);
       if (scope) scopes.push(scope);
     }
     issues.throwIfAny();
@@ -84,6 +105,7 @@ function normalizeOne(
   granted: Map<string, Map<Permission, string>>,
   issues: IssueList,
   warnings: string[],
+  strict: boolean,
 ): Scope | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     issues.add(path, `expected a scope entry object, got ${describe(raw)}`);
@@ -94,7 +116,7 @@ function normalizeOne(
   for (const key of Object.keys(rec)) {
     if (ENTRY_KEYS.has(key)) continue;
     const seg = formatPath([key]);
-    issues.add(seg.startsWith('[') ? path + seg : `${path}.${seg}`, 'unknown key: an entry has only resource, permissions and allowedMatches');
+    issues.add(seg.startsWith('[') ? path + seg : `${path}.${seg}`, 'unknown key: an entry has only resource, permissions and allowedMatches', 'unrecognized_keys');
   }
   const hasResource = own(rec, 'resource');
   const hasMatches = own(rec, 'allowedMatches');
@@ -116,12 +138,12 @@ function normalizeOne(
     key = ref.key;
   }
 
-  const mask = expandPermissions(rawPermissions, tier, `${path}.permissions`, issues);
-  const matches = hasMatches ? checkMatches(rawMatches, tier, `${path}.allowedMatches`, issues, warnings) : null;
+  const mask = expandPermissions(rawPermissions, tier, `${path}.permissions`, issues, strict);
+  const matches = hasMatches ? checkMatches(rawMatches, tier, `${path}.allowedMatches`, issues, warnings, strict) : null;
   if (issues.size !== before || mask === 0) return null;
 
   let seen = granted.get(key);
-  if (!seen) granted.set(key, (seen = new Map()));
+  if (!seen) granted.set(key, (seen = new Map<Permission, string>()));
   for (const p of permissionsOf(mask)) {
     const first = seen.get(p);
     if (first !== undefined) {
@@ -139,7 +161,7 @@ function normalizeOne(
 }
 
 /** The entry's permissions as a mask, with roles expanded; 0 when anything is wrong. */
-function expandPermissions(raw: unknown, tier: Tier, path: string, issues: IssueList): number {
+function expandPermissions(raw: unknown, tier: Tier, path: string, issues: IssueList, strict: boolean): number {
   if (!Array.isArray(raw)) {
     issues.add(path, `expected a list of permissions, got ${describe(raw)}`);
     return 0;
@@ -163,7 +185,10 @@ function expandPermissions(raw: unknown, tier: Tier, path: string, issues: Issue
       continue;
     }
     let add: readonly Permission[];
-    if (item.startsWith('role:')) {
+    if (item.startsWith('role:') && strict) {
+      issues.add(at, `${preview(item)} is a role: expand roles with normalizeScopes first`);
+      continue;
+    } else if (item.startsWith('role:')) {
       const role = item.slice(5);
       if (!isRoleName(role)) {
         issues.add(at, `unknown role ${preview(item)}: use role:owner, role:admin, role:editor or role:viewer`);
@@ -195,9 +220,13 @@ function expandPermissions(raw: unknown, tier: Tier, path: string, issues: Issue
 }
 
 /** The checked patterns (frozen) for a repo entry; null when stripped or wrong. */
-function checkMatches(raw: unknown, tier: Tier, path: string, issues: IssueList, warnings: string[]): readonly string[] | null {
+function checkMatches(raw: unknown, tier: Tier, path: string, issues: IssueList, warnings: string[], strict: boolean): readonly string[] | null {
   if (!Array.isArray(raw)) {
     issues.add(path, `expected a list of glob patterns, got ${describe(raw)}`);
+    return null;
+  }
+  if (tier !== 'repo' && strict) {
+    issues.add(path, 'allowedMatches is only allowed on repo entries (normalizeScopes strips it elsewhere)');
     return null;
   }
   if (tier !== 'repo') {

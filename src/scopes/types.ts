@@ -5,7 +5,7 @@
 import type { Permission } from '../vocabulary';
 
 /**
- * One scope entry as a user writes it (spec 2.2): `permissions` may hold
+ * One scope entry as a user writes it (docs/concepts.md): `permissions` may hold
  * `role:<name>` shorthands, `resource` may be mixed case.
  *
  * @example
@@ -64,3 +64,16 @@ export const LIMITS = Object.freeze({
   /** Nesting depth of `--scopes-json` (arrays and objects); a valid value needs 3. */
   maxScopesJsonDepth: 8,
 });
+
+/**
+ * A compiled set of `allowedMatches` patterns: true when a thing name matches at least one.
+ * Lives here, not beside the compiler, so that the compiler and its shape matchers share it without a cycle.
+ *
+ * @example
+ * ```ts
+ * import { compileMatcher } from 'svc-auth';
+ * const match: ThingMatcher = compileMatcher(['Doc/**']);
+ * match('Doc/a/b'); // true
+ * ```
+ */
+export type ThingMatcher = (thingName: string) => boolean;

@@ -16,7 +16,7 @@ import { newTokenId } from '../tokens/claims';
 import { LIFETIMES, parseShortDuration } from '../tokens/duration';
 import { isKeyRing } from '../tokens/keyring';
 import { mintToken } from '../tokens/mint';
-import { TokenVerifier } from '../tokens/verify';
+import { MAX_TOKEN_CHARS, TokenVerifier } from '../tokens/verify';
 import type { TokenClaims } from '../tokens/types';
 import { bearerFromRequest } from './bearer';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
@@ -32,8 +32,6 @@ import { tokenApi } from './management';
 import { resolveOptions, systemClock } from './options';
 import type { Auth, AuthOptions } from './types';
 
-/** Tokens longer than this are refused before any parsing (T1, H1). */
-const MAX_TOKEN_CHARS = 8 * 1024;
 
 function rejectUnknownKeys(opts: unknown, allowed: readonly string[]): Record<string, unknown> {
   if (opts === undefined) return {};

@@ -10,9 +10,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError } from '../errors';
+import { MAX_TOKEN_CHARS } from '../tokens';
 
-/** Longest token accepted, in characters (8 KiB, the same cap as token verification, T1). */
-export const MAX_BEARER_TOKEN_LENGTH = 8 * 1024;
+/** Longest token accepted, in characters: the one 8 KiB cap of token verification (T1, H1). */
+export const MAX_BEARER_TOKEN_LENGTH = MAX_TOKEN_CHARS;
 
 // Longest header value worth looking at: the scheme, one space and the longest
 // token. A little slack would not help anyone and would let longer input in.

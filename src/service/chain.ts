@@ -64,7 +64,7 @@ export function checkChain(chain: unknown, claims: ChainClaims, nowMs: number): 
     for (let i = 0; i < chain.length; i++) {
       const rec = chain[i] as TokenRecord;
       if (rec.ownerId !== claims.sub) throw new AuthenticationError('unknown');
-      const next = chain[i + 1] as TokenRecord | undefined;
+      const next = chain[i + 1];
       if (next === undefined ? rec.parentId !== null : rec.parentId !== next.id) throw new AuthenticationError('unknown');
     }
     if (chain.some((r) => r.revokedAt !== null)) throw new AuthenticationError('revoked');

@@ -3,7 +3,7 @@
  * @module
  */
 import { ValidationError } from '../errors';
-import { isWellFormedText } from './text';
+import { checkUserId as checkUserIdRule } from '../vocabulary';
 
 /**
  * `svc:<namespace>/users/Identity/<id>`, segments `[A-Za-z0-9._-]+` (T9).
@@ -18,7 +18,6 @@ export const IDENTITY_PATTERN = /^svc:([A-Za-z0-9._-]+)\/users\/Identity\/([A-Za
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 const MAX_IDENTITY_LENGTH = 512;
-const MAX_USER_ID_LENGTH = 256;
 
 /**
  * Is `value` an identity wref of the form `svc:<namespace>/users/Identity/<id>`?
@@ -91,18 +90,11 @@ export function defaultIdentity(userId: string): string {
  * ```
  */
 export function checkUserId(userId: unknown, needsSegment: boolean): string {
-  if (typeof userId !== 'string' || userId.length === 0 || userId.length > MAX_USER_ID_LENGTH) {
-    throw new ValidationError([{ path: 'userId', message: `must be a string of 1 to ${MAX_USER_ID_LENGTH} characters` }]);
-  }
-  // eslint-disable-next-line no-control-regex
-  if (/[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]/.test(userId)) {
-    throw new ValidationError([{ path: 'userId', message: 'must not contain whitespace, control or invisible characters' }]);
-  }
-  if (!isWellFormedText(userId)) throw new ValidationError([{ path: 'userId', message: 'must be valid Unicode text (no lone surrogate)' }]);
-  if (needsSegment && !isIdentitySegment(userId)) {
+  const id = checkUserIdRule(userId);
+  if (needsSegment && !isIdentitySegment(id)) {
     throw new ValidationError([
       { path: 'userId', message: 'must use only letters, digits, . _ - unless createAuth is given identityOf (it forms the default identity)' },
     ]);
   }
-  return userId;
+  return id;
 }

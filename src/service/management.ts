@@ -1,9 +1,9 @@
 /**
- * The SDK namespace `client(principal).token.*` (spec 4.2): create, list, get
+ * The SDK namespace `client(principal).token.*` (docs/concepts.md): create, list, get
  * and revoke PATs under rules M1-M5 and T3, T6-T9.
  * @module
  */
-import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, ValidationError, type ValidationIssue } from '../errors';
+import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, ValidationError, type IssueInput } from '../errors';
 import type { Principal } from '../policy/subject';
 import { normalizeScopes } from '../scopes';
 import { LIMITS, type Scope } from '../scopes/types';
@@ -23,7 +23,7 @@ import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from '.
 const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity']);
 
 /** Run one field check, turning its `ValidationError` into issues so that all are reported at once. */
-function collect<T>(issues: ValidationIssue[], check: () => T): T | undefined {
+function collect<T>(issues: IssueInput[], check: () => T): T | undefined {
   try {
     return check();
   } catch (err) {
@@ -65,8 +65,8 @@ function checkCreateInput(input: unknown): CheckedCreate {
   } catch (err) {
     throw new ValidationError([{ path: '', message: 'create input could not be read' }], { cause: err });
   }
-  const issues: ValidationIssue[] = [];
-  for (const k of keys) if (typeof k !== 'string' || !CREATE_KEYS.has(k)) issues.push({ path: String(k), message: 'unknown field' });
+  const issues: IssueInput[] = [];
+  for (const k of keys) if (typeof k !== 'string' || !CREATE_KEYS.has(k)) issues.push({ code: 'unrecognized_keys', path: [String(k)], message: 'unknown field' });
   const name = collect(issues, () => checkName(fields.name));
   const description = collect(issues, () => {
     const d = fields.description;
@@ -86,7 +86,7 @@ function checkCreateInput(input: unknown): CheckedCreate {
       return normalizeScopes(fields.scopes as Scope[]);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
-      throw new ValidationError(err.issues.map((i) => ({ path: `scopes${i.path.startsWith('[') || i.path === '' ? '' : '.'}${i.path}`, message: i.message })));
+      throw new ValidationError(err.issues.map((i) => ({ code: i.code, path: ['scopes', ...i.path], message: i.message })));
     }
   });
   if (issues.length > 0) throw new ValidationError(issues);
@@ -223,7 +223,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
       const revoked = await ctx.call('token store', () => ctx.store.revoke([rec.id], new Date(nowMs)));
       ctx.events?.emit(revokedEvent(new Date(nowMs), actorOf(p), rec.id, revoked));
       const fresh = await ctx.call('token store', () => ctx.store.readChain(rec.id));
-      const head = Array.isArray(fresh) ? (fresh[0] as TokenRecord | undefined) : undefined;
+      const head = Array.isArray(fresh) ? fresh[0] : undefined;
       if (head === undefined || head.id !== rec.id) throw new UnavailableError('token store lost a record while revoking it');
       return toInfo(head, nowMs);
     },

@@ -3,7 +3,7 @@
  * misuse fails at start-up, not on the first request.
  * @module
  */
-import { ValidationError, type ValidationIssue } from '../errors';
+import { ValidationError, type IssueInput } from '../errors';
 import type { KeyRing } from '../tokens/types';
 import type { TokenStore } from '../stores/types';
 import type { AuthEventHook } from './events';
@@ -92,7 +92,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     throw new ValidationError([{ path: '', message: 'createAuth needs an options object' }]);
   }
   const o = options as Partial<Record<keyof AuthOptions, unknown>>;
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   for (const key of Reflect.ownKeys(options)) {
     if (typeof key !== 'string' || !KNOWN.has(key)) issues.push({ path: String(key), message: 'unknown option' });
   }

@@ -88,7 +88,7 @@ export function principalFactory(): PrincipalFactory {
 
     static stateOf(p: unknown): PrincipalState | undefined {
       // `#state in p` is false for copies and Proxies, and never runs a trap.
-      return typeof p === 'object' && p !== null && #state in p ? (p as AuthPrincipal).#state : undefined;
+      return typeof p === 'object' && p !== null && #state in p ? p.#state : undefined;
     }
   }
   return {

@@ -22,7 +22,9 @@ export interface MembershipSource {
 export interface AuthOptions {
   /** JWT `iss`, pinned on verify. */
   issuer: string;
+  /** Signs new tokens and verifies presented ones (T2); from `generateKeyRing` or `importKeyRing`. */
   keys: KeyRing;
+  /** Where a user's roles come from; read on every `authenticate`, so a role change holds on the next request. */
   members: MembershipSource;
   /** Default: a new `MemoryTokenStore`. */
   tokens?: TokenStore;
@@ -69,15 +71,25 @@ export interface AuthOptions {
 
 /** A token as management shows it. The token value is never part of it. */
 export interface TokenInfo {
+  /** The token's id (its JWT `jti`); `auth.revokeToken(id)` takes it. */
   id: string;
+  /** Unique per owner among active tokens (T7). */
   name: string;
+  /** Free text given at creation, or `null`. */
   description: string | null;
+  /** Derived when read (T4): `revoked` if revoked, else `expired` once now >= `expiresAt`, else `active`. */
   status: 'active' | 'expired' | 'revoked';
+  /** The normalized scopes (roles expanded, S9), or `null` for the owner's full access. */
   scopes: Scope[] | null;
+  /** When it was created, in whole seconds (the JWT `iat`). */
   createdAt: Date;
+  /** When it stops authenticating, in whole seconds (the JWT `exp`). */
   expiresAt: Date;
+  /** When it (or an ancestor, T6) was revoked, or `null`. */
   revokedAt: Date | null;
+  /** The identity its writes are committed as (T9), or `null` for the owner's own. */
   committerIdentity: string | null;
+  /** The id of the PAT that created it, or `null` when a session did. */
   parentId: string | null;
   /** When `authenticate` last accepted it (recorded at most once per `lastUsedIntervalMs`); `null` if never. */
   lastUsedAt: Date | null;
@@ -99,17 +111,38 @@ export interface CreateTokenInput {
   committerIdentity?: string;
 }
 
-/** The SDK namespace `client(principal).token.*` (spec 4.2). */
+/** The SDK namespace `client(principal).token.*` (docs/concepts.md). */
 export interface TokenApi {
-  create(input: CreateTokenInput): Promise<{ token: string; info: TokenInfo; warnings: string[] }>;
+  /**
+   * Create a PAT owned by the caller's user; a PAT caller creates its own child (M4). The value is
+   * returned once and never stored (T8). Throws `ValidationError` for bad input, `ConflictError` for a
+   * name already active (T7), `ForbiddenError` for a child asking more than its parent (M4) or a
+   * component caller (M3).
+   */
+  create(input: CreateTokenInput): Promise<{
+    /** The token value: show it once, it cannot be read again. */
+    token: string;
+    /** The new token as management shows it. */
+    info: TokenInfo;
+    /** Notices for the user: stripped `allowedMatches` (S5), an expiry clamped to the parent's (T3), entries above the role (M5). */
+    warnings: string[];
+  }>;
+  /** The tokens this caller manages (M1, M2), with derived status (T4). */
   list(options?: ListTokensOptions): Promise<TokenInfo[]>;
+  /** The active token of that name, else the newest (T7); `NotFoundError` outside what the caller manages. */
   get(name: string): Promise<TokenInfo>;
+  /** Revoke the newest non-revoked token of that name and its whole subtree (T6, T7). */
   revoke(name: string): Promise<TokenInfo>;
 }
 
 /** What `createAuth` returns. */
 export interface Auth {
+  /**
+   * Verify a raw token and read its record and ancestors (T5). Throws `AuthenticationError` (with a
+   * `reason`) when it is not accepted, `UnavailableError` when a store fails: never an allow.
+   */
   authenticate(token: string): Promise<Principal>;
+  /** `authenticate` on the request's `Authorization: Bearer` header (H1); reason `missing` without one. */
   authenticateRequest(req: Request | IncomingMessage): Promise<Principal>;
   /**
    * Decide one operation (A1-A5). `permission` is typed `string`, not
@@ -120,10 +153,18 @@ export interface Auth {
    * misspelt literal there fails to compile.
    */
   authorize(p: Principal, resource: string, permission: string, thingName?: string): Decision;
-  client(p: Principal): { token: TokenApi };
+  /** The SDK client of a principal. */
+  client(p: Principal): {
+    /** Token management, `client(p).token.*`, limited to what `p` manages (M1-M3). */
+    token: TokenApi;
+  };
+  /** Mint a session for a signed-in user: no record, ends by expiry (T3; default 12h, at most 30d). */
   issueSession(userId: string, opts?: { expiresIn?: string }): Promise<string>;
+  /** Mint a short-lived component token (T3; default 1h, at most 1d), optionally scoped; never listed by management. */
   issueComponentToken(userId: string, opts?: { scopes?: ScopeEntry[]; expiresIn?: string }): Promise<string>;
+  /** The committer identity of a write by `p` (T9): `override`, else the token's, else the owner's. */
   committer(p: Principal, override?: string): string;
+  /** Revoke any token and its subtree by id, server-side; an unknown id does nothing. */
   revokeToken(tokenId: string): Promise<void>;
   /** Server-side administration: every PAT of `userId` (no credential needed), in creation order. */
   tokensOf(userId: string): Promise<TokenInfo[]>;

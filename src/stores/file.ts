@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { ValidationError } from '../errors';
-import type { UserRoles } from '../policy/types';
+import type { UserRoles } from '../vocabulary';
 import type { RoleName } from '../vocabulary';
 import { JsonFile } from './json-file';
 import { checkResource, checkRole, checkUserId, MembershipTable, type Membership, type MembershipStore } from './membership';
@@ -47,6 +47,7 @@ const FORMAT_VERSION = 1;
  *
  * @example
  * ```ts
+ * import os from 'node:os';
  * import { createAuth, FileTokenStore, FileMembershipStore } from 'svc-auth';
  * const home = process.env.SVC_HOME ?? `${os.homedir()}/.svc`;
  * const auth = createAuth({
@@ -176,7 +177,6 @@ export class FileMembershipStore implements MembershipStore {
     checkResource(resource);
     let removed = false;
     await this.file.update((current) => {
-      const table = current ?? new MembershipTable();
       if (current === undefined) return undefined;
       removed = current.remove(userId, resource);
       return removed ? current : undefined;

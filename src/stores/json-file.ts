@@ -150,7 +150,7 @@ export class JsonFile<T> {
     try {
       return this.parseFn(data);
     } catch (err) {
-      const detail = err instanceof ValidationError ? `: ${err.issues.slice(0, 3).map((i) => `${i.path || '(file)'} ${i.message}`).join('; ')}` : '';
+      const detail = err instanceof ValidationError ? `: ${err.issues.slice(0, 3).map((i) => `${i.pathText || '(file)'} ${i.message}`).join('; ')}` : '';
       throw new UnavailableError(
         `the ${this.label} ${this.path} is corrupt (unexpected shape${detail}); it was left untouched: repair it or move it away`,
         { cause: err },

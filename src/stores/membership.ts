@@ -5,9 +5,8 @@
  * @module
  */
 import { ValidationError } from '../errors';
-import type { UserRoles } from '../policy/types';
-import { parseResource } from '../scopes/names';
-import { isRoleName, ROLES, type RoleName } from '../vocabulary';
+import { parseResource } from '../scopes';
+import { checkUserId, isRoleName, ROLES, type RoleName, type UserRoles } from '../vocabulary';
 import { settle } from './settle';
 
 /**
@@ -47,24 +46,8 @@ export interface MembershipStore {
   list(): Promise<Membership[]>;
 }
 
-const MAX_USER_LENGTH = 512;
-// C0 and C1 controls: a user id is printed by the CLI and must not carry terminal escapes.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
-/**
- * @internal Check a user id: 1 to 512 characters, no control characters.
- *
- * @example
- * ```ts
- * checkUserId('alice'); // 'alice'
- * ```
- */
-export function checkUserId(userId: unknown, path = 'userId'): string {
-  if (typeof userId !== 'string' || userId.length === 0 || userId.length > MAX_USER_LENGTH || CONTROL.test(userId)) {
-    throw new ValidationError([{ path, message: `expected a user id of 1 to ${MAX_USER_LENGTH} characters without control characters` }]);
-  }
-  return userId;
-}
+// One user-id rule for memberships and sessions alike (a member can always get a session).
+export { checkUserId };
 
 /**
  * @internal Check a resource and return its lowercase key.

@@ -7,7 +7,7 @@
  * every store.
  * @module
  */
-import { ValidationError, type ValidationIssue } from '../errors';
+import { ValidationError, type IssueInput } from '../errors';
 import type { Entry } from './records';
 
 /**
@@ -36,7 +36,7 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
  * ```
  */
 export function checkStorable(entry: Entry, path: string): void {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const check = (value: unknown, at: string): void => {
     if (typeof value === 'string') {
       if (!storable(value)) issues.push({ path: `${path}.${at}`, message: 'must not contain NUL characters or lone surrogates' });

@@ -20,6 +20,7 @@ import type { InsertResult, TokenRecord, TokenStore } from './types';
  * @example
  * ```ts
  * import pg from 'pg';
+ * import type { PostgresTokenStoreOptions } from 'svc-auth/postgres';
  * const options: PostgresTokenStoreOptions = { pool: new pg.Pool(), table: 'auth.tokens', statementTimeoutMs: 2000 };
  * ```
  */
@@ -222,7 +223,7 @@ export class PostgresTokenStore implements TokenStore {
    *
    * @example
    * ```ts
-   * const chain = await store.readChain(claims.jti); // [token, parent, …] or null
+   * const chain = await store.readChain(tokenId); // [token, parent, …] or null
    * ```
    */
   async readChain(id: string): Promise<TokenRecord[] | null> {

@@ -10,9 +10,9 @@
  * deep-frozen, so entries can be shared and a fresh frozen view made per read.
  * @module
  */
-import { ValidationError, type ValidationIssue } from '../errors';
-import type { Scope } from '../scopes/types';
-import { isPermission, type Permission } from '../vocabulary';
+import { ValidationError, type IssueInput } from '../errors';
+import { checkNormalizedScopes, type Scope } from '../scopes';
+import { isPlainObject } from '../vocabulary';
 import type { RecordKind, TokenRecord } from './types';
 
 /**
@@ -63,13 +63,13 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
  * ```
  */
 export function toEntry(raw: unknown, form: DateForm, path = ''): Entry {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const entry = readEntry(raw, form, path, issues);
   if (entry === null || issues.length > 0) throw new ValidationError(issues);
   return entry;
 }
 
-function readEntry(raw: unknown, form: DateForm, path: string, issues: ValidationIssue[]): Entry | null {
+function readEntry(raw: unknown, form: DateForm, path: string, issues: IssueInput[]): Entry | null {
   if (!isPlainObject(raw)) {
     issues.push({ path, message: 'expected a token record object' });
     return null;
@@ -107,7 +107,7 @@ function readEntry(raw: unknown, form: DateForm, path: string, issues: Validatio
   };
 }
 
-function idField(value: unknown, path: string, issues: ValidationIssue[]): string {
+function idField(value: unknown, path: string, issues: IssueInput[]): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
     issues.push({ path, message: `expected a string of 1 to ${MAX_ID_LENGTH} characters` });
     return '';
@@ -115,7 +115,7 @@ function idField(value: unknown, path: string, issues: ValidationIssue[]): strin
   return value;
 }
 
-function textField(value: unknown, path: string, nullable: boolean, issues: ValidationIssue[]): string | null {
+function textField(value: unknown, path: string, nullable: boolean, issues: IssueInput[]): string | null {
   if (value === null && nullable) return null;
   if (typeof value !== 'string' || value.length > MAX_TEXT_LENGTH) {
     issues.push({ path, message: nullable ? 'expected a string or null' : 'expected a string' });
@@ -124,7 +124,7 @@ function textField(value: unknown, path: string, nullable: boolean, issues: Vali
   return value;
 }
 
-function dateField(value: unknown, form: DateForm, path: string, nullable: boolean, issues: ValidationIssue[]): number | null {
+function dateField(value: unknown, form: DateForm, path: string, nullable: boolean, issues: IssueInput[]): number | null {
   if (value === null && nullable) return null;
   let ms = Number.NaN;
   if (form === 'date' && value instanceof Date) ms = value.getTime();
@@ -137,48 +137,25 @@ function dateField(value: unknown, form: DateForm, path: string, nullable: boole
   return ms;
 }
 
-/** `undefined` signals a shape error (already reported); `null` is "full access". */
-function readScopes(value: unknown, path: string, issues: ValidationIssue[]): readonly Scope[] | null | undefined {
+/**
+ * `undefined` signals a shape error (already reported); `null` is "full access". Stored scopes go
+ * through the one scope validator (`normalizeScopes`' strict mode): a tampered or corrupt row (an
+ * unknown key such as a misspelled `allowedmatches`, a `role:` item, a bad pattern) fails closed
+ * instead of loading wider or narrower than what was issued.
+ */
+function readScopes(value: unknown, path: string, issues: IssueInput[]): readonly Scope[] | null | undefined {
   if (value === null) return null;
-  if (!Array.isArray(value)) {
-    issues.push({ path, message: 'expected an array of scopes or null' });
+  try {
+    return Object.freeze(checkNormalizedScopes(value));
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    // `path` is text such as `record.scopes`; the joined text is split into segments again.
+    for (const i of err.issues) {
+      const sep = path === '' || i.pathText === '' || i.pathText.startsWith('[') ? '' : '.';
+      issues.push({ code: i.code, path: path + sep + i.pathText, message: i.message });
+    }
     return undefined;
   }
-  const out: Scope[] = [];
-  const before = issues.length;
-  value.forEach((item: unknown, i) => {
-    const scope = readScope(item, `${path}[${i}]`, issues);
-    if (scope) out.push(scope);
-  });
-  return issues.length > before ? undefined : Object.freeze(out);
-}
-
-function readScope(item: unknown, path: string, issues: ValidationIssue[]): Scope | null {
-  if (!isPlainObject(item)) {
-    issues.push({ path, message: 'expected a scope object' });
-    return null;
-  }
-  const { resource, permissions, allowedMatches } = item;
-  let ok = true;
-  if (resource !== undefined && typeof resource !== 'string') {
-    issues.push({ path: `${path}.resource`, message: 'expected a string or no resource' });
-    ok = false;
-  }
-  if (!Array.isArray(permissions) || !permissions.every((p: unknown) => isPermission(p))) {
-    issues.push({ path: `${path}.permissions`, message: 'expected an array of permissions' });
-    ok = false;
-  }
-  if (allowedMatches !== undefined && !(Array.isArray(allowedMatches) && allowedMatches.every((m: unknown) => typeof m === 'string'))) {
-    issues.push({ path: `${path}.allowedMatches`, message: 'expected an array of strings' });
-    ok = false;
-  }
-  if (!ok) return null;
-  const scope: { resource?: string; permissions: readonly Permission[]; allowedMatches?: readonly string[] } = {
-    permissions: Object.freeze([...(permissions as Permission[])]),
-  };
-  if (typeof resource === 'string') scope.resource = resource;
-  if (Array.isArray(allowedMatches)) scope.allowedMatches = Object.freeze([...(allowedMatches as string[])]);
-  return Object.freeze(scope);
 }
 
 /**
@@ -245,17 +222,5 @@ export function timeOf(value: unknown, what: string): number {
   return ms;
 }
 
-/**
- * @internal An object literal or a null-prototype object (not an array, Date, class instance).
- *
- * @example
- * ```ts
- * isPlainObject({}); // true
- * isPlainObject([]); // false
- * ```
- */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+// One definition beneath every layer; re-exported for the file and PostgreSQL stores.
+export { isPlainObject };

@@ -106,7 +106,7 @@ export class TokenTable {
     const atMs = timeOf(at, 'at');
     const revoked: string[] = [];
     const seen = new Set<string>();
-    const stack: string[] = [...(ids as string[])].reverse();
+    const stack: string[] = [...ids].reverse();
     while (stack.length > 0) {
       const id = stack.pop() as string;
       if (seen.has(id)) continue;

@@ -33,7 +33,7 @@ export interface TokenRecord {
   /** Token name (S8); unique per owner among active PATs (T7). */
   readonly name: string;
   readonly description: string | null;
-  /** Validated scopes; `null` means full access of the owner (spec 2.2 rule 3). */
+  /** Validated scopes; `null` means full access of the owner (docs/concepts.md). */
   readonly scopes: readonly Scope[] | null;
   /** The PAT that created this one, or `null`. */
   readonly parentId: string | null;
@@ -64,6 +64,7 @@ export type InsertResult =
  * any failure rather than answer optimistically: the caller fails closed.
  *
  * @example
+ * not-checked: an outline of the four methods; `MemoryTokenStore` is a complete store to read
  * ```ts
  * class MyStore implements TokenStore {
  *   async insert(record, now) { ... return 'ok'; }

@@ -15,7 +15,7 @@ import { at, DAY, fixtures, HOUR } from './fixtures';
  *
  * @example
  * ```ts
- * const options: ConformanceOptions<PgTokenStore> = { cleanup: (store) => store.close() };
+ * const options: ConformanceOptions<PostgresTokenStore> = { cleanup: () => pool.end() };
  * ```
  */
 export interface ConformanceOptions<S extends TokenStore = TokenStore> {
@@ -275,7 +275,8 @@ export function conformanceCases(): ConformanceCase[] {
  * ```ts
  * // test/pg-store.test.ts
  * import { tokenStoreConformance } from 'svc-auth/testing';
- * tokenStoreConformance('PgTokenStore', () => new PgTokenStore(pool), { cleanup: () => undefined });
+ * import { PostgresTokenStore } from 'svc-auth/postgres';
+ * tokenStoreConformance('PostgresTokenStore', () => new PostgresTokenStore({ pool }), { cleanup: () => undefined });
  * ```
  */
 export function tokenStoreConformance<S extends TokenStore>(

@@ -28,8 +28,8 @@ export interface Lifetime {
  *
  * @example
  * ```ts
- * import { LIFETIMES, parseShortDuration } from 'svc-auth';
- * const sec = parseShortDuration('8h', LIFETIMES.session); // 28800
+ * import { LIFETIMES } from 'svc-auth';
+ * LIFETIMES.session.maxSec; // 2592000 (30 days)
  * ```
  */
 export const LIFETIMES: Readonly<Record<TokenKind, Lifetime>> = Object.freeze({

@@ -12,7 +12,7 @@
  * @example
  * ```ts
  * import { TOKEN_PREFIX } from 'svc-auth';
- * if (line.includes(TOKEN_PREFIX)) alert('possible leaked svc token');
+ * if (line.includes(TOKEN_PREFIX)) console.warn('possible leaked svc token');
  * ```
  */
 export const TOKEN_PREFIX = 'eyJ0eXAiOiJzdmMtcGF0K2p3dCIs';

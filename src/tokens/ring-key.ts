@@ -6,7 +6,7 @@
  */
 import { base64url, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { z } from 'zod';
-import { ValidationError, type ValidationIssue } from '../errors';
+import { ValidationError, type IssueInput } from '../errors';
 import type { KeyAlgorithm } from './types';
 
 /**
@@ -115,7 +115,7 @@ export type ParsedJwk = z.infer<typeof privateJwkSchema>;
  * ```
  */
 export function toValidationError(error: z.ZodError, prefix: string): ValidationError {
-  const issues: ValidationIssue[] = error.issues.map((i) => ({ path: prefix + formatPath(i.path), message: i.message }));
+  const issues: IssueInput[] = error.issues.map((i) => ({ path: prefix + formatPath(i.path), message: i.message }));
   return new ValidationError(issues);
 }
 
@@ -190,7 +190,7 @@ export async function loadRingKey(jwk: ParsedJwk, path: string): Promise<RingKey
   }
   const probe = new TextEncoder().encode('svc-auth key probe');
   const params = SUBTLE_SIGN[alg];
-  let ok = false;
+  let ok: boolean;
   try {
     const sig = await crypto.subtle.sign(params, signKey, probe);
     ok = await crypto.subtle.verify(params, verifyKey, sig, probe);

@@ -5,7 +5,7 @@
  * @module
  */
 import { base64url, jwtVerify } from 'jose';
-import { AuthenticationError, ValidationError, type AuthenticationReason, type ValidationIssue } from '../errors';
+import { AuthenticationError, ValidationError, type AuthenticationReason, type IssueInput } from '../errors';
 import { KIND_BY_TYPE, canonicalHeader, canonicalPayload, checkClaimSet } from './claims';
 import { isLowS } from './ecdsa';
 import { LIFETIMES } from './duration';
@@ -255,7 +255,7 @@ interface ReadOptions {
 }
 
 function readOptions(options: unknown): ReadOptions {
-  const issues: ValidationIssue[] = [];
+  const issues: IssueInput[] = [];
   const o = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
   if (o !== options) issues.push({ path: '', message: 'expected an options object' });
   const known = new Set(['ring', 'issuer', 'clockToleranceSec', 'cacheSize', 'maxLifetimeSec']);
@@ -276,7 +276,7 @@ function readOptions(options: unknown): ReadOptions {
         if (!(KINDS as readonly string[]).includes(name)) issues.push({ path: `maxLifetimeSec.${name}`, message: 'unknown token kind' });
         else if (v === undefined) continue;
         else if (!isIntIn(v, 1, Number.MAX_SAFE_INTEGER)) issues.push({ path: `maxLifetimeSec.${name}`, message: 'expected positive whole seconds' });
-        else maxLifetime[name as TokenKind] = v as number;
+        else maxLifetime[name as TokenKind] = v;
       }
     }
   }

@@ -1,10 +1,10 @@
 /**
- * The seven permissions of spec 2.3. Each has a fixed bit so that a set of
+ * The seven permissions of docs/concepts.md. Each has a fixed bit so that a set of
  * permissions is one small integer and a check is one AND.
  * @module
  */
 
-/** A permission a scope entry can list (spec 2.3). */
+/** A permission a scope entry can list (docs/concepts.md). */
 export type Permission =
   | 'repo:read'
   | 'repo:write'
@@ -15,7 +15,7 @@ export type Permission =
   | 'org:admin';
 
 /**
- * Every permission, in the spec's order. Repo permissions come first.
+ * Every permission, in the documented order (repo, then org). Repo permissions come first.
  *
  * @example
  * ```ts
@@ -42,10 +42,6 @@ export const ORG_PERMISSIONS: readonly Permission[] = Object.freeze(PERMISSIONS.
 // "constructor" must not find anything.
 const INDEX: ReadonlyMap<string, number> = new Map(PERMISSIONS.map((p, i) => [p, i]));
 
-/** Bit mask of all repo permissions. */
-export const REPO_MASK = 0b0001111;
-/** Bit mask of all org permissions. */
-export const ORG_MASK = 0b1110000;
 
 /**
  * Is `value` one of the seven permissions?

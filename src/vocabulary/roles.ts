@@ -1,5 +1,5 @@
 /**
- * The four roles of spec 2.4 and their fixed expansion. The table is frozen:
+ * The four roles of docs/concepts.md and their fixed expansion. The table is frozen:
  * roles expand when a token is created (S9), so nothing here may change at run time.
  * @module
  */
@@ -30,7 +30,7 @@ export interface RoleExpansion {
 const ALL_REPO: readonly Permission[] = Object.freeze(['repo:read', 'repo:write', 'repo:configure', 'repo:admin']);
 
 /**
- * The role table of spec 2.4.
+ * The role table of docs/concepts.md.
  *
  * @example
  * ```ts
@@ -72,4 +72,20 @@ export function isRoleName(value: unknown): value is RoleName {
 export function roleMasks(role: RoleName): { repo: number; org: number } {
   const r = ROLE_TABLE[role];
   return { repo: permissionMask(r.repo), org: permissionMask(r.org) };
+}
+
+/**
+ * A user's memberships: a role per organization and per repository.
+ * Keys compare case-insensitively.
+ *
+ * @example
+ * ```ts
+ * const roles: UserRoles = { orgs: { acme: 'editor' }, repos: { 'acme/secrets': 'viewer' } };
+ * ```
+ */
+export interface UserRoles {
+  /** Role per org name. */
+  orgs?: Record<string, RoleName>;
+  /** Role per `"org/repo"`. */
+  repos?: Record<string, RoleName>;
 }

@@ -348,7 +348,7 @@ describe('guards validate their options once, when built', () => {
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).issues.map((i) => i.path)).toContain('handler');
+      expect((err as ValidationError).issues.map((i) => i.pathText)).toContain('handler');
     }
   });
 

@@ -139,7 +139,7 @@ describe('H2: sendJson and sendError (node)', () => {
     expect(await res.json()).toEqual({ ok: true });
     expect(errors).toHaveLength(7);
     for (const err of errors) expect(err).toBeInstanceOf(ValidationError);
-    expect(errors.map((e) => (e as ValidationError).issues[0]?.path)).toEqual([
+    expect(errors.map((e) => (e as ValidationError).issues[0]?.pathText)).toEqual([
       'status',
       'status',
       'status',

@@ -1,10 +1,15 @@
 import { describe, it, expect } from 'vitest';
 import { authorize, createGrant, compileLayer, Grant } from '../../src/policy';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/policy/decision';
-import { attachGrant, type Principal } from '../../src/policy/subject';
+import { GRANT_SLOT, type Principal } from '../../src/policy/subject';
 import { PERMISSIONS, ROLE_TABLE, type Permission } from '../../src/vocabulary';
 import type { Scope } from '../../src/scopes/types';
 import type { UserRoles } from '../../src/policy/types';
+
+// A principal carrying `grant` the way the service attaches one (a hidden, fixed slot).
+function attachGrant<T extends object>(target: T, grant: unknown): T {
+  return Object.defineProperty(target, GRANT_SLOT, { value: grant, enumerable: false, writable: false, configurable: false });
+}
 
 const OWNER_ALL: UserRoles = { orgs: { acme: 'owner' } };
 

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { authorize, canEverHold, createGrant } from '../../src/policy';
-import { attachGrant, type Principal } from '../../src/policy/subject';
+import { GRANT_SLOT, type Principal } from '../../src/policy/subject';
+
+// A principal carrying `grant` the way the service attaches one (a hidden, fixed slot).
+function attachGrant<T extends object>(target: T, grant: unknown): T {
+  return Object.defineProperty(target, GRANT_SLOT, { value: grant, enumerable: false, writable: false, configurable: false });
+}
 import { PERMISSIONS, ROLES, type Permission, type RoleName } from '../../src/vocabulary';
 import type { Scope } from '../../src/scopes/types';
 import type { UserRoles } from '../../src/policy/types';

@@ -2,11 +2,16 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { authorize, createGrant, compileLayer } from '../../src/policy';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/policy/decision';
-import { attachGrant, type Principal } from '../../src/policy/subject';
+import { GRANT_SLOT, type Principal } from '../../src/policy/subject';
 import { PERMISSIONS, ROLES, type Permission, type RoleName } from '../../src/vocabulary';
 import type { Scope } from '../../src/scopes/types';
 import type { UserRoles } from '../../src/policy/types';
 import { referenceAuthorize, type Outcome } from './reference';
+
+// A principal carrying `grant` the way the service attaches one (a hidden, fixed slot).
+function attachGrant<T extends object>(target: T, grant: unknown): T {
+  return Object.defineProperty(target, GRANT_SLOT, { value: grant, enumerable: false, writable: false, configurable: false });
+}
 
 const ORGS = ['acme', 'beta', 'gamma'];
 const REPO_KEYS = ORGS.flatMap((o) => ['web', 'api'].map((r) => `${o}/${r}`));

@@ -1,6 +1,6 @@
 /**
  * A slow, plainly written reference of rules A1-A5, read straight from
- * DESIGN.md and spec 2.2-2.4, against which property tests compare
+ * docs/rules.md (A1-A5) and docs/concepts.md, against which property tests compare
  * `authorize`. It shares no code with src/policy: lists and `includes`, no
  * bit masks, no tables, micromatch for glob meaning.
  */

@@ -38,33 +38,33 @@ describe('parseScopeFlags', () => {
 
   it('S1: an empty item is an error located at its flag', () => {
     const issues = issuesOf(() => parseScopeFlags(['repo:read', 'acme=repo:read,,org:read']));
-    expect(issues.map((i) => i.path)).toEqual(['--scope[1]']);
+    expect(issues.map((i) => i.pathText)).toEqual(['--scope[1]']);
   });
 
   it('S1: a trailing comma, a lone "=" and an empty value are empty items', () => {
     const issues = issuesOf(() => parseScopeFlags(['repo:read,', 'acme=', '', '   ']));
-    expect(issues.map((i) => i.path)).toEqual(['--scope[0]', '--scope[1]', '--scope[2]', '--scope[3]']);
+    expect(issues.map((i) => i.pathText)).toEqual(['--scope[0]', '--scope[1]', '--scope[2]', '--scope[3]']);
   });
 
   it('S1: an empty resource before "=" is an error', () => {
     const issues = issuesOf(() => parseScopeFlags(['=repo:read', '  =repo:read']));
-    expect(issues.map((i) => i.path)).toEqual(['--scope[0]', '--scope[1]']);
+    expect(issues.map((i) => i.pathText)).toEqual(['--scope[0]', '--scope[1]']);
   });
 
   it('S1: more than one "=" is an error', () => {
     const issues = issuesOf(() => parseScopeFlags(['acme/web=repo:read=repo:write']));
-    expect(issues.map((i) => i.path)).toEqual(['--scope[0]']);
+    expect(issues.map((i) => i.pathText)).toEqual(['--scope[0]']);
   });
 
   it('S1: every bad value is reported, one issue per problem', () => {
     const issues = issuesOf(() => parseScopeFlags(['ok=repo:read', '=x', 'a=b=c', 'x,,y', 'fine']));
-    expect(issues.map((i) => i.path)).toEqual(['--scope[1]', '--scope[2]', '--scope[3]']);
+    expect(issues.map((i) => i.pathText)).toEqual(['--scope[1]', '--scope[2]', '--scope[3]']);
   });
 
   it('S7: a resource that is not <org> or <org>/<repo> is refused at its flag', () => {
     const bad = ['a/b/c=repo:read', '.acme=repo:read', 'ac me=repo:read', `${'a'.repeat(101)}=repo:read`, 'acme/=repo:read'];
     const issues = issuesOf(() => parseScopeFlags(bad));
-    expect(issues.map((i) => i.path)).toEqual(bad.map((_, i) => `--scope[${i}]`));
+    expect(issues.map((i) => i.pathText)).toEqual(bad.map((_, i) => `--scope[${i}]`));
   });
 
   it('S7 attack: a zero-width space in a resource is refused', () => {
@@ -81,14 +81,14 @@ describe('parseScopeFlags', () => {
   it('S1: non-strings, holes and a non-array are ValidationErrors', () => {
     // eslint-disable-next-line no-sparse-arrays
     const holey = ['repo:read', , 'repo:write'] as unknown as string[];
-    expect(issuesOf(() => parseScopeFlags(holey)).map((i) => i.path)).toEqual(['--scope[1]']);
-    expect(issuesOf(() => parseScopeFlags([1, null, {}] as unknown as string[])).map((i) => i.path)).toEqual([
+    expect(issuesOf(() => parseScopeFlags(holey)).map((i) => i.pathText)).toEqual(['--scope[1]']);
+    expect(issuesOf(() => parseScopeFlags([1, null, {}] as unknown as string[])).map((i) => i.pathText)).toEqual([
       '--scope[0]',
       '--scope[1]',
       '--scope[2]',
     ]);
-    expect(issuesOf(() => parseScopeFlags('repo:read' as unknown as string[]))[0]?.path).toBe('--scope');
-    expect(issuesOf(() => parseScopeFlags(null as unknown as string[]))[0]?.path).toBe('--scope');
+    expect(issuesOf(() => parseScopeFlags('repo:read' as unknown as string[]))[0]?.pathText).toBe('--scope');
+    expect(issuesOf(() => parseScopeFlags(null as unknown as string[]))[0]?.pathText).toBe('--scope');
   });
 
   it('S1: no values parse to no entries', () => {
@@ -102,7 +102,7 @@ describe('parseScopeFlags', () => {
   });
 
   it('attack: a 10 MB value is a ValidationError', () => {
-    expect(issuesOf(() => parseScopeFlags(['repo:read,'.repeat(1_000_000)])).map((i) => i.path)).toEqual(['--scope[0]']);
+    expect(issuesOf(() => parseScopeFlags(['repo:read,'.repeat(1_000_000)])).map((i) => i.pathText)).toEqual(['--scope[0]']);
   });
 
   it('attack: a Proxy whose getter throws becomes a ValidationError', () => {

@@ -12,7 +12,7 @@ function pathsOf(fn: () => unknown): string[] {
     fn();
   } catch (err) {
     expect(err).toBeInstanceOf(ValidationError);
-    return (err as ValidationError).issues.map((i) => i.path);
+    return (err as ValidationError).issues.map((i) => i.pathText);
   }
   throw new Error('expected a ValidationError');
 }

@@ -191,7 +191,7 @@ describe('compileMatcher', () => {
     expect(caught).toBeInstanceOf(ValidationError);
     const err = caught as ValidationError;
     expect(err.code).toBe('validation');
-    expect(err.issues.map((i) => i.path)).toEqual(['[1]', '[3]']);
+    expect(err.issues.map((i) => i.pathText)).toEqual(['[1]', '[3]']);
   });
 
   it('S6: a non-array pattern list fails when the matcher is built', () => {
@@ -300,10 +300,47 @@ describe('compileMatcher equals micromatch.isMatch(name, pattern, { dot: true })
 });
 
 // Each of these makes a backtracking regex matcher (micromatch, picomatch, minimatch)
-// run for seconds to years; the linear matcher just answers. No timing is asserted:
-// a regex matcher would hang the test run, which is the point.
+// run for seconds to years; the linear matcher just answers. A regression that only made
+// them slow (not hang) is caught by `expectLinear`: the hostile case's cost is measured as a
+// ratio to a tame pattern on the same name, in the same run, so machine speed and load cancel
+// out; a 100x slowdown fails. No absolute time is asserted.
 describe('hostile patterns and names (no catastrophic backtracking)', () => {
   const longA = 'Doc/' + 'a'.repeat(1020);
+
+  /** Median over rounds of (hostile time / baseline time), interleaved so both see the same load. */
+  function costRatio(hostile: () => unknown, baseline: () => unknown): number {
+    const time = (fn: () => unknown, n: number): number => {
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) fn();
+      return performance.now() - t0;
+    };
+    let n = 1;
+    while (time(baseline, n) < 2 && n < 1 << 20) n *= 2; // a baseline round of at least ~2 ms
+    time(hostile, n); // warm up
+    const ratios: number[] = [];
+    for (let r = 0; r < 7; r++) {
+      const b = time(baseline, n);
+      const h = time(hostile, n);
+      ratios.push(h / Math.max(b, 1e-3));
+    }
+    return ratios.sort((x, y) => x - y)[3] as number;
+  }
+
+  /** The hostile patterns cost at most 100x what one tame `*` costs on the same name. */
+  function expectLinear(hostile: readonly string[], tame: readonly string[], name: string): void {
+    const h = compileMatcher(hostile);
+    const t = compileMatcher(tame);
+    expect(costRatio(() => h(name), () => t(name))).toBeLessThan(100);
+  }
+
+  it('S6 ReDoS: the hostile cases below cost under 100x a tame pattern on the same name', () => {
+    const deep = Array.from({ length: 512 }, () => 'a').join('/');
+    expectLinear(['**/*a*a*a*a*a*a*a*b'], ['**/*b'], longA);
+    expectLinear(['**/*a*a*a*a*a*a*a*b*'], ['**/*b*'], longA);
+    expectLinear(['Doc/*a*a*a*a*a*b', 'Doc/*a*a*a*a*a*b*'], ['Doc/*b'], longA);
+    expectLinear(['**/**/**/**/x'], ['**/x'], deep);
+    expectLinear([Array.from({ length: 50 }, () => '**/a').join('/') + '/**/b'], ['**/b'], deep);
+  });
 
   it('S6 ReDoS: **/*a*a*a*a*a*a*a*b against a 1024-char name of a', () => {
     expect(longA.length).toBe(1024);

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import { ValidationError } from '../../src/errors';
+import { ValidationError, type ValidationIssue } from '../../src/errors';
 
 /** The issues of the ValidationError that `fn` throws; fails the test if it throws nothing or something else. */
-export function issuesOf(fn: () => unknown): readonly { path: string; message: string }[] {
+export function issuesOf(fn: () => unknown): readonly ValidationIssue[] {
   try {
     fn();
   } catch (err) {
@@ -14,4 +14,4 @@ export function issuesOf(fn: () => unknown): readonly { path: string; message: s
 }
 
 /** The issue paths of the ValidationError that `fn` throws. */
-export const paths = (fn: () => unknown): string[] => issuesOf(fn).map((i) => i.path);
+export const paths = (fn: () => unknown): string[] => issuesOf(fn).map((i) => i.pathText);

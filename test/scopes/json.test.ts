@@ -43,7 +43,7 @@ describe('parseScopesJson', () => {
     );
   });
 
-  it('S4: issues are plain { path, message } records, no zod objects leak', () => {
+  it('S4: issues are plain { code, path, pathText, message } records, no zod objects leak', () => {
     try {
       parseScopesJson('[{"permissions":[1]}]');
       expect.unreachable();
@@ -51,7 +51,7 @@ describe('parseScopesJson', () => {
       expect(err).toBeInstanceOf(ValidationError);
       const e = err as ValidationError;
       expect(e.cause).toBeUndefined();
-      for (const i of e.issues) expect(Object.keys(i).sort()).toEqual(['message', 'path']);
+      for (const i of e.issues) expect(Object.keys(i).sort()).toEqual(['code', 'message', 'path', 'pathText']);
     }
   });
 

@@ -271,7 +271,7 @@ describe('normalizeScopes', () => {
 
   it('attack: a 10 MB permission string is refused with a short message', () => {
     const issues = issuesOf(() => normalizeScopes([{ permissions: ['x'.repeat(10 * 1024 * 1024)] }]));
-    expect(issues[0]?.path).toBe('[0].permissions[0]');
+    expect(issues[0]?.pathText).toBe('[0].permissions[0]');
     expect(issues[0]?.message.length).toBeLessThan(300);
   });
 
@@ -356,5 +356,40 @@ describe('normalizeScopes', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('one scope validator, one issue model', () => {
+  const catchIssues = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ValidationError);
+      return (err as ValidationError).issues.map((i) => ({ code: i.code, path: i.path, pathText: i.pathText }));
+    }
+    throw new Error('expected a ValidationError');
+  };
+
+  it('the same bad input gets the same issues from normalizeScopes, compileLayer and the store codec', async () => {
+    const { compileLayer } = await import('../../src/policy');
+    const { toEntry } = await import('../../src/stores/records');
+    const bad = [
+      [{ permissions: ['repo:read'], foo: 1 }],
+      [{ resource: 'acme/web', permissions: ['repo:read', 'nope'] }],
+      [{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: ['Doc/{a,b}'] }],
+      [{ resource: 'acme/web', permissions: ['repo:read'], 'a b': 1 }],
+    ] as unknown as Scope[][];
+    for (const scopes of bad) {
+      const viaNormalize = catchIssues(() => normalizeScopes(scopes));
+      expect(catchIssues(() => compileLayer(scopes))).toEqual(viaNormalize);
+      const record = { id: 't', kind: 'pat', ownerId: 'u', name: 'n', description: null, scopes, parentId: null,
+        createdAt: new Date(0), expiresAt: new Date(1000), revokedAt: null, committerIdentity: null };
+      const viaCodec = catchIssues(() => toEntry(record, 'date'));
+      expect(viaCodec.map((i) => ({ ...i, path: i.path.slice(1) }))).toEqual(
+        viaNormalize.map((i) => ({ ...i, pathText: `scopes${i.pathText.startsWith('[') ? '' : '.'}${i.pathText}` })).map((i) => ({ ...i, path: i.path })),
+      );
+    }
+    expect(catchIssues(() => normalizeScopes(bad[0] as Scope[]))[0]).toEqual({ code: 'unrecognized_keys', path: [0, 'foo'], pathText: '[0].foo' });
+    expect(catchIssues(() => normalizeScopes(bad[3] as Scope[]))[0]?.path).toEqual([0, 'a b']);
   });
 });

@@ -50,14 +50,14 @@ describe('createAuth options', () => {
       createAuth({ issuer: '', keys: {} as never, members: {} as never, now: 5 as never, storeTimeoutMs: 0, bogus: 1 } as never),
     );
     expect(err).toBeInstanceOf(ValidationError);
-    const paths = (err as ValidationError).issues.map((i) => i.path).sort();
+    const paths = (err as ValidationError).issues.map((i) => i.pathText).sort();
     expect(paths).toEqual(['bogus', 'issuer', 'keys', 'members', 'now', 'storeTimeoutMs']);
   });
 
   it('refuses a look-alike key ring that generateKeyRing did not make', async () => {
     const fake = { publicJwks: () => ({ keys: [] }), exportPrivate: () => ({ keys: [] }), rotate: async () => fake, retire: () => fake };
     const err = await rejection(() => createAuth({ issuer: 'x', keys: fake as never, members: { rolesOf: () => ({}) } }));
-    expect((err as ValidationError).issues.map((i) => i.path)).toEqual(['keys']);
+    expect((err as ValidationError).issues.map((i) => i.pathText)).toEqual(['keys']);
   });
 
   it('refuses a tokens option that is not a TokenStore and out-of-range numbers', async () => {
@@ -72,7 +72,7 @@ describe('createAuth options', () => {
         identityOf: 'svc:x' as never,
       }),
     );
-    expect((err as ValidationError).issues.map((i) => i.path).sort()).toEqual(['clockToleranceSec', 'identityOf', 'signatureCacheSize', 'tokens']);
+    expect((err as ValidationError).issues.map((i) => i.pathText).sort()).toEqual(['clockToleranceSec', 'identityOf', 'signatureCacheSize', 'tokens']);
   });
 
   it('refuses a non-object', () => {

@@ -46,7 +46,7 @@ describe('create', () => {
     expect((await api.create({ name: 'b', expiresIn: 7 })).info.expiresAt.getTime()).toBe(T0 + 7 * DAY_MS);
     for (const bad of ['0d', '366d', '12h', '30', 1.5, -1, null]) {
       const err = await rejection(api.create({ name: 'c', expiresIn: bad as never }));
-      expect((err as ValidationError).issues.map((i) => i.path)).toEqual(['expiresIn']);
+      expect((err as ValidationError).issues.map((i) => i.pathText)).toEqual(['expiresIn']);
     }
   });
 
@@ -57,7 +57,7 @@ describe('create', () => {
       api.create({ name: 'bad name', description: 'x'.repeat(1025), committerIdentity: 'alice', expire: '1d' } as never),
     );
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues.map((i) => i.path).sort()).toEqual(['committerIdentity', 'description', 'expire', 'name']);
+    expect((err as ValidationError).issues.map((i) => i.pathText).sort()).toEqual(['committerIdentity', 'description', 'expire', 'name']);
     expect(await rejection(api.create(null as never))).toBeInstanceOf(ValidationError);
     expect(await rejection(api.create({ name: 'x'.repeat(65) }))).toBeInstanceOf(ValidationError);
     expect((await api.create({ name: 'A-z_0-9', description: 'd'.repeat(1024) })).info.name).toBe('A-z_0-9');
@@ -75,7 +75,7 @@ describe('create', () => {
     const api = s.auth.client(await session(s)).token;
     const err = await rejection(api.create({ name: 'x', scopes: [] }));
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues[0]?.path).toMatch(/^scopes/);
+    expect((err as ValidationError).issues[0]?.pathText).toMatch(/^scopes/);
     const full = await create(s, await session(s), 'full');
     expect(s.auth.authorize(full.principal, 'acme/web', 'repo:admin')).toEqual({ allowed: true });
     expect(s.auth.authorize(full.principal, 'acme', 'org:admin')).toEqual({ allowed: true });

@@ -193,6 +193,22 @@ describe('FileTokenStore and FileMembershipStore', () => {
     }
   });
 
+  it('hostile file: a misspelled "allowedmatches" in a stored scope fails closed instead of loading an unrestricted entry', async () => {
+    const file = join(home, 'tokens.json');
+    const scopes = [{ resource: 'acme/web', permissions: ['repo:read' as const], allowedMatches: ['Doc/*'] }];
+    await new FileTokenStore(home).insert(rec({ id: 't0', scopes }), NOW);
+    const tampered = [
+      (await readFile(file, 'utf8')).replace('"allowedMatches"', '"allowedmatches"'),
+      (await readFile(file, 'utf8')).replace('"allowedMatches"', '"__proto__": {}, "allowedMatches"'),
+    ];
+    for (const text of tampered) {
+      expect(text).not.toBe(await readFile(file, 'utf8'));
+      await writeFile(file, text);
+      expect(await rejection(new FileTokenStore(home).readChain('t0'))).toBeInstanceOf(UnavailableError);
+      expect(await readFile(file, 'utf8')).toBe(text);
+    }
+  });
+
   it('S4 hostile file: a __proto__ key in a record is ignored and pollutes nothing', async () => {
     const file = join(home, 'tokens.json');
     await new FileTokenStore(home).insert(rec({ id: 't0' }), NOW);

@@ -50,14 +50,14 @@ describe('MemoryTokenStore', () => {
       [{ ...rec({ id: 'x' }), expiresAt: new Date('nope') }, NOW, 'record.expiresAt'],
       [{ ...rec({ id: 'x' }), kind: 'session' }, NOW, 'record.kind'],
       [{ ...rec({ id: '' }) }, NOW, 'record.id'],
-      [{ ...rec({ id: 'x' }), scopes: [{ permissions: ['repo:*'] }] }, NOW, 'record.scopes[0].permissions'],
+      [{ ...rec({ id: 'x' }), scopes: [{ permissions: ['repo:*'] }] }, NOW, 'record.scopes[0].permissions[0]'],
       [{ ...rec({ id: 'x' }), scopes: {} }, NOW, 'record.scopes'],
       [rec({ id: 'x' }), 'now', 'now'],
     ];
     for (const [record, now, path] of cases) {
       const err = await rejection(store.insert(record as TokenRecord, now as Date));
       expect(err).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).issues.map((i) => i.path)).toContain(path);
+      expect((err as ValidationError).issues.map((i) => i.pathText)).toContain(path);
     }
     expect(await rejection(store.revoke('t1' as never, NOW))).toBeInstanceOf(ValidationError);
     expect(await rejection(store.revoke(['t1'], new Date(Number.NaN)))).toBeInstanceOf(ValidationError);
@@ -103,6 +103,17 @@ describe('MemoryTokenStore', () => {
 });
 
 describe('MemoryMembershipStore', () => {
+  it('one user-id rule: a member id a session would refuse (a space, an invisible character, 257 chars) is refused here too', async () => {
+    const m = new MemoryMembershipStore();
+    for (const bad of ['a b', 'al\u200bice', 'x'.repeat(257), '']) {
+      const err = await rejection(m.set(bad, 'acme', 'editor'));
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).issues[0]?.pathText).toBe('userId');
+    }
+    await m.set('x'.repeat(256), 'acme', 'viewer');
+    expect(await m.rolesOf('x'.repeat(256))).toEqual({ orgs: { acme: 'viewer' }, repos: {} });
+  });
+
   it('stores roles per org and repo, lowercase, and answers rolesOf', async () => {
     const m = new MemoryMembershipStore();
     await m.set('alice', 'Acme', 'editor');
@@ -146,7 +157,7 @@ describe('MemoryMembershipStore', () => {
     for (const [user, resource, role, path] of cases) {
       const err = await rejection(m.set(user as string, resource as string, role as never));
       expect(err).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).issues[0]?.path).toBe(path);
+      expect((err as ValidationError).issues[0]?.pathText).toBe(path);
     }
     expect(await rejection(m.remove('alice', '../etc'))).toBeInstanceOf(ValidationError);
     expect(await rejection(m.rolesOf(''))).toBeInstanceOf(ValidationError);

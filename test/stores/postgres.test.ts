@@ -73,7 +73,7 @@ describe('PostgresTokenStore options', () => {
     try {
       new PostgresTokenStore({ pool, table });
     } catch (err) {
-      expect((err as ValidationError).issues[0]?.path).toBe('table');
+      expect((err as ValidationError).issues[0]?.pathText).toBe('table');
     }
   });
 

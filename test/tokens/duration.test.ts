@@ -10,7 +10,7 @@ function pathOf(fn: () => unknown): string | undefined {
     fn();
   } catch (err) {
     expect(err).toBeInstanceOf(ValidationError);
-    return (err as ValidationError).issues[0]!.path;
+    return (err as ValidationError).issues[0]!.pathText;
   }
   return undefined;
 }

@@ -108,9 +108,9 @@ describe('KeyRing', () => {
     const ring = await generateKeyRing();
     const kid = ring.exportPrivate().keys[0]!.kid!;
     const v = ringVersion(ring);
-    expect((await issues(() => ring.retire(kid))).issues[0]!.path).toBe('kid');
-    expect((await issues(() => ring.retire('nope'))).issues[0]!.path).toBe('kid');
-    expect((await issues(() => ring.retire(42 as never))).issues[0]!.path).toBe('kid');
+    expect((await issues(() => ring.retire(kid))).issues[0]!.pathText).toBe('kid');
+    expect((await issues(() => ring.retire('nope'))).issues[0]!.pathText).toBe('kid');
+    expect((await issues(() => ring.retire(42 as never))).issues[0]!.pathText).toBe('kid');
     expect(ringVersion(ring)).toBe(v);
     expect(ring.exportPrivate().keys).toHaveLength(1);
   });
@@ -171,14 +171,14 @@ describe('importKeyRing', () => {
 
   it.each(cases)('T2: hostile input (%s) is a ValidationError', async (_name, build, path) => {
     const err = await issues(importKeyRing(build(await privateKey(), await privateKey()) as never));
-    expect(err.issues.map((i) => i.path)).toContain(path);
+    expect(err.issues.map((i) => i.pathText)).toContain(path);
   });
 
   it('T2: __proto__ in a key is refused', async () => {
     const k = await privateKey();
     const hostile = JSON.parse(JSON.stringify({ keys: [k] }).replace('"kty"', '"__proto__":{"admin":true},"kty"'));
     const err = await issues(importKeyRing(hostile));
-    expect(err.issues[0]!.path).toBe('privateJwks.keys[0]');
+    expect(err.issues[0]!.pathText).toBe('privateJwks.keys[0]');
     expect(({} as Record<string, unknown>)['admin']).toBeUndefined();
   });
 
@@ -186,7 +186,7 @@ describe('importKeyRing', () => {
     const k = await privateKey('HS256');
     const short = { ...k, k: Buffer.alloc(31, 7).toString('base64url') };
     const err = await issues(importKeyRing({ keys: [short] }));
-    expect(err.issues.map((i) => i.path)).toContain('privateJwks.keys[0].k');
+    expect(err.issues.map((i) => i.pathText)).toContain('privateJwks.keys[0].k');
     const ok = { ...k, k: Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7)).toString('base64url') };
     expect(isKeyRing(await importKeyRing({ keys: [ok] }))).toBe(true);
   });

@@ -41,7 +41,7 @@ describe('mintToken', () => {
     const ring = await generateKeyRing();
     const err = await mintToken(ring, { ...base, ...over } as never).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues[0]!.path).toBe(path);
+    expect((err as ValidationError).issues[0]!.pathText).toBe(path);
   });
 
   it('T1: claims that are not an object are a ValidationError', async () => {

@@ -310,7 +310,7 @@ describe('TokenVerifier: misuse', () => {
     for (const now of [Number.NaN, Infinity, '1700000000' as unknown as number]) {
       const err = await verifier.verify(token, now).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).issues[0]!.path).toBe('nowSec');
+      expect((err as ValidationError).issues[0]!.pathText).toBe('nowSec');
     }
   });
 
@@ -330,7 +330,7 @@ describe('TokenVerifier: misuse', () => {
     try {
       build();
     } catch (err) {
-      expect((err as ValidationError).issues.map((i) => i.path)).toContain(path);
+      expect((err as ValidationError).issues.map((i) => i.pathText)).toContain(path);
     }
   });
 

@@ -1,5 +1,5 @@
 /**
- * `svc auth login|logout|status` (spec 5.3, C1, C2). The dev instance has no
+ * `svc auth login|logout|status` (docs/cli.md, C1, C2). The dev instance has no
  * OAuth: `login --user <id>` issues a session for that user and saves it in
  * `SVC_HOME/session.json` (mode 0600). `SVC_TOKEN`, when set, wins over it.
  * @module

@@ -1,5 +1,5 @@
 /**
- * `svc token create|list|get|revoke` (spec 4.2, C1, C4): the SDK's
+ * `svc token create|list|get|revoke` (docs/cli.md, C1, C4): the SDK's
  * `client(principal).token.*` over the dev instance, with the caller's
  * credential (C2).
  * @module
@@ -141,7 +141,7 @@ export const tokenList: Command = {
       const api = dev.auth.client(principal).token;
       const infos = await (expiring === undefined ? api.list() : api.list({ expiringWithin: expiring })).catch((err: unknown) => {
         // Name the flag the user typed, not the SDK option behind it.
-        if (err instanceof ValidationError) throw new ValidationError(err.issues.map((i) => ({ ...i, path: i.path === 'expiringWithin' ? '--expiring' : i.path })));
+        if (err instanceof ValidationError) throw new ValidationError(err.issues.map((i) => (i.pathText === 'expiringWithin' ? { code: i.code, message: i.message, path: '--expiring' } : i)));
         throw err;
       });
       const nowMs = dev.now().getTime();

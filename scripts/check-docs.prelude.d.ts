@@ -1,0 +1,36 @@
+// Free names that documentation snippets use without declaring them, typed with the package's public
+// types only (scripts/check-docs.mjs compiles every example with this file beside it).
+import type { Auth, Principal, KeyRing, TokenStore, MembershipStore, Grant, UserRoles, Scope, TokenRecord } from 'svc-auth';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Pool } from 'pg';
+import type { PostgresTokenStore } from 'svc-auth/postgres';
+
+declare global {
+  const auth: Auth;
+  const token: string;
+  const principal: Principal;
+  const keys: KeyRing;
+  const ring: KeyRing;
+  const store: TokenStore;
+  const members: MembershipStore;
+  const grant: Grant;
+  const roles: UserRoles;
+  const scopes: Scope[];
+  const record: TokenRecord;
+  const err: unknown;
+  const req: IncomingMessage;
+  const res: ServerResponse;
+  const request: Request;
+  const pool: Pool;
+  const tokenId: string;
+  const text: string;
+  const line: string;
+  const ownScopes: Scope[];
+  const parentScopes: Scope[];
+  const pgStore: PostgresTokenStore;
+  /** A secret manager. */
+  const secrets: { put(name: string, value: string): Promise<void>; get(name: string): Promise<string> };
+  /** The application's own request handler. */
+  function handle(request: Request): Promise<Response>;
+  function renew(): void;
+}
