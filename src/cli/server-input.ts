@@ -8,7 +8,7 @@ import { ValidationError } from '../errors';
 import { sendJson } from '../http';
 
 /** Largest request body accepted (1 MiB); larger ones get 413. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Path segments, percent-decoded; `undefined` when a segment does not decode or hides a `/`.

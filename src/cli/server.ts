@@ -23,7 +23,6 @@ import { mountMcp } from './mcp';
 import { readJson, segments, writeInput } from './server-input';
 import { ThingStore } from './things';
 
-export { MAX_BODY_BYTES } from './server-input';
 
 /**
  * Options of {@link createDevServer}.
@@ -161,9 +160,10 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
       return {
         params: { org: '', repo: '', name: '' },
         methods: {
-          GET: behind(signedIn, async (req, res) => {
+          GET: behind(signedIn, (req, res) => {
             const p = principalOf(req);
             sendJson(res, 200, { kind: p.kind, user: p.userId, token: p.tokenName ?? null });
+            return Promise.resolve();
           }),
         },
       };

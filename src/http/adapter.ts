@@ -9,7 +9,7 @@ import { SvcAuthError } from '../errors';
 import type { Auth } from '../service/types';
 import type { Permission } from '../vocabulary';
 import { DEFAULT_REALM, httpError, isRealm, type HttpError } from './errors';
-import { GUARD_KEYS, finish, makeGate, makeRoute, readOptions, type Gate, type GuardOptions, type RouteCheck } from './gate';
+import { GUARD_KEYS, finish, makeGate, makeRoute, readOptions, type Gate, type RouteCheck } from './gate';
 
 /**
  * Options of an adapter's `requirePermission`: where the resource (and the

@@ -233,7 +233,7 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
           void server.close().catch(() => undefined);
         });
         await server.connect(transport);
-        await transport.handleRequest(req as IncomingMessage & { auth?: AuthInfo }, res, parsedBody);
+        await transport.handleRequest(req, res, parsedBody);
       } catch (err) {
         write(res, c.failure(err, resource));
       }

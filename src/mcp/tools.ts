@@ -134,7 +134,7 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
       const d = a.authorize(principal, resource, pol.permission, thing);
       if (!d.allowed) {
         reportDenied(a, principal, String(resource), pol.permission, d.reason, typeof thing === 'string' ? thing : undefined);
-        const on = thing === undefined ? `${String(resource)}` : `${String(resource)} (thing ${String(thing)})`;
+        const on = thing === undefined ? String(resource) : `${String(resource)} (thing ${String(thing)})`;
         return toolError('forbidden', `${pol.permission} on ${on} was refused (${d.reason})`.slice(0, 2048), {
           permission: pol.permission,
           resource: String(resource).slice(0, 256),

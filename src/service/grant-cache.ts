@@ -28,6 +28,7 @@ const lookupGetter =
   // A runtime without Annex B: the descriptor says the same, at the cost of an object.
   function (this: object, key: string): unknown {
     const desc = Object.getOwnPropertyDescriptor(this, key);
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the getter is compared by identity, never called
     return desc === undefined || 'value' in desc ? undefined : (desc.get ?? null);
   };
 /** A data property's value, or `NOT_DATA` for an accessor (it could answer differently next time). */

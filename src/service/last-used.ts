@@ -41,7 +41,7 @@ export interface LastUsedStats {
  */
 export interface LastUsedOptions {
   /** Persist a batch; must reject on failure (the recorder counts it and moves on). */
-  write(ids: readonly string[], at: Date): Promise<void>;
+  write: (ids: readonly string[], at: Date) => Promise<void>;
   /** At most one write per token per this many milliseconds. */
   intervalMs: number;
   /** Most token uses waiting for a write; beyond it uses are dropped. Default 10 000. */

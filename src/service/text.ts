@@ -9,7 +9,6 @@
 import { ValidationError } from '../errors';
 
 // C0 controls but tab and line feed, DEL and C1 controls.
-// eslint-disable-next-line no-control-regex
 const CONTROL_BUT_TAB_LF = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -40,7 +39,6 @@ export function isWellFormedText(text: string): boolean {
  */
 export function checkStoredText(text: string, path: string, multiline: boolean): string {
   if (!isWellFormedText(text)) throw new ValidationError([{ path, message: 'must be valid Unicode text (no lone surrogate)' }]);
-  // eslint-disable-next-line no-control-regex
   const control = multiline ? CONTROL_BUT_TAB_LF : /[\u0000-\u001f\u007f-\u009f]/;
   if (control.test(text)) {
     throw new ValidationError([{ path, message: multiline ? 'must not contain control characters other than tab and line feed' : 'must not contain control characters' }]);

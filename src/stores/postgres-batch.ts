@@ -98,7 +98,8 @@ export class ChainBatcher {
       const batch = this.take();
       const remaining = batch.since + this.limits.timeoutMs - Date.now();
       this.inFlight++;
-      this.send(batch.calls, remaining).finally(() => {
+      // send() settles every caller itself and never rejects; finally only frees the slot.
+      void this.send(batch.calls, remaining).finally(() => {
         this.inFlight--;
         if (this.pending.size > 0) this.schedule();
       });

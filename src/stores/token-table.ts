@@ -135,7 +135,7 @@ export class TokenTable {
     }
     const atMs = timeOf(at, 'at');
     let changed = 0;
-    for (const id of ids as string[]) {
+    for (const id of ids) {
       const entry = this.byId.get(id);
       if (entry !== undefined && (entry.lastUsedAt === null || entry.lastUsedAt < atMs)) {
         entry.lastUsedAt = atMs;
