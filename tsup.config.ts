@@ -64,9 +64,11 @@ export default defineConfig([
     // The `svc` program: ESM only, its shebang kept by esbuild.
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
-    // `svc serve` mounts /mcp: the MCP SDK is bundled here, so the installed `svc` needs no optional peer.
+    // `svc serve` mounts /mcp: the MCP SDK is bundled here, with the hono pieces its transports use
+    // (hono is also an optional peer of svc-auth/hono, which would otherwise keep it external),
+    // so the installed `svc` needs no optional peer.
     external: ['pg', 'vitest'],
-    noExternal: [/^@modelcontextprotocol\/sdk/],
+    noExternal: [/^@modelcontextprotocol\/sdk/, /^hono(\/|$)/, /^@hono\/node-server/],
     dts: false,
     splitting: false,
   },
