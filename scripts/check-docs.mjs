@@ -17,7 +17,6 @@
 // members (methods, properties) of exported types are compiled.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
@@ -131,7 +130,9 @@ for (const file of walk(join(root, 'src'), '.ts')) {
   }
 }
 
-const work = mkdtempSync(join(tmpdir(), 'svc-auth-docs-'));
+// Inside node_modules so a block's own imports of the frameworks it shows (hono, fastify, the MCP SDK,
+// zod) resolve the way they do in a user's project.
+const work = mkdtempSync(join(root, 'node_modules', '.svc-auth-docs-'));
 try {
   mkdirSync(join(work, 'ex'));
   const names = blocks.map((b, n) => {

@@ -1,6 +1,6 @@
 // Free names that documentation snippets use without declaring them, typed with the package's public
 // types only (scripts/check-docs.mjs compiles every example with this file beside it).
-import type { Auth, Principal, KeyRing, TokenStore, MembershipStore, Grant, UserRoles, Scope, TokenRecord } from 'svc-auth';
+import type { Auth, AuthEvent, Principal, KeyRing, TokenStore, MembershipStore, Grant, UserRoles, Scope, TokenRecord } from 'svc-auth';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'pg';
 import type { PostgresTokenStore } from 'svc-auth/postgres';
@@ -33,4 +33,15 @@ declare global {
   /** The application's own request handler. */
   function handle(request: Request): Promise<Response>;
   function renew(): void;
+  /** The audit event an `onEvent` hook received. */
+  const e: AuthEvent;
+  /** The application's own logger. */
+  function log(...fields: unknown[]): void;
+  /** The application's own alerting (a pager, a chat channel). */
+  function alert(...fields: unknown[]): void;
+  /** The application's own audit table. */
+  const audit: { insert(event: AuthEvent): Promise<void> };
+  /** One line, and a whole text, of an application log. */
+  const logLine: string;
+  const logText: string;
 }

@@ -112,7 +112,14 @@ export function requirePermission<R extends Request = Request>(permission: Permi
  *
  * @example
  * ```ts
- * app.use('/api', api);
+ * import express from 'express';
+ * import { principalOf } from 'svc-auth';
+ * import { errorHandler, svcAuth } from 'svc-auth/express';
+ * const app = express();
+ * app.use('/api', svcAuth(auth));
+ * app.delete('/api/tokens/:name', async (req, res) => {
+ *   res.json(await auth.client(principalOf(req)).token.revoke(req.params.name)); // NotFoundError: 404
+ * });
  * app.use(errorHandler({ onError: (err) => console.error(err) }));
  * ```
  */

@@ -94,6 +94,10 @@ export const svcAuth: FastifyPluginAsync<SvcAuthPluginOptions> = fp(plugin, { fa
  *
  * @example
  * ```ts
+ * import Fastify, { type FastifyRequest } from 'fastify';
+ * import { requirePermission, svcAuth } from 'svc-auth/fastify';
+ * const app = Fastify();
+ * await app.register(svcAuth, { auth });
  * type Repo = { Params: { org: string; repo: string } };
  * app.get<Repo>('/repos/:org/:repo/head', {
  *   preHandler: requirePermission('repo:read', { resource: (req: FastifyRequest<Repo>) => `${req.params.org}/${req.params.repo}` }),
@@ -124,7 +128,9 @@ export function requirePermission<R extends FastifyRequest = FastifyRequest>(
  *
  * @example
  * ```ts
+ * import Fastify from 'fastify';
  * import { errorHandler } from 'svc-auth/fastify';
+ * const app = Fastify();
  * app.setErrorHandler(errorHandler());
  * ```
  */

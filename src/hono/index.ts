@@ -77,6 +77,10 @@ export function svcAuth(auth: Auth, options?: GuardOptions): MiddlewareHandler {
  *
  * @example
  * ```ts
+ * import { Hono } from 'hono';
+ * import { requirePermission, svcAuth, type PrincipalEnv } from 'svc-auth/hono';
+ * const app = new Hono<PrincipalEnv>();
+ * app.use(svcAuth(auth));
  * app.get('/api/repos/:org/:repo/head',
  *   requirePermission('repo:read', { resource: (c) => `${c.req.param('org')}/${c.req.param('repo')}` }),
  *   (c) => c.json({ head: 'abc123' }));
@@ -106,7 +110,9 @@ export function requirePermission<E extends Env = Env, P extends string = string
  *
  * @example
  * ```ts
+ * import { Hono } from 'hono';
  * import { onError } from 'svc-auth/hono';
+ * const app = new Hono();
  * app.onError(onError({ onError: (err) => console.error(err) }));
  * ```
  */

@@ -268,9 +268,12 @@ export function attachedTo(req: unknown): Attached | undefined {
  *
  * @example
  * ```ts
- * app.get('/api/whoami', requireAuth(auth), (req, res) => {
- *   res.json({ user: principalOf(req).userId });
- * });
+ * import { createServer } from 'node:http';
+ * import { principalOf, requireAuth } from 'svc-auth';
+ * const guard = requireAuth(auth);
+ * createServer((req, res) => guard(req, res, () => {
+ *   res.end(JSON.stringify({ user: principalOf(req).userId }));
+ * })).listen(0, '127.0.0.1');
  * ```
  */
 export function principalOf(req: IncomingMessage | Request): Principal {

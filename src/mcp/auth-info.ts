@@ -184,6 +184,9 @@ function toOAuthError(err: unknown, hint: string): Error {
  * @throws AuthenticationError reason `missing` when the request carried no svc-auth credential.
  * @example
  * ```ts
+ * import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+ * import { mcpPrincipal } from 'svc-auth/mcp';
+ * const server = new McpServer({ name: 'repos', version: '1.0.0' });
  * server.registerTool('whoami', { inputSchema: {} }, async (_args, extra) => {
  *   const p = mcpPrincipal(extra.authInfo);
  *   return { content: [{ type: 'text', text: p.userId }] };

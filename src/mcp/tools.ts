@@ -53,6 +53,8 @@ export interface McpToolExtra {
  *
  * @example
  * ```ts
+ * import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+ * import type { GuardedToolHandler, McpToolExtra } from 'svc-auth/mcp';
  * const put: GuardedToolHandler<{ name: string }, McpToolExtra, CallToolResult> = (args, _extra, principal) => ({
  *   content: [{ type: 'text', text: `${principal.userId} wrote ${args.name}` }],
  * });
@@ -109,11 +111,16 @@ const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
  * @throws ValidationError when the policy is not usable (checked here, once).
  * @example
  * ```ts
+ * import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+ * import { z } from 'zod';
+ * import { guardTool } from 'svc-auth/mcp';
+ * type Repo = { org: string; repo: string };
+ * const server = new McpServer({ name: 'repos', version: '1.0.0' });
  * server.registerTool(
  *   'repo_head',
  *   { inputSchema: { org: z.string(), repo: z.string() } },
- *   guardTool(auth, { permission: 'repo:read', resource: (a) => `${a.org}/${a.repo}` }, async (a) => ({
- *     content: [{ type: 'text', text: JSON.stringify({ head: await headOf(a.org, a.repo) }) }],
+ *   guardTool(auth, { permission: 'repo:read', resource: (a: Repo) => `${a.org}/${a.repo}` }, async (a: Repo) => ({
+ *     content: [{ type: 'text', text: JSON.stringify({ repo: `${a.org}/${a.repo}`, head: 'abc123' }) }],
  *   })),
  * );
  * ```
@@ -159,8 +166,17 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
  *
  * @example
  * ```ts
- * const p = mcpPrincipal(authInfo);
- * if (canUseTool(p, putPolicy)) server.registerTool('thing_put', config, guardTool(auth, putPolicy, put));
+ * import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+ * import { z } from 'zod';
+ * import { canUseTool, guardTool, type McpToolPolicy } from 'svc-auth/mcp';
+ * type Note = { org: string; repo: string; text: string };
+ * const putPolicy: McpToolPolicy<Note> = { permission: 'repo:write', resource: (a) => `${a.org}/${a.repo}` };
+ * const server = new McpServer({ name: 'repos', version: '1.0.0' });
+ * // One server per authenticated request: a read-only token never sees note_put in tools/list.
+ * if (canUseTool(principal, putPolicy)) {
+ *   server.registerTool('note_put', { inputSchema: { org: z.string(), repo: z.string(), text: z.string() } },
+ *     guardTool(auth, putPolicy, (a: Note) => ({ content: [{ type: 'text', text: `saved ${a.text.length} chars` }] })));
+ * }
  * ```
  */
 export function canUseTool(subject: Principal | AuthInfo, policy: Pick<McpToolPolicy<never>, 'permission'>): boolean {

@@ -168,8 +168,8 @@ const DENY_REASONS = new Set(['invalid', 'role', 'scope', 'thing']);
  *
  * @example
  * ```ts
- * const d = auth.authorize(p, 'acme/web', 'repo:write', 'Doc/readme');
- * if (!d.allowed) reportDenied(auth, p, 'acme/web', 'repo:write', d.reason, 'Doc/readme');
+ * const d = auth.authorize(principal, 'acme/web', 'repo:write', 'Doc/readme');
+ * if (!d.allowed) reportDenied(auth, principal, 'acme/web', 'repo:write', d.reason, 'Doc/readme');
  * ```
  */
 export function reportDenied(

@@ -116,10 +116,15 @@ export interface TokenStore {
    *
    * @example
    * ```ts
-   * class MyStore implements TokenStore {
-   *   readChainSync(id: string) { return this.rows.has(id) ? this.chainOf(id) : null; }
-   *   // ...the four required methods
-   * }
+   * // A store that keeps its records in memory can answer at once; MemoryTokenStore does.
+   * const inner = new MemoryTokenStore();
+   * const mine: TokenStore = {
+   *   insert: (record, now) => inner.insert(record, now),
+   *   readChain: (id) => inner.readChain(id),
+   *   listByOwner: (ownerId) => inner.listByOwner(ownerId),
+   *   revoke: (ids, at) => inner.revoke(ids, at),
+   *   readChainSync: (id) => inner.readChainSync(id),
+   * };
    * ```
    */
   readChainSync?(id: string): readonly TokenRecord[] | null | undefined;

@@ -57,7 +57,9 @@ const SCAN_SOURCE = SOURCE;
  * @example
  * ```ts
  * import { findTokens } from 'svc-auth';
- * for (const leaked of findTokens(logText)) await revokeByValue(leaked);
+ * const leaked = findTokens(logText);
+ * // Never print the values: count them, then authenticate each to learn which token to revoke.
+ * if (leaked.length > 0) console.warn(`${leaked.length} svc-auth PAT(s) in this log`);
  * ```
  */
 export function findTokens(text: string): string[] {
