@@ -8,7 +8,9 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { mcpPrincipal, mcpTokenVerifier } from '../../src/mcp';
 import { PERMISSIONS } from '../../src/vocabulary';
 import { MemoryTokenStore } from '../../src/stores/memory';
-import { DAY_MS, rejection, setup, type Setup } from '../service/fixture';
+import { setup, type Setup } from '../service/fixture';
+import { DAY_MS } from '../support/clock';
+import { rejection } from '../support/errors';
 
 const codeOf = (err: unknown): unknown => (err as { code?: unknown }).code;
 

@@ -11,7 +11,9 @@ import { createAuth } from '../../src/service/auth';
 import type { Auth } from '../../src/service/types';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { UserRoles } from '../../src/policy/types';
-import { Clock, rejection, sharedRing } from './fixture';
+import { sharedRing } from './fixture';
+import { Clock } from '../support/clock';
+import { rejection } from '../support/errors';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const RUN = randomBytes(4).toString('hex');
