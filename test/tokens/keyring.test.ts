@@ -6,9 +6,9 @@ import { generateKeyRing, importKeyRing, isKeyRing, ringVersion, signingKey } fr
 import { mintToken } from '../../src/tokens/mint';
 import type { KeyAlgorithm, KeyRing } from '../../src/tokens/types';
 import { TokenVerifier } from '../../src/tokens/verify';
+import { NOW_SEC as NOW } from '../support/clock';
 
 const ISS = 'https://svc.test';
-const NOW = 1_700_000_000;
 
 async function issues(p: Promise<unknown> | (() => unknown)): Promise<ValidationError> {
   try {

@@ -7,9 +7,9 @@ import { mintToken } from '../../src/tokens/mint';
 import { TOKEN_TYPES, newTokenId } from '../../src/tokens/claims';
 import { TokenVerifier } from '../../src/tokens/verify';
 import type { KeyAlgorithm, KeyRing, TokenClaims, TokenKind } from '../../src/tokens/types';
+import { NOW_SEC as NOW } from '../support/clock';
 
 const ISS = 'https://svc.test';
-const NOW = 1_700_000_000;
 const HOUR = 3600;
 const DAY = 86400;
 
