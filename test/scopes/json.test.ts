@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
 import { parseScopesJson } from '../../src/scopes/json';
 import { LIMITS } from '../../src/scopes/types';
-import { issuesOf, pathsOf } from '../support/errors';
+import { caught, issuesOf, pathsOf } from '../support/errors';
 
 
 describe('parseScopesJson', () => {
@@ -44,15 +44,11 @@ describe('parseScopesJson', () => {
   });
 
   it('S4: issues are plain { code, path, pathText, message } records, no zod objects leak', () => {
-    try {
-      parseScopesJson('[{"permissions":[1]}]');
-      expect.unreachable();
-    } catch (err) {
-      expect(err).toBeInstanceOf(ValidationError);
-      const e = err as ValidationError;
-      expect(e.cause).toBeUndefined();
-      for (const i of e.issues) expect(Object.keys(i).sort()).toEqual(['code', 'message', 'path', 'pathText']);
-    }
+    const err = caught(() => parseScopesJson('[{"permissions":[1]}]'));
+    expect(err).toBeInstanceOf(ValidationError);
+    const e = err as ValidationError;
+    expect(e.cause).toBeUndefined();
+    for (const i of e.issues) expect(Object.keys(i).sort()).toEqual(['code', 'message', 'path', 'pathText']);
   });
 
   it('S4: not JSON, not an array, not text: ValidationError', () => {

@@ -360,15 +360,7 @@ describe('normalizeScopes', () => {
 });
 
 describe('one scope validator, one issue model', () => {
-  const catchIssues = (fn: () => unknown) => {
-    try {
-      fn();
-    } catch (err) {
-      expect(err).toBeInstanceOf(ValidationError);
-      return (err as ValidationError).issues.map((i) => ({ code: i.code, path: i.path, pathText: i.pathText }));
-    }
-    throw new Error('expected a ValidationError');
-  };
+  const catchIssues = (fn: () => unknown) => issuesOf(fn).map((i) => ({ code: i.code, path: i.path, pathText: i.pathText }));
 
   it('the same bad input gets the same issues from normalizeScopes, compileLayer and the store codec', async () => {
     const { compileLayer } = await import('../../src/policy');
