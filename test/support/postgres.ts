@@ -20,7 +20,7 @@ export const RUN = randomBytes(4).toString('hex');
  * naming `what` and the test `file` (or, when CI is set, a failing test under
  * `suite`).
  */
-export function describeWithDb(suite: string, what: string, file: string): typeof describe {
+export function describeWithDb(suite: string, what: string, file: string) {
   if (!DATABASE_URL) {
     if (process.env.CI) {
       describe(suite, () => {
