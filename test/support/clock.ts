@@ -25,8 +25,3 @@ export class Clock {
     this.ms += ms;
   }
 }
-
-/** A new hand-moved clock pinned at `at` (default {@link T0}). */
-export function clock(at: number = T0): Clock {
-  return new Clock(at);
-}
