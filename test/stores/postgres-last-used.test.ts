@@ -9,7 +9,7 @@ import { createAuth } from '../../src/service/auth';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { TokenRecord } from '../../src/stores/types';
 import { generateKeyRing } from '../../src/tokens/keyring';
-import { DAY_MS as DAY, T0 } from '../support/clock';
+import { Clock, DAY_MS as DAY, T0 } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 import { record } from '../support/record';
 
@@ -119,17 +119,17 @@ withDb('PostgresTokenStore last used', () => {
     const t = table('svc');
     const tokens = new PostgresTokenStore({ pool, table: t });
     await tokens.migrate();
-    let now = T0;
+    const clock = new Clock();
     const auth = createAuth({
       issuer: 'https://svc.test',
       keys: await generateKeyRing(),
       members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
       tokens,
-      now: () => new Date(now),
+      now: clock.now,
     });
     const me = await auth.authenticate(await auth.issueSession('alice'));
     const { token } = await auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
-    now += 2500;
+    clock.advance(2500);
     await auth.authenticate(token);
     await auth.flush();
     const [info] = await auth.client(me).token.list();
