@@ -205,7 +205,7 @@ describe('createAuth({ onEvent })', () => {
   it('onEvent that is not a function is refused when the object is built', async () => {
     const err = await rejection(() => setup({ onEvent: 'log' as unknown as () => void }));
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues.map((i) => i.path)).toEqual(['onEvent']);
+    expect((err as ValidationError).issues.map((i) => i.pathText)).toEqual(['onEvent']);
   });
 });
 

@@ -29,7 +29,7 @@ describe('token.list({ expiringWithin })', () => {
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const err = await rejection(s.auth.client(me).token.list({ expiringWithin: value as string }));
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues[0]?.path).toBe('expiringWithin');
+    expect((err as ValidationError).issues[0]?.pathText).toBe('expiringWithin');
   });
 
   it('unknown list options are refused (a misspelt filter must not list everything)', async () => {

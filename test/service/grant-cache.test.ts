@@ -142,8 +142,8 @@ describe('cache bounds (issue 13: floods)', () => {
 
   it('createAuth validates the cache bounds when it builds', async () => {
     for (const bad of [-1, 1.5, 1_000_001, '10', Number.NaN]) {
-      await expect(setup({ layerCacheSize: bad as never })).rejects.toMatchObject({ code: 'validation', issues: [{ path: 'layerCacheSize' }] });
-      await expect(setup({ grantCacheSize: bad as never })).rejects.toMatchObject({ code: 'validation', issues: [{ path: 'grantCacheSize' }] });
+      await expect(setup({ layerCacheSize: bad as never })).rejects.toMatchObject({ code: 'validation', issues: [{ pathText: 'layerCacheSize' }] });
+      await expect(setup({ grantCacheSize: bad as never })).rejects.toMatchObject({ code: 'validation', issues: [{ pathText: 'grantCacheSize' }] });
     }
     await expect(setup({ layerCacheSize: 0, grantCacheSize: 0 })).resolves.toBeDefined();
   });

@@ -240,7 +240,7 @@ describe('createAuth last-used recording', () => {
   it.each([[-1], [999], [1.5], ['60s'], [86_400_001]])('lastUsedIntervalMs %j is refused when the object is built', async (value) => {
     const err = await rejection(() => setup({ lastUsedIntervalMs: value as number }));
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues.map((i) => i.path)).toContain('lastUsedIntervalMs');
+    expect((err as ValidationError).issues.map((i) => i.pathText)).toContain('lastUsedIntervalMs');
   });
 
   it('the file store keeps lastUsedAt across instances (what svc token list shows)', async () => {
