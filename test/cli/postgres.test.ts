@@ -8,25 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { expect, it } from 'vitest';
 import { exited, serve, svc, tempHome } from './helpers';
+import { DATABASE_URL, describeWithDb, newPool } from '../support/postgres';
 
-const DATABASE_URL = process.env.DATABASE_URL;
-
-if (!DATABASE_URL) {
-  if (process.env.CI) {
-    describe('svc with SVC_DATABASE_URL', () => {
-      it('needs DATABASE_URL in CI', () => {
-        expect.fail('DATABASE_URL is not set; CI must run the PostgreSQL CLI tests');
-      });
-    });
-  } else {
-    console.warn('DATABASE_URL is not set: skipping the PostgreSQL CLI tests (test/cli/postgres.test.ts)');
-  }
-}
-
-const withDb = DATABASE_URL ? describe : describe.skip;
+const withDb = describeWithDb('svc with SVC_DATABASE_URL', 'PostgreSQL CLI tests', 'test/cli/postgres.test.ts');
 
 type Served = Awaited<ReturnType<typeof serve>>;
 
@@ -99,8 +85,7 @@ withDb('svc and svc serve with SVC_DATABASE_URL (PostgreSQL)', { timeout: 120_00
     url.searchParams.set('application_name', app);
     const env = { SVC_DATABASE_URL: url.toString() };
     const user = `pgcut-${run}`;
-    const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-    admin.on('error', () => undefined);
+    const admin = newPool(`${app}_admin`, { max: 1 });
     let s: Served | undefined;
     try {
       expect((await svc(home, ['member', 'set', '-u', user, '-r', 'acme', '--role', 'viewer'], env)).code).toBe(0);

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expiryText, lastUsedText, relativeText, tokenTable } from '../../src/cli/output';
 import type { TokenInfo } from '../../src/service/types';
 import { svc, tempHome } from './helpers';
+import { T0 as NOW } from '../support/clock';
 
-const NOW = Date.parse('2030-01-01T00:00:00Z');
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 

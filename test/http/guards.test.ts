@@ -10,6 +10,7 @@ import { principalOf } from '../../src/http/gate';
 import { requireAuth, withAuth } from '../../src/http/middleware';
 import { sendJson } from '../../src/http/respond';
 import { call, close, listen, makeWorld, type World } from '../examples/world';
+import { caught } from '../support/errors';
 
 let w: World;
 beforeAll(async () => {
@@ -121,14 +122,9 @@ describe('withAuth', () => {
 
 describe("auth.client('a string') says what it expects", () => {
   it('names the Principal from authenticate() when given the token text', () => {
-    let caught: unknown;
-    try {
-      w.auth.client(w.reader as never);
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(ValidationError);
-    expect((caught as ValidationError).code).toBe('validation');
-    expect((caught as ValidationError).issues[0]?.message).toMatch(/Principal that auth\.authenticate\(\) returned, got string/);
+    const err = caught(() => w.auth.client(w.reader as never));
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).code).toBe('validation');
+    expect((err as ValidationError).issues[0]?.message).toMatch(/Principal that auth\.authenticate\(\) returned, got string/);
   });
 });

@@ -9,6 +9,7 @@ import { bearerFromRequest } from '../../src/service/bearer';
 import { requireAuth, withAuth, type AuthCheck } from '../../src/http/middleware';
 import { principalOf } from '../../src/http/gate';
 import { sendJson } from '../../src/http/respond';
+import { caught } from '../support/errors';
 
 const SECRET = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1MSJ9.c2VjcmV0c2VjcmV0';
 const EXPIRES = new Date(Date.UTC(2030, 0, 1));
@@ -253,13 +254,9 @@ describe('H1/H2: requireAuth on a real node server', () => {
 
 describe('principalOf', () => {
   it('fails closed with AuthenticationError missing on a request no guard accepted', () => {
-    try {
-      principalOf(new Request('http://x/'));
-      expect.unreachable();
-    } catch (err) {
-      expect(err).toBeInstanceOf(AuthenticationError);
-      expect((err as AuthenticationError).reason).toBe('missing');
-    }
+    const err = caught(() => principalOf(new Request('http://x/')));
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect((err as AuthenticationError).reason).toBe('missing');
   });
 });
 
@@ -343,13 +340,9 @@ describe('guards validate their options once, when built', () => {
     expect(() => withAuth(auth as Auth, () => new Response(), options as AuthCheck<Request>)).toThrow(ValidationError);
   });
   it('withAuth: a handler that is not a function -> ValidationError with path handler', () => {
-    try {
-      withAuth(fakeAuth(), 'nope' as never);
-      expect.unreachable();
-    } catch (err) {
-      expect(err).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).issues.map((i) => i.pathText)).toContain('handler');
-    }
+    const err = caught(() => withAuth(fakeAuth(), 'nope' as never));
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => i.pathText)).toContain('handler');
   });
 
   it('changing the options object afterwards does not loosen the guard', async () => {

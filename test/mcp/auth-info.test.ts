@@ -8,7 +8,9 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { mcpPrincipal, mcpTokenVerifier } from '../../src/mcp';
 import { PERMISSIONS } from '../../src/vocabulary';
 import { MemoryTokenStore } from '../../src/stores/memory';
-import { DAY_MS, rejection, setup, type Setup } from '../service/fixture';
+import { setup, type Setup } from '../service/fixture';
+import { DAY_MS } from '../support/clock';
+import { caught, rejection } from '../support/errors';
 
 const codeOf = (err: unknown): unknown => (err as { code?: unknown }).code;
 
@@ -96,7 +98,7 @@ describe('mcpTokenVerifier', () => {
       () => mcpTokenVerifier(s.auth, { renewHint: 'say "hi"' }),
       () => mcpTokenVerifier(s.auth, { scopes: [] } as never),
     ]) {
-      expect(codeOf((() => { try { bad(); } catch (e) { return e; } })())).toBe('validation');
+      expect(codeOf(caught(bad))).toBe('validation');
     }
   });
 });
@@ -111,13 +113,7 @@ describe('mcpPrincipal', () => {
       { token: 't', clientId: 'c', scopes: [] },
     ];
     for (const info of [...forged, undefined]) {
-      let err: unknown;
-      try {
-        mcpPrincipal(info);
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toMatchObject({ code: 'authentication', reason: 'missing' });
+      expect(caught(() => mcpPrincipal(info))).toMatchObject({ code: 'authentication', reason: 'missing' });
     }
   });
 });

@@ -9,6 +9,7 @@ import { mcpFetchHandlers, mcpNodeHandlers, mcpPrincipal, protectedResourceMetad
 import { MemoryTokenStore } from '../../src/stores/memory';
 import type { Auth } from '../../src/service/types';
 import { setup, type Setup } from '../service/fixture';
+import { caught } from '../support/errors';
 
 function whoamiServer(): McpServer {
   const server = new McpServer({ name: 't', version: '1' });
@@ -142,13 +143,7 @@ describe('mcpNodeHandlers', () => {
       { auth: s.auth, server: () => whoamiServer(), sessions: true },
     ];
     for (const o of bad) {
-      let err: unknown;
-      try {
-        mcpNodeHandlers(o as McpHandlerOptions);
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toMatchObject({ code: 'validation' });
+      expect(caught(() => mcpNodeHandlers(o as McpHandlerOptions))).toMatchObject({ code: 'validation' });
     }
   });
 });

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { canUseTool, guardTool, mcpTokenVerifier, type McpToolPolicy } from '../../src/mcp';
 import { setup, type Setup } from '../service/fixture';
+import { caught } from '../support/errors';
 
 type Args = { org: string; repo: string; name?: string };
 const write: McpToolPolicy<Args> = { permission: 'repo:write', resource: (a) => `${a.org}/${a.repo}`, thing: (a) => a.name };
@@ -75,13 +76,7 @@ describe('guardTool and canUseTool', () => {
       null,
     ];
     for (const policy of bad) {
-      let err: unknown;
-      try {
-        guardTool(s.auth, policy as McpToolPolicy<Args>, () => ({ content: [] }));
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toMatchObject({ code: 'validation' });
+      expect(caught(() => guardTool(s.auth, policy as McpToolPolicy<Args>, () => ({ content: [] })))).toMatchObject({ code: 'validation' });
     }
   });
 

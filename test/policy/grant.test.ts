@@ -1,20 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { authorize, createGrant, compileLayer, CompiledLayer, Grant } from '../../src/policy';
 import { ALLOW, DENY_ROLE } from '../../src/policy/decision';
-import { SvcAuthError, ValidationError } from '../../src/errors';
+import { ValidationError } from '../../src/errors';
 import type { Scope } from '../../src/scopes/types';
-
-/** Run `fn`, expect a ValidationError, return its issue paths. */
-function issuePaths(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ValidationError);
-    expect((err as SvcAuthError).code).toBe('validation');
-    return (err as ValidationError).issues.map((i) => i.pathText);
-  }
-  throw new Error('expected a ValidationError');
-}
+import { pathsOf } from '../support/errors';
 
 const anyInput = (v: unknown) => () => createGrant(v as never);
 
@@ -26,11 +15,11 @@ describe('createGrant: the input object', () => {
   });
 
   it('refuses a non-object input, missing roles and unknown keys', () => {
-    expect(issuePaths(anyInput(undefined))).toEqual(['']);
-    expect(issuePaths(anyInput([]))).toEqual(['']);
-    expect(issuePaths(anyInput({}))).toEqual(['roles']);
-    expect(issuePaths(anyInput({ roles: {}, layer: [] }))).toEqual(['layer']);
-    expect(issuePaths(anyInput({ roles: { org: { acme: 'owner' } } }))).toEqual(['roles.org']);
+    expect(pathsOf(anyInput(undefined))).toEqual(['']);
+    expect(pathsOf(anyInput([]))).toEqual(['']);
+    expect(pathsOf(anyInput({}))).toEqual(['roles']);
+    expect(pathsOf(anyInput({ roles: {}, layer: [] }))).toEqual(['layer']);
+    expect(pathsOf(anyInput({ roles: { org: { acme: 'owner' } } }))).toEqual(['roles.org']);
   });
 
   it('a Grant cannot be built with new', () => {
@@ -42,45 +31,45 @@ describe('createGrant: the input object', () => {
 describe('createGrant: hostile role maps', () => {
   it('attack: __proto__ keys from JSON are refused, never reach a prototype', () => {
     const orgs = JSON.parse('{"__proto__": "owner"}') as Record<string, 'owner'>;
-    expect(issuePaths(() => createGrant({ roles: { orgs } }))).toEqual(['roles.orgs.__proto__']);
+    expect(pathsOf(() => createGrant({ roles: { orgs } }))).toEqual(['roles.orgs.__proto__']);
     const repos = JSON.parse('{"__proto__": "owner"}') as Record<string, 'owner'>;
-    expect(issuePaths(() => createGrant({ roles: { repos } }))).toEqual(['roles.repos.__proto__']);
+    expect(pathsOf(() => createGrant({ roles: { repos } }))).toEqual(['roles.repos.__proto__']);
     expect(({} as Record<string, unknown>)['acme']).toBeUndefined();
   });
 
   it('attack: an object literal __proto__ (a changed prototype) is refused', () => {
     const orgs = { __proto__: { acme: 'owner' } } as unknown as Record<string, 'owner'>;
-    expect(issuePaths(() => createGrant({ roles: { orgs } }))).toEqual(['roles.orgs']);
+    expect(pathsOf(() => createGrant({ roles: { orgs } }))).toEqual(['roles.orgs']);
   });
 
   it('refuses unknown role names, role shorthands and other cases', () => {
-    const paths = issuePaths(() => createGrant({ roles: { orgs: { a: 'boss', b: 'Owner', c: 'role:owner', d: null, e: 1 } } as never }));
+    const paths = pathsOf(() => createGrant({ roles: { orgs: { a: 'boss', b: 'Owner', c: 'role:owner', d: null, e: 1 } } as never }));
     expect(paths).toEqual(['roles.orgs.a', 'roles.orgs.b', 'roles.orgs.c', 'roles.orgs.d', 'roles.orgs.e']);
   });
 
   it('refuses bad org and repo keys', () => {
-    const paths = issuePaths(() =>
+    const paths = pathsOf(() =>
       createGrant({ roles: { orgs: { 'acme/web': 'owner', '-x': 'owner', '': 'owner' }, repos: { acme: 'owner', 'a/b/c': 'owner', 'a/': 'owner' } } }),
     );
     expect(paths).toEqual(['roles.orgs["acme/web"]', 'roles.orgs.-x', 'roles.orgs[""]', 'roles.repos.acme', 'roles.repos["a/b/c"]', 'roles.repos["a/"]']);
   });
 
   it('refuses keys that differ only in case with different roles; accepts them with the same role', () => {
-    expect(issuePaths(() => createGrant({ roles: { orgs: { acme: 'viewer', ACME: 'owner' } } }))).toEqual(['roles.orgs.ACME']);
+    expect(pathsOf(() => createGrant({ roles: { orgs: { acme: 'viewer', ACME: 'owner' } } }))).toEqual(['roles.orgs.ACME']);
     const g = createGrant({ roles: { orgs: { acme: 'viewer', ACME: 'viewer' } } });
     expect(authorize(g, 'acme/x', 'repo:read')).toBe(ALLOW);
   });
 
   it('refuses a Map, an array or a class instance where a role map belongs', () => {
-    expect(issuePaths(() => createGrant({ roles: { orgs: new Map([['acme', 'owner']]) } } as never))).toEqual(['roles.orgs']);
-    expect(issuePaths(() => createGrant({ roles: { repos: [] } } as never))).toEqual(['roles.repos']);
-    expect(issuePaths(() => createGrant({ roles: null } as never))).toEqual(['roles']);
+    expect(pathsOf(() => createGrant({ roles: { orgs: new Map([['acme', 'owner']]) } } as never))).toEqual(['roles.orgs']);
+    expect(pathsOf(() => createGrant({ roles: { repos: [] } } as never))).toEqual(['roles.repos']);
+    expect(pathsOf(() => createGrant({ roles: null } as never))).toEqual(['roles']);
   });
 
   it('attack: a getter is not called and its role not trusted', () => {
     let calls = 0;
     const orgs = Object.defineProperty({}, 'acme', { enumerable: true, get: () => { calls++; return 'owner'; } });
-    expect(issuePaths(() => createGrant({ roles: { orgs } }))).toEqual(['roles.orgs.acme']);
+    expect(pathsOf(() => createGrant({ roles: { orgs } }))).toEqual(['roles.orgs.acme']);
     expect(calls).toBe(0);
   });
 
@@ -92,7 +81,7 @@ describe('createGrant: hostile role maps', () => {
 
   it('attack: a hostile key is cut short in the issue path', () => {
     const key = 'x'.repeat(100_000);
-    const [path] = issuePaths(() => createGrant({ roles: { orgs: { [key]: 'owner' } } }));
+    const [path] = pathsOf(() => createGrant({ roles: { orgs: { [key]: 'owner' } } }));
     expect((path as string).length).toBeLessThan(80);
   });
 
@@ -105,7 +94,7 @@ describe('createGrant: hostile role maps', () => {
 
 describe('compileLayer and createGrant: layers', () => {
   it('refuses layers that are not an array', () => {
-    expect(issuePaths(() => createGrant({ roles: {}, layers: {} as never }))).toEqual(['layers']);
+    expect(pathsOf(() => createGrant({ roles: {}, layers: {} as never }))).toEqual(['layers']);
   });
 
   it('reports each bad entry with its layer and entry path', () => {
@@ -119,7 +108,7 @@ describe('compileLayer and createGrant: layers', () => {
       { resource: 'acme/api', permissions: ['repo:read'], extra: true },
       null,
     ];
-    const paths = issuePaths(() => createGrant({ roles: {}, layers: [[], bad as never] }));
+    const paths = pathsOf(() => createGrant({ roles: {}, layers: [[], bad as never] }));
     expect(paths).toEqual([
       'layers[1][0].permissions[0]',
       'layers[1][1].permissions[0]',
@@ -134,20 +123,20 @@ describe('compileLayer and createGrant: layers', () => {
 
   it('S2: a repeated (resource, permission) pair is refused, also across entries and letter case', () => {
     const dup: Scope[] = [{ resource: 'acme/web', permissions: ['repo:read'] }, { resource: 'ACME/web', permissions: ['repo:write', 'repo:read'] }];
-    expect(issuePaths(() => compileLayer(dup))).toEqual(['[1].permissions']);
-    expect(issuePaths(() => compileLayer([{ permissions: ['repo:read', 'repo:read'] }]))).toEqual(['[0].permissions[1]']);
+    expect(pathsOf(() => compileLayer(dup))).toEqual(['[1].permissions']);
+    expect(pathsOf(() => compileLayer([{ permissions: ['repo:read', 'repo:read'] }]))).toEqual(['[0].permissions[1]']);
   });
 
   it('S6/S8: more than 100 entries or 64 patterns is refused', () => {
     const many: Scope[] = Array.from({ length: 101 }, (_, i) => ({ resource: `acme/r${i}`, permissions: ['repo:read'] }));
-    expect(issuePaths(() => compileLayer(many))).toEqual(['']);
+    expect(pathsOf(() => compileLayer(many))).toEqual(['']);
     const patterns = Array.from({ length: 65 }, (_, i) => `Doc/p${i}`);
-    expect(issuePaths(() => compileLayer([{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: patterns }]))).toEqual(['[0].allowedMatches']);
+    expect(pathsOf(() => compileLayer([{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: patterns }]))).toEqual(['[0].allowedMatches']);
   });
 
   it('a look-alike object is not a compiled layer', () => {
     const fake = Object.create(CompiledLayer.prototype) as CompiledLayer;
-    expect(issuePaths(() => createGrant({ roles: {}, layers: [fake] }))).toEqual(['layers[0]']);
+    expect(pathsOf(() => createGrant({ roles: {}, layers: [fake] }))).toEqual(['layers[0]']);
   });
 
   it('attack: a Proxy scope list whose traps throw ends as ValidationError', () => {

@@ -3,7 +3,7 @@ import { ValidationError } from '../../src/errors';
 import { parseScopeFlags } from '../../src/scopes/flags';
 import { normalizeScopes } from '../../src/scopes/normalize';
 import { LIMITS } from '../../src/scopes/types';
-import { issuesOf } from './issues';
+import { issuesOf } from '../support/errors';
 
 
 describe('parseScopeFlags', () => {

@@ -6,16 +6,7 @@ import { formatScopeFlags, isFlagExpressible } from '../../src/scopes/format';
 import { normalizeScopes } from '../../src/scopes/normalize';
 import type { Scope } from '../../src/scopes/types';
 import { validScopeEntries } from './arbitraries';
-
-function pathsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ValidationError);
-    return (err as ValidationError).issues.map((i) => i.pathText);
-  }
-  throw new Error('expected a ValidationError');
-}
+import { pathsOf } from '../support/errors';
 
 describe('formatScopeFlags', () => {
   it('S1: renders one --scope value per entry in the three forms', () => {

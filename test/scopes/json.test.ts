@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
 import { parseScopesJson } from '../../src/scopes/json';
 import { LIMITS } from '../../src/scopes/types';
-import { issuesOf, paths } from './issues';
+import { caught, issuesOf, pathsOf } from '../support/errors';
 
 
 describe('parseScopesJson', () => {
@@ -30,7 +30,7 @@ describe('parseScopesJson', () => {
   });
 
   it('S4: unknown keys are a ValidationError at their path', () => {
-    expect(paths(() => parseScopesJson('[{"permissions":["repo:read"],"allowed_matches":["Doc/*"]},{"permissions":["repo:read"],"x y":1}]'))).toEqual([
+    expect(pathsOf(() => parseScopesJson('[{"permissions":["repo:read"],"allowed_matches":["Doc/*"]},{"permissions":["repo:read"],"x y":1}]'))).toEqual([
       '[0].allowed_matches',
       '[1]["x y"]',
     ]);
@@ -38,62 +38,58 @@ describe('parseScopesJson', () => {
 
   it('S4: wrong types are reported with paths like [0].permissions[1]', () => {
     const text = '[{"resource":null,"permissions":["repo:read",7]},{"permissions":"repo:read"},5,{"allowedMatches":[true]}]';
-    expect(paths(() => parseScopesJson(text)).sort()).toEqual(
+    expect(pathsOf(() => parseScopesJson(text)).sort()).toEqual(
       ['[0].resource', '[0].permissions[1]', '[1].permissions', '[2]', '[3].permissions', '[3].allowedMatches[0]'].sort(),
     );
   });
 
   it('S4: issues are plain { code, path, pathText, message } records, no zod objects leak', () => {
-    try {
-      parseScopesJson('[{"permissions":[1]}]');
-      expect.unreachable();
-    } catch (err) {
-      expect(err).toBeInstanceOf(ValidationError);
-      const e = err as ValidationError;
-      expect(e.cause).toBeUndefined();
-      for (const i of e.issues) expect(Object.keys(i).sort()).toEqual(['code', 'message', 'path', 'pathText']);
-    }
+    const err = caught(() => parseScopesJson('[{"permissions":[1]}]'));
+    expect(err).toBeInstanceOf(ValidationError);
+    const e = err as ValidationError;
+    expect(e.cause).toBeUndefined();
+    for (const i of e.issues) expect(Object.keys(i).sort()).toEqual(['code', 'message', 'path', 'pathText']);
   });
 
   it('S4: not JSON, not an array, not text: ValidationError', () => {
-    expect(paths(() => parseScopesJson('[{'))).toEqual(['']);
-    expect(paths(() => parseScopesJson('{"permissions":["repo:read"]}'))).toEqual(['']);
-    expect(paths(() => parseScopesJson('null'))).toEqual(['']);
-    expect(paths(() => parseScopesJson(42 as unknown as string))).toEqual(['']);
+    expect(pathsOf(() => parseScopesJson('[{'))).toEqual(['']);
+    expect(pathsOf(() => parseScopesJson('{"permissions":["repo:read"]}'))).toEqual(['']);
+    expect(pathsOf(() => parseScopesJson('null'))).toEqual(['']);
+    expect(pathsOf(() => parseScopesJson(42 as unknown as string))).toEqual(['']);
   });
 
   it('S4 attack: __proto__ as an entry key is refused and nothing reaches a prototype', () => {
     const text = '[{"permissions":["repo:read"],"__proto__":{"resource":"evil","polluted":true}}]';
-    expect(paths(() => parseScopesJson(text))).toEqual(['[0].__proto__']);
+    expect(pathsOf(() => parseScopesJson(text))).toEqual(['[0].__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(({} as Record<string, unknown>).resource).toBeUndefined();
   });
 
   it('S4 attack: __proto__, constructor and prototype are refused at any depth', () => {
     const text = '[{"permissions":[{"a":{"constructor":{"prototype":1}}}]},{"__proto__":[]}]';
-    expect(paths(() => parseScopesJson(text))).toEqual(
+    expect(pathsOf(() => parseScopesJson(text))).toEqual(
       expect.arrayContaining(['[0].permissions[0].a.constructor', '[0].permissions[0].a.constructor.prototype', '[1].__proto__']),
     );
   });
 
   it('S4 attack: an escaped spelling of __proto__ is refused too', () => {
-    expect(paths(() => parseScopesJson('[{"permissions":["repo:read"],"\\u005f_proto__":{}}]'))).toEqual(['[0].__proto__']);
+    expect(pathsOf(() => parseScopesJson('[{"permissions":["repo:read"],"\\u005f_proto__":{}}]'))).toEqual(['[0].__proto__']);
   });
 
   it('S4 attack: a key repeated in one object is refused (no silent last-one-wins)', () => {
     const text = '[{"resource":"a/b","permissions":["repo:read"],"allowedMatches":["Doc/*"],"allowedMatches":[]}]';
-    expect(paths(() => parseScopesJson(text))).toEqual(['[0].allowedMatches']);
+    expect(pathsOf(() => parseScopesJson(text))).toEqual(['[0].allowedMatches']);
   });
 
   it('S4: text longer than LIMITS.maxScopesJsonLength is refused before parsing', () => {
     const entry = '{"permissions":["repo:read"]},';
     const big = `[${entry.repeat(Math.ceil(LIMITS.maxScopesJsonLength / entry.length))}{"permissions":["repo:read"]}]`;
     expect(big.length).toBeGreaterThan(LIMITS.maxScopesJsonLength);
-    expect(paths(() => parseScopesJson(big))).toEqual(['']);
+    expect(pathsOf(() => parseScopesJson(big))).toEqual(['']);
   });
 
   it('attack: a 10 MB string is a ValidationError', () => {
-    expect(paths(() => parseScopesJson(`["${'x'.repeat(10 * 1024 * 1024)}"]`))).toEqual(['']);
+    expect(pathsOf(() => parseScopesJson(`["${'x'.repeat(10 * 1024 * 1024)}"]`))).toEqual(['']);
   });
 
   it('attack: deeply nested arrays and objects are a ValidationError, never a stack overflow', () => {

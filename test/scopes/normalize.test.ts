@@ -5,7 +5,7 @@ import { normalizeScopes } from '../../src/scopes/normalize';
 import { LIMITS, type Scope, type ScopeEntry } from '../../src/scopes/types';
 import { PERMISSIONS, ROLES, ROLE_TABLE, ORG_PERMISSIONS, REPO_PERMISSIONS } from '../../src/vocabulary';
 import { validScopeEntries } from './arbitraries';
-import { issuesOf, paths } from './issues';
+import { issuesOf, pathsOf } from '../support/errors';
 
 const norm = (entries: unknown) => normalizeScopes(entries as ScopeEntry[]);
 
@@ -57,7 +57,7 @@ describe('normalizeScopes', () => {
   });
 
   it('S2: role:<name> on the global wildcard is refused', () => {
-    expect(paths(() => normalizeScopes([{ permissions: ['role:viewer'] }]))).toEqual(['[0].permissions[0]']);
+    expect(pathsOf(() => normalizeScopes([{ permissions: ['role:viewer'] }]))).toEqual(['[0].permissions[0]']);
   });
 
   it('S3: a role on a repo entry expands to its repo permissions only', () => {
@@ -87,9 +87,9 @@ describe('normalizeScopes', () => {
   });
 
   it('S2: a pair repeated within one entry after role expansion is refused', () => {
-    expect(paths(() => normalizeScopes([{ resource: 'acme/web', permissions: ['role:editor', 'repo:read'] }]))).toEqual(['[0].permissions[1]']);
-    expect(paths(() => normalizeScopes([{ resource: 'acme', permissions: ['role:viewer', 'role:editor'] }])).length).toBeGreaterThan(0);
-    expect(paths(() => normalizeScopes([{ permissions: ['repo:read', 'repo:read'] }]))).toEqual(['[0].permissions[1]']);
+    expect(pathsOf(() => normalizeScopes([{ resource: 'acme/web', permissions: ['role:editor', 'repo:read'] }]))).toEqual(['[0].permissions[1]']);
+    expect(pathsOf(() => normalizeScopes([{ resource: 'acme', permissions: ['role:viewer', 'role:editor'] }])).length).toBeGreaterThan(0);
+    expect(pathsOf(() => normalizeScopes([{ permissions: ['repo:read', 'repo:read'] }]))).toEqual(['[0].permissions[1]']);
   });
 
   it('S2: a pair repeated across entries is refused, comparing resources case-insensitively', () => {
@@ -97,7 +97,7 @@ describe('normalizeScopes', () => {
       { resource: 'acme/web', permissions: ['repo:read'], allowedMatches: ['Doc/*'] },
       { resource: 'ACME/Web', permissions: ['repo:read'], allowedMatches: ['Img/*'] },
     ];
-    expect(paths(() => normalizeScopes(entries))).toEqual(['[1].permissions']);
+    expect(pathsOf(() => normalizeScopes(entries))).toEqual(['[1].permissions']);
   });
 
   it('2.2: the same permission on different tiers is not a repeat; the global wildcard is its own resource', () => {
@@ -118,7 +118,7 @@ describe('normalizeScopes', () => {
   });
 
   it('S3: org:* permissions on a repo entry are refused', () => {
-    expect(paths(() => normalizeScopes([{ resource: 'acme/web', permissions: ['repo:read', ...ORG_PERMISSIONS] }]))).toEqual([
+    expect(pathsOf(() => normalizeScopes([{ resource: 'acme/web', permissions: ['repo:read', ...ORG_PERMISSIONS] }]))).toEqual([
       '[0].permissions[1]',
       '[0].permissions[2]',
       '[0].permissions[3]',
@@ -131,7 +131,7 @@ describe('normalizeScopes', () => {
   });
 
   it('2.3: unknown permissions and roles are refused, case-sensitively', () => {
-    const p = paths(() =>
+    const p = pathsOf(() =>
       normalizeScopes([
         { resource: 'acme', permissions: ['repo:reed', 'Repo:Read', 'role:Editor', 'role:superuser', 'repo:*', ' repo:read'] },
       ]),
@@ -140,11 +140,11 @@ describe('normalizeScopes', () => {
   });
 
   it('S4: an empty scope list is refused ("omit scopes for full access")', () => {
-    expect(paths(() => normalizeScopes([]))).toEqual(['']);
+    expect(pathsOf(() => normalizeScopes([]))).toEqual(['']);
   });
 
   it('S4: an empty permission list is refused', () => {
-    expect(paths(() => normalizeScopes([{ resource: 'acme', permissions: [] }]))).toEqual(['[0].permissions']);
+    expect(pathsOf(() => normalizeScopes([{ resource: 'acme', permissions: [] }]))).toEqual(['[0].permissions']);
   });
 
   it('S5: allowedMatches on org and global entries is stripped with a warning', () => {
@@ -167,32 +167,32 @@ describe('normalizeScopes', () => {
   it('S5: allowedMatches keeps the given order; a repeated pattern is refused', () => {
     const { scopes } = normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: ['Z/*', 'A/**'] }]);
     expect(scopes[0]?.allowedMatches).toEqual(['Z/*', 'A/**']);
-    expect(paths(() => normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: ['A/*', 'A/*'] }]))).toEqual([
+    expect(pathsOf(() => normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: ['A/*', 'A/*'] }]))).toEqual([
       '[0].allowedMatches[1]',
     ]);
   });
 
   it('S6: every pattern is checked and each bad one reported', () => {
     const bad = ['Doc/{a,b}', '!Doc/*', 'Doc/', '', 'Doc/[ab]', 'a**/b'];
-    const p = paths(() => normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: ['Doc/*', ...bad, 7] as string[] }]));
+    const p = pathsOf(() => normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: ['Doc/*', ...bad, 7] as string[] }]));
     expect(p).toEqual([...bad, 7].map((_, k) => `[0].allowedMatches[${k + 1}]`));
   });
 
   it('S6: more than LIMITS.maxPatterns patterns are refused', () => {
     const many = Array.from({ length: LIMITS.maxPatterns + 1 }, (_, k) => `Doc/p${k}`);
-    expect(paths(() => normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: many }]))).toEqual(['[0].allowedMatches']);
+    expect(pathsOf(() => normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: many }]))).toEqual(['[0].allowedMatches']);
     expect(normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: many.slice(1) }]).scopes).toHaveLength(1);
   });
 
   it('S7: bad org and repo names are refused', () => {
     const names = ['', '.acme', 'acme/', '/web', 'a/b/c', 'ac me', 'a'.repeat(101), `acme/${'r'.repeat(101)}`, 'acme\n', 'ac\u0000me'];
-    const p = paths(() => normalizeScopes(names.map((resource) => ({ resource, permissions: ['repo:read'] }))));
+    const p = pathsOf(() => normalizeScopes(names.map((resource) => ({ resource, permissions: ['repo:read'] }))));
     expect(p).toEqual(names.map((_, i) => `[${i}].resource`));
     expect(normalizeScopes([{ resource: `${'a'.repeat(100)}/${'B'.repeat(100)}`, permissions: ['repo:read'] }]).scopes).toHaveLength(1);
   });
 
   it('S7 attack: zero-width and control characters in names and permissions are refused', () => {
-    const p = paths(() =>
+    const p = pathsOf(() =>
       normalizeScopes([
         { resource: 'ac\u200bme', permissions: ['repo:read'] },
         { resource: 'acme', permissions: ['repo:read\u200b', 'org:\u0007read'] },
@@ -203,17 +203,17 @@ describe('normalizeScopes', () => {
 
   it('S8: more than LIMITS.maxEntries entries are refused', () => {
     const entries = Array.from({ length: LIMITS.maxEntries + 1 }, (_, i) => ({ resource: `acme/r${i}`, permissions: ['repo:read'] }));
-    expect(paths(() => normalizeScopes(entries))).toEqual(['']);
+    expect(pathsOf(() => normalizeScopes(entries))).toEqual(['']);
     expect(normalizeScopes(entries.slice(1)).scopes).toHaveLength(LIMITS.maxEntries);
   });
 
   it('S8: more than LIMITS.maxPermissionsPerEntry permissions in one entry are refused', () => {
     const perms = Array.from({ length: LIMITS.maxPermissionsPerEntry + 1 }, () => 'repo:read');
-    expect(paths(() => normalizeScopes([{ permissions: perms }]))).toEqual(['[0].permissions']);
+    expect(pathsOf(() => normalizeScopes([{ permissions: perms }]))).toEqual(['[0].permissions']);
   });
 
   it('every problem is collected into one ValidationError', () => {
-    const p = paths(() =>
+    const p = pathsOf(() =>
       norm([
         { permissions: ['role:owner'] },
         { resource: 'bad name', permissions: ['repo:read'] },
@@ -226,17 +226,17 @@ describe('normalizeScopes', () => {
   });
 
   it('S4: unknown keys on an in-process entry are refused (a misspelled restriction must not vanish)', () => {
-    expect(paths(() => norm([{ resource: 'a/b', permissions: ['repo:read'], allowed_matches: ['Doc/*'] }]))).toEqual(['[0].allowed_matches']);
+    expect(pathsOf(() => norm([{ resource: 'a/b', permissions: ['repo:read'], allowed_matches: ['Doc/*'] }]))).toEqual(['[0].allowed_matches']);
   });
 
   it('a key present with the value undefined is refused, never read as omitted', () => {
-    expect(paths(() => norm([{ resource: undefined, permissions: ['repo:read'] }]))).toEqual(['[0].resource']);
-    expect(paths(() => norm([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: undefined }]))).toEqual(['[0].allowedMatches']);
+    expect(pathsOf(() => norm([{ resource: undefined, permissions: ['repo:read'] }]))).toEqual(['[0].resource']);
+    expect(pathsOf(() => norm([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: undefined }]))).toEqual(['[0].allowedMatches']);
   });
 
   it('S4 attack: an own __proto__ key (as JSON.parse makes it) is refused', () => {
     const entry = JSON.parse('{"permissions":["repo:read"],"__proto__":{"resource":"evil"}}') as ScopeEntry;
-    expect(paths(() => normalizeScopes([entry]))).toEqual(['[0].__proto__']);
+    expect(pathsOf(() => normalizeScopes([entry]))).toEqual(['[0].__proto__']);
   });
 
   it('S4 attack: inherited properties are ignored, a polluted Object.prototype included', () => {
@@ -252,21 +252,21 @@ describe('normalizeScopes', () => {
       delete proto.resource;
     }
     const inherited = Object.create({ permissions: ['repo:admin'] }) as ScopeEntry;
-    expect(paths(() => normalizeScopes([inherited]))).toEqual(['[0].permissions']);
+    expect(pathsOf(() => normalizeScopes([inherited]))).toEqual(['[0].permissions']);
   });
 
   it('attack: numbers, null, holes and non-arrays are ValidationErrors', () => {
     // eslint-disable-next-line no-sparse-arrays
-    expect(paths(() => norm([, { permissions: ['repo:read'] }]))).toEqual(['[0]']);
+    expect(pathsOf(() => norm([, { permissions: ['repo:read'] }]))).toEqual(['[0]']);
     // eslint-disable-next-line no-sparse-arrays
-    expect(paths(() => norm([{ permissions: ['repo:read', , 'repo:write'] }]))).toEqual(['[0].permissions[1]']);
-    expect(paths(() => norm([{ permissions: [null, 5] }]))).toEqual(['[0].permissions[0]', '[0].permissions[1]']);
-    expect(paths(() => norm([{ resource: 5, permissions: 'repo:read' }]))).toEqual(['[0].resource']);
-    expect(paths(() => norm([{ permissions: 'repo:read' }]))).toEqual(['[0].permissions']);
-    expect(paths(() => norm([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: 'Doc/*' }]))).toEqual(['[0].allowedMatches']);
-    expect(paths(() => norm([null, 1, [], 'x']))).toEqual(['[0]', '[1]', '[2]', '[3]']);
-    expect(paths(() => norm(null))).toEqual(['']);
-    expect(paths(() => norm({ length: 1, 0: { permissions: ['repo:read'] } }))).toEqual(['']);
+    expect(pathsOf(() => norm([{ permissions: ['repo:read', , 'repo:write'] }]))).toEqual(['[0].permissions[1]']);
+    expect(pathsOf(() => norm([{ permissions: [null, 5] }]))).toEqual(['[0].permissions[0]', '[0].permissions[1]']);
+    expect(pathsOf(() => norm([{ resource: 5, permissions: 'repo:read' }]))).toEqual(['[0].resource']);
+    expect(pathsOf(() => norm([{ permissions: 'repo:read' }]))).toEqual(['[0].permissions']);
+    expect(pathsOf(() => norm([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: 'Doc/*' }]))).toEqual(['[0].allowedMatches']);
+    expect(pathsOf(() => norm([null, 1, [], 'x']))).toEqual(['[0]', '[1]', '[2]', '[3]']);
+    expect(pathsOf(() => norm(null))).toEqual(['']);
+    expect(pathsOf(() => norm({ length: 1, 0: { permissions: ['repo:read'] } }))).toEqual(['']);
   });
 
   it('attack: a 10 MB permission string is refused with a short message', () => {
@@ -277,7 +277,7 @@ describe('normalizeScopes', () => {
 
   it('attack: a huge array of entries is refused without walking it', () => {
     const huge = new Array(10_000_000);
-    expect(paths(() => norm(huge))).toEqual(['']);
+    expect(pathsOf(() => norm(huge))).toEqual(['']);
   });
 
   it('attack: Proxies whose getters or traps throw become a ValidationError', () => {
@@ -360,15 +360,7 @@ describe('normalizeScopes', () => {
 });
 
 describe('one scope validator, one issue model', () => {
-  const catchIssues = (fn: () => unknown) => {
-    try {
-      fn();
-    } catch (err) {
-      expect(err).toBeInstanceOf(ValidationError);
-      return (err as ValidationError).issues.map((i) => ({ code: i.code, path: i.path, pathText: i.pathText }));
-    }
-    throw new Error('expected a ValidationError');
-  };
+  const catchIssues = (fn: () => unknown) => issuesOf(fn).map((i) => ({ code: i.code, path: i.path, pathText: i.pathText }));
 
   it('the same bad input gets the same issues from normalizeScopes, compileLayer and the store codec', async () => {
     const { compileLayer } = await import('../../src/policy');

@@ -6,7 +6,10 @@ import type { TokenRecord, TokenStore } from '../../src/stores/types';
 import { mintToken } from '../../src/tokens/mint';
 import { newTokenId } from '../../src/tokens/claims';
 import { generateKeyRing } from '../../src/tokens/keyring';
-import { DAY_MS, T0, rejection, setup, sharedRing } from './fixture';
+import { setup, sharedRing } from './fixture';
+import { DAY_MS, T0 } from '../support/clock';
+import { rejection } from '../support/errors';
+import { record } from '../support/record';
 
 function reasonOf(err: unknown): string | undefined {
   return err instanceof AuthenticationError ? err.reason : undefined;
@@ -15,22 +18,6 @@ function reasonOf(err: unknown): string | undefined {
 async function alicePat(s: Awaited<ReturnType<typeof setup>>, input: Parameters<ReturnType<typeof s.auth.client>['token']['create']>[0]) {
   const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
   return s.auth.client(me).token.create(input);
-}
-
-function record(over: Partial<TokenRecord> & Pick<TokenRecord, 'id'>): TokenRecord {
-  return {
-    kind: 'pat',
-    ownerId: 'alice',
-    name: 'manual',
-    description: null,
-    scopes: null,
-    parentId: null,
-    createdAt: new Date(T0),
-    expiresAt: new Date(T0 + 30 * DAY_MS),
-    revokedAt: null,
-    committerIdentity: null,
-    ...over,
-  };
 }
 
 async function mintFor(rec: TokenRecord, kind: 'pat' | 'component' = rec.kind, sub = rec.ownerId): Promise<string> {

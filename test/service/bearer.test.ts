@@ -3,15 +3,12 @@ import fc from 'fast-check';
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError } from '../../src/errors';
 import { parseAuthorization, bearerFromRequest, MAX_BEARER_TOKEN_LENGTH } from '../../src/service/bearer';
+import { caught } from '../support/errors';
 
 function reasonOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(AuthenticationError);
-    return (err as AuthenticationError).reason;
-  }
-  throw new Error('expected an AuthenticationError');
+  const err = caught(fn);
+  expect(err).toBeInstanceOf(AuthenticationError);
+  return (err as AuthenticationError).reason;
 }
 
 const TOKEN = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJl';
@@ -113,12 +110,8 @@ describe('H1: parseAuthorization refuses everything else', () => {
 
   it('H1: error messages never quote the header', () => {
     for (const value of [`Basic ${TOKEN}`, `Bearer ${TOKEN} x`, `Bearer ${TOKEN}\r\n`, ['Bearer a', `Bearer ${TOKEN}`]]) {
-      try {
-        parseAuthorization(value);
-        expect.unreachable();
-      } catch (err) {
-        expect(String((err as Error).message)).not.toContain(TOKEN);
-      }
+      const err = caught(() => parseAuthorization(value));
+      expect(String((err as Error).message)).not.toContain(TOKEN);
     }
   });
 
@@ -211,14 +204,10 @@ describe('H1: bearerFromRequest', () => {
       Object.defineProperty({ headers: { authorization: 'Bearer a' } }, 'rawHeaders', { get: () => { throw new Error(TOKEN); } }),
     ],
   ])('H1 attack: %s -> malformed AuthenticationError, never the thrown error', (_name, req) => {
-    try {
-      bearerFromRequest(req as unknown as Request);
-      expect.unreachable();
-    } catch (err) {
-      expect(err).toBeInstanceOf(AuthenticationError);
-      expect((err as AuthenticationError).reason).toBe('malformed');
-      expect((err as Error).message).not.toContain(TOKEN);
-    }
+    const err = caught(() => bearerFromRequest(req as unknown as Request));
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect((err as AuthenticationError).reason).toBe('malformed');
+    expect((err as Error).message).not.toContain(TOKEN);
   });
 });
 

@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError, ValidationError } from '../../src/errors';
 import { EventDispatcher, reportDenied, type AuthEvent } from '../../src/service/events';
-import { rejection, setup, T0, DAY_MS } from './fixture';
+import { setup } from './fixture';
+import { T0, DAY_MS } from '../support/clock';
+import { rejection } from '../support/errors';
 
 const READ = [{ resource: 'acme/web', permissions: ['repo:read'] }];
 

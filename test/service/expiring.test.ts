@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { DAY_MS, rejection, setup, T0 } from './fixture';
+import { setup } from './fixture';
+import { DAY_MS, T0 } from '../support/clock';
+import { rejection } from '../support/errors';
 
 const READ = [{ resource: 'acme/web', permissions: ['repo:read'] }];
 

@@ -9,18 +9,7 @@ import type { TokenStore } from '../../src/stores/types';
 import type { UserRoles } from '../../src/policy/types';
 import { generateKeyRing } from '../../src/tokens/keyring';
 import type { KeyRing } from '../../src/tokens/types';
-
-export const T0 = Date.parse('2026-03-01T00:00:00Z');
-export const DAY_MS = 86_400_000;
-
-/** A clock the test moves by hand. */
-export class Clock {
-  ms = T0;
-  now = (): Date => new Date(this.ms);
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
+import { Clock } from '../support/clock';
 
 let ring: Promise<KeyRing> | undefined;
 /** One EdDSA ring shared by a test file (generation is the slow part). */
@@ -53,14 +42,4 @@ export async function setup(extra: Partial<AuthOptions> = {}): Promise<Setup> {
     tokens: store,
   });
   return { auth, clock, store, roles };
-}
-
-/** Catch the rejection of `p` (fails the test when it resolves). */
-export async function rejection(p: Promise<unknown> | (() => unknown)): Promise<unknown> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }

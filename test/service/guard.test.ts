@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { ConflictError, UnavailableError } from '../../src/errors';
 import { guarded, readClock } from '../../src/service/guard';
-import { rejection } from './fixture';
+import { rejection } from '../support/errors';
 
 describe('guarded (T5 fail closed)', () => {
   it('T5: passes a value through', async () => {

@@ -8,7 +8,9 @@ import { LastUsedRecorder } from '../../src/service/last-used';
 import { FileTokenStore } from '../../src/stores/file';
 import { MemoryTokenStore } from '../../src/stores/memory';
 import type { TokenStore } from '../../src/stores/types';
-import { rejection, setup, T0 } from './fixture';
+import { setup } from './fixture';
+import { T0 } from '../support/clock';
+import { rejection } from '../support/errors';
 
 const MIN = 60_000;
 

@@ -10,7 +10,9 @@ import {
 import type { Principal } from '../../src/policy/subject';
 import { MemoryTokenStore } from '../../src/stores/memory';
 import type { ScopeEntry } from '../../src/scopes/types';
-import { DAY_MS, T0, rejection, setup, type Setup } from './fixture';
+import { setup, type Setup } from './fixture';
+import { DAY_MS, T0 } from '../support/clock';
+import { rejection } from '../support/errors';
 
 async function session(s: Setup, user = 'alice'): Promise<Principal> {
   return s.auth.authenticate(await s.auth.issueSession(user));

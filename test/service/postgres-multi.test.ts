@@ -3,32 +3,21 @@
  * table and one key ring must agree on every token at once: creation,
  * revocation and its cascade (T5, T6, T7).
  */
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { AuthenticationError, ConflictError } from '../../src/errors';
 import { createAuth } from '../../src/service/auth';
 import type { Auth } from '../../src/service/types';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { UserRoles } from '../../src/policy/types';
-import { Clock, rejection, sharedRing } from './fixture';
+import { sharedRing } from './fixture';
+import { Clock } from '../support/clock';
+import { rejection } from '../support/errors';
+import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 
-const DATABASE_URL = process.env.DATABASE_URL;
-const RUN = randomBytes(4).toString('hex');
-const TABLE = `svc_tokens_test_${RUN}_multi`;
-
-if (!DATABASE_URL) {
-  if (process.env.CI) {
-    describe('createAuth on PostgreSQL, two instances', () => {
-      it('needs DATABASE_URL in CI', () => {
-        expect.fail('DATABASE_URL is not set; CI must run the PostgreSQL multi-instance tests');
-      });
-    });
-  } else {
-    console.warn('DATABASE_URL is not set: skipping the PostgreSQL multi-instance tests (test/service/postgres-multi.test.ts)');
-  }
-}
-const withDb = DATABASE_URL ? describe : describe.skip;
+const TABLE = tableName('svc_tokens_test', 'multi');
+const APP = `svc_auth_multi_${RUN}`;
+const withDb = describeWithDb('createAuth on PostgreSQL, two instances', 'PostgreSQL multi-instance tests', 'test/service/postgres-multi.test.ts');
 
 withDb('createAuth on PostgreSQL, two instances', () => {
   const pools: pg.Pool[] = [];
@@ -40,8 +29,7 @@ withDb('createAuth on PostgreSQL, two instances', () => {
   beforeAll(async () => {
     const keys = await sharedRing();
     const make = async (): Promise<Auth> => {
-      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 8 });
-      pool.on('error', () => {});
+      const pool = newPool(APP, { max: 8 });
       pools.push(pool);
       const tokens = new PostgresTokenStore({ pool, table: TABLE });
       await tokens.migrate();

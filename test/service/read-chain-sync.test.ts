@@ -7,7 +7,8 @@ import { describe, it, expect } from 'vitest';
 import { AuthenticationError, UnavailableError } from '../../src/errors';
 import { MemoryTokenStore } from '../../src/stores/memory';
 import type { InsertResult, TokenRecord, TokenStore } from '../../src/stores/types';
-import { rejection, setup, type Setup } from './fixture';
+import { setup, type Setup } from './fixture';
+import { rejection } from '../support/errors';
 
 /** A user's own store: records in a Map, with the optional synchronous read. */
 class OwnStore implements TokenStore {

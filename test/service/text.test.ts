@@ -12,7 +12,8 @@ import { FileTokenStore } from '../../src/stores/file';
 import { MemoryTokenStore } from '../../src/stores/memory';
 import type { TokenStore } from '../../src/stores/types';
 import { checkStoredText, isWellFormedText } from '../../src/service/text';
-import { rejection, setup } from './fixture';
+import { setup } from './fixture';
+import { rejection } from '../support/errors';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));

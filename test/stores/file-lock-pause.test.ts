@@ -14,7 +14,9 @@ import { UnavailableError } from '../../src/errors';
 import { FileTokenStore } from '../../src/stores/file';
 import { withFileLock } from '../../src/stores/file-lock';
 import { JsonFile } from '../../src/stores/json-file';
-import { NOW, rec, rejection } from './fixture';
+import { NOW } from '../support/clock';
+import { rejection } from '../support/errors';
+import { record } from '../support/record';
 
 const posix = process.platform !== 'win32';
 const dirs: string[] = [];
@@ -55,7 +57,7 @@ describe.skipIf(!posix)('file lock: paused and dead holders', () => {
   it('paused holder: a SIGSTOPped process keeps its lock past the stale time; a revocation reported as failed has no later effect, one reported done stays done', async () => {
     const dir = await home();
     const store = new FileTokenStore(dir, { lockTimeoutMs: 700, staleLockMs: 50 });
-    await store.insert(rec({ id: 't1', name: 'victim' }), NOW);
+    await store.insert(record({ id: 't1', name: 'victim' }), NOW);
 
     const holder = startHolder(dir, 200);
     await holder.held;
@@ -86,7 +88,7 @@ describe.skipIf(!posix)('file lock: paused and dead holders', () => {
   it('dead holder: a lock left by a SIGKILLed process is broken at once', async () => {
     const dir = await home();
     const store = new FileTokenStore(dir, { lockTimeoutMs: 3_000, staleLockMs: 600_000 });
-    await store.insert(rec({ id: 't1' }), NOW);
+    await store.insert(record({ id: 't1' }), NOW);
     const holder = startHolder(dir, 60_000);
     await holder.held;
     holder.child.kill('SIGKILL');

@@ -9,7 +9,9 @@ import { UnavailableError, ValidationError } from '../../src/errors';
 import { FileMembershipStore, FileTokenStore } from '../../src/stores/file';
 import { JsonFile } from '../../src/stores/json-file';
 import { tokenStoreConformance } from '../../src/testing';
-import { LATER, NOW, rec, rejection } from './fixture';
+import { LATER, NOW } from '../support/clock';
+import { rejection } from '../support/errors';
+import { record } from '../support/record';
 
 const made: string[] = [];
 async function tempDir(): Promise<string> {
@@ -50,7 +52,7 @@ describe('FileTokenStore and FileMembershipStore', () => {
 
   it('C3: the directory is created with mode 0700 and the files with mode 0600', async () => {
     expect(existsSync(home)).toBe(false);
-    await new FileTokenStore(home).insert(rec({ id: 't1' }), NOW);
+    await new FileTokenStore(home).insert(record({ id: 't1' }), NOW);
     await new FileMembershipStore(home).set('alice', 'acme', 'editor');
     expect((await stat(home)).mode & 0o777).toBe(0o700);
     expect((await stat(join(home, 'tokens.json'))).mode & 0o777).toBe(0o600);
@@ -67,7 +69,7 @@ describe('FileTokenStore and FileMembershipStore', () => {
   });
 
   it('dates are stored as ISO strings and come back as Dates', async () => {
-    await new FileTokenStore(home).insert(rec({ id: 't1', scopes: [{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: [] }] }), NOW);
+    await new FileTokenStore(home).insert(record({ id: 't1', scopes: [{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: [] }] }), NOW);
     const raw = JSON.parse(await readFile(join(home, 'tokens.json'), 'utf8')) as { tokens: Record<string, unknown>[] };
     expect(raw.tokens[0]?.createdAt).toBe('2030-01-01T00:00:00.000Z');
     const [got] = (await new FileTokenStore(home).readChain('t1')) ?? [];
@@ -108,27 +110,27 @@ describe('FileTokenStore and FileMembershipStore', () => {
 
   it('a stale lock left by a dead process is broken at once', async () => {
     const store = new FileTokenStore(home, { lockTimeoutMs: 5_000, staleLockMs: 600_000 });
-    await store.insert(rec({ id: 't0', name: 'first' }), NOW);
+    await store.insert(record({ id: 't0', name: 'first' }), NOW);
     const lock = join(home, 'tokens.json.lock');
     await writeFile(lock, lockText(deadPid(), Date.now()));
-    expect(await store.insert(rec({ id: 't1' }), NOW)).toBe('ok');
+    expect(await store.insert(record({ id: 't1' }), NOW)).toBe('ok');
     expect(existsSync(lock)).toBe(false);
   });
 
   it('paused holder: a lock whose process lives is never broken by age, however old', async () => {
     const store = new FileTokenStore(home, { lockTimeoutMs: 150, staleLockMs: 10 });
-    await store.insert(rec({ id: 't0', name: 'first' }), NOW);
+    await store.insert(record({ id: 't0', name: 'first' }), NOW);
     const lock = join(home, 'tokens.json.lock');
     const held = lockText(process.pid, Date.now() - 60_000);
     await writeFile(lock, held);
-    expect(await rejection(store.insert(rec({ id: 't1' }), NOW))).toMatchObject({ code: 'unavailable' });
+    expect(await rejection(store.insert(record({ id: 't1' }), NOW))).toMatchObject({ code: 'unavailable' });
     expect(await readFile(lock, 'utf8')).toBe(held);
     expect(await store.readChain('t1')).toBeNull();
   });
 
   it('a lock file with no readable holder is judged by its file time', async () => {
     const store = new FileTokenStore(home, { lockTimeoutMs: 2_000, staleLockMs: 10_000 });
-    await store.insert(rec({ id: 't1' }), NOW);
+    await store.insert(record({ id: 't1' }), NOW);
     const lock = join(home, 'tokens.json.lock');
     await writeFile(lock, '');
     const old = new Date(Date.now() - 60_000);
@@ -139,11 +141,11 @@ describe('FileTokenStore and FileMembershipStore', () => {
 
   it('a live, fresh lock is waited for and then refused with UnavailableError, and left in place', async () => {
     const store = new FileTokenStore(home, { lockTimeoutMs: 150 });
-    await store.insert(rec({ id: 't0' }), NOW);
+    await store.insert(record({ id: 't0' }), NOW);
     const lock = join(home, 'tokens.json.lock');
     const held = lockText(process.pid, Date.now());
     await writeFile(lock, held);
-    expect(await rejection(store.insert(rec({ id: 't1', name: 'other' }), NOW))).toBeInstanceOf(UnavailableError);
+    expect(await rejection(store.insert(record({ id: 't1', name: 'other' }), NOW))).toBeInstanceOf(UnavailableError);
     // On another host the pid cannot be checked, so the lock is never broken.
     await writeFile(lock, lockText(deadPid(), Date.now(), `not-${hostname()}`));
     expect(await rejection(store.revoke(['t0'], NOW))).toBeInstanceOf(UnavailableError);
@@ -155,12 +157,12 @@ describe('FileTokenStore and FileMembershipStore', () => {
 
   it('a corrupt tokens file (bad JSON) gives UnavailableError naming the file and is left untouched', async () => {
     const store = new FileTokenStore(home);
-    await store.insert(rec({ id: 't0' }), NOW);
+    await store.insert(record({ id: 't0' }), NOW);
     const file = join(home, 'tokens.json');
     const corrupt = '{"version":1,"tokens":[{"id":"t0",';
     await writeFile(file, corrupt);
     // Started one at a time: a rejection must not sit unobserved while an earlier call is awaited.
-    const calls = [() => store.readChain('t0'), () => store.listByOwner('alice'), () => store.insert(rec({ id: 't1', name: 'x' }), NOW), () => store.revoke(['t0'], NOW)];
+    const calls = [() => store.readChain('t0'), () => store.listByOwner('alice'), () => store.insert(record({ id: 't1', name: 'x' }), NOW), () => store.revoke(['t0'], NOW)];
     for (const call of calls) {
       const err = await rejection(call());
       expect(err).toBeInstanceOf(UnavailableError);
@@ -172,7 +174,7 @@ describe('FileTokenStore and FileMembershipStore', () => {
 
   it('a tokens file of the wrong shape gives UnavailableError and is left untouched', async () => {
     const file = join(home, 'tokens.json');
-    await new FileTokenStore(home).insert(rec({ id: 't0' }), NOW);
+    await new FileTokenStore(home).insert(record({ id: 't0' }), NOW);
     const good = JSON.parse(await readFile(file, 'utf8')) as { tokens: Record<string, unknown>[] };
     const t0 = good.tokens[0] as Record<string, unknown>;
     const shapes: unknown[] = [
@@ -188,7 +190,7 @@ describe('FileTokenStore and FileMembershipStore', () => {
       await writeFile(file, text);
       const store = new FileTokenStore(home);
       expect(await rejection(store.listByOwner('alice'))).toBeInstanceOf(UnavailableError);
-      expect(await rejection(store.insert(rec({ id: 't9', name: 'n' }), NOW))).toBeInstanceOf(UnavailableError);
+      expect(await rejection(store.insert(record({ id: 't9', name: 'n' }), NOW))).toBeInstanceOf(UnavailableError);
       expect(await readFile(file, 'utf8')).toBe(text);
     }
   });
@@ -196,7 +198,7 @@ describe('FileTokenStore and FileMembershipStore', () => {
   it('hostile file: a misspelled "allowedmatches" in a stored scope fails closed instead of loading an unrestricted entry', async () => {
     const file = join(home, 'tokens.json');
     const scopes = [{ resource: 'acme/web', permissions: ['repo:read' as const], allowedMatches: ['Doc/*'] }];
-    await new FileTokenStore(home).insert(rec({ id: 't0', scopes }), NOW);
+    await new FileTokenStore(home).insert(record({ id: 't0', scopes }), NOW);
     const tampered = [
       (await readFile(file, 'utf8')).replace('"allowedMatches"', '"allowedmatches"'),
       (await readFile(file, 'utf8')).replace('"allowedMatches"', '"__proto__": {}, "allowedMatches"'),
@@ -211,7 +213,7 @@ describe('FileTokenStore and FileMembershipStore', () => {
 
   it('S4 hostile file: a __proto__ key in a record is ignored and pollutes nothing', async () => {
     const file = join(home, 'tokens.json');
-    await new FileTokenStore(home).insert(rec({ id: 't0' }), NOW);
+    await new FileTokenStore(home).insert(record({ id: 't0' }), NOW);
     const text = (await readFile(file, 'utf8')).replace('"id": "t0",', '"id": "t0", "__proto__": { "polluted": true, "revokedAt": "2030-01-01T00:00:00.000Z" },');
     await writeFile(file, text);
     const [got] = (await new FileTokenStore(home).readChain('t0')) ?? [];
@@ -234,11 +236,11 @@ describe('FileTokenStore and FileMembershipStore', () => {
 
   it('a crash mid-write (a leftover temp file) leaves the previous state readable; the next write sweeps it', async () => {
     const store = new FileTokenStore(home);
-    await store.insert(rec({ id: 't0' }), NOW);
+    await store.insert(record({ id: 't0' }), NOW);
     const tmp = join(home, `tokens.json.${deadPid()}.0123456789ab.tmp`);
     await writeFile(tmp, '{"version":1,"tokens":[{"id":"half');
     expect((await store.readChain('t0'))?.[0]?.id).toBe('t0');
-    expect(await store.insert(rec({ id: 't1', name: 'next' }), NOW)).toBe('ok');
+    expect(await store.insert(record({ id: 't1', name: 'next' }), NOW)).toBe('ok');
     expect((await store.listByOwner('alice')).map((r) => r.id)).toEqual(['t0', 't1']);
     expect(existsSync(tmp)).toBe(false);
   });
@@ -263,7 +265,7 @@ describe('FileTokenStore and FileMembershipStore', () => {
 
   it('bad arguments reject with ValidationError before any file is touched', async () => {
     const store = new FileTokenStore(home);
-    expect(await rejection(store.insert({ ...rec({ id: 't1' }), createdAt: 'now' } as never, NOW))).toBeInstanceOf(ValidationError);
+    expect(await rejection(store.insert({ ...record({ id: 't1' }), createdAt: 'now' } as never, NOW))).toBeInstanceOf(ValidationError);
     expect(await rejection(store.revoke('t1' as never, NOW))).toBeInstanceOf(ValidationError);
     expect(await rejection(store.readChain(null as never))).toBeInstanceOf(ValidationError);
     expect(existsSync(home)).toBe(false);

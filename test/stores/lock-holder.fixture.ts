@@ -5,14 +5,15 @@
  * Usage: node --import tsx lock-holder.fixture.ts <dir> <holdMs>
  */
 import { FileTokenStore } from '../../src/stores/file';
-import { NOW, rec } from './fixture';
+import { NOW } from '../support/clock';
+import { record } from '../support/record';
 
 const [dir, holdArg] = process.argv.slice(2);
 const store = new FileTokenStore(dir as string, { lockTimeoutMs: 60_000 });
 await store.file.update(async (current) => {
   process.stdout.write('held\n');
   await new Promise((resolve) => setTimeout(resolve, Number(holdArg)));
-  current?.insert(rec({ id: 'from-paused', name: 'from-paused' }), NOW);
+  current?.insert(record({ id: 'from-paused', name: 'from-paused' }), NOW);
   return current;
 });
 process.stdout.write('done\n');

@@ -5,14 +5,16 @@ import { MemoryMembershipStore } from '../../src/stores/membership';
 import { MemoryTokenStore } from '../../src/stores/memory';
 import { tokenStoreConformance } from '../../src/testing';
 import type { TokenRecord } from '../../src/stores/types';
-import { LATER, NOW, rec, rejection } from './fixture';
+import { LATER, NOW } from '../support/clock';
+import { rejection } from '../support/errors';
+import { record } from '../support/record';
 
 tokenStoreConformance('MemoryTokenStore', () => new MemoryTokenStore());
 
 describe('MemoryTokenStore', () => {
   it('records come back as frozen copies: mutating one changes nothing stored', async () => {
     const store = new MemoryTokenStore();
-    await store.insert(rec({ id: 't1', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] }), NOW);
+    await store.insert(record({ id: 't1', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] }), NOW);
     const [got] = (await store.readChain('t1')) ?? [];
     expect(Object.isFrozen(got)).toBe(true);
     expect(Object.isFrozen(got?.scopes)).toBe(true);
@@ -27,7 +29,7 @@ describe('MemoryTokenStore', () => {
   it('the inserted object is copied: changing it afterwards changes nothing stored', async () => {
     const store = new MemoryTokenStore();
     const scopes = [{ resource: 'acme/web', permissions: ['repo:read' as const] }];
-    const input = { ...rec({ id: 't1' }), scopes, expiresAt: new Date(LATER) };
+    const input = { ...record({ id: 't1' }), scopes, expiresAt: new Date(LATER) };
     await store.insert(input, NOW);
     scopes[0]!.permissions.push('repo:admin' as never);
     input.expiresAt.setTime(0);
@@ -38,21 +40,21 @@ describe('MemoryTokenStore', () => {
 
   it('a duplicate id rejects with ConflictError', async () => {
     const store = new MemoryTokenStore();
-    await store.insert(rec({ id: 'dup' }), NOW);
-    expect(await rejection(store.insert(rec({ id: 'dup', name: 'other' }), NOW))).toBeInstanceOf(ConflictError);
+    await store.insert(record({ id: 'dup' }), NOW);
+    expect(await rejection(store.insert(record({ id: 'dup', name: 'other' }), NOW))).toBeInstanceOf(ConflictError);
   });
 
   it('bad input rejects with ValidationError naming the field, never a TypeError', async () => {
     const store = new MemoryTokenStore();
     const cases: [unknown, unknown, string][] = [
       [null, NOW, 'record'],
-      [{ ...rec({ id: 'x' }), expiresAt: 'tomorrow' }, NOW, 'record.expiresAt'],
-      [{ ...rec({ id: 'x' }), expiresAt: new Date('nope') }, NOW, 'record.expiresAt'],
-      [{ ...rec({ id: 'x' }), kind: 'session' }, NOW, 'record.kind'],
-      [{ ...rec({ id: '' }) }, NOW, 'record.id'],
-      [{ ...rec({ id: 'x' }), scopes: [{ permissions: ['repo:*'] }] }, NOW, 'record.scopes[0].permissions[0]'],
-      [{ ...rec({ id: 'x' }), scopes: {} }, NOW, 'record.scopes'],
-      [rec({ id: 'x' }), 'now', 'now'],
+      [{ ...record({ id: 'x' }), expiresAt: 'tomorrow' }, NOW, 'record.expiresAt'],
+      [{ ...record({ id: 'x' }), expiresAt: new Date('nope') }, NOW, 'record.expiresAt'],
+      [{ ...record({ id: 'x' }), kind: 'session' }, NOW, 'record.kind'],
+      [{ ...record({ id: '' }) }, NOW, 'record.id'],
+      [{ ...record({ id: 'x' }), scopes: [{ permissions: ['repo:*'] }] }, NOW, 'record.scopes[0].permissions[0]'],
+      [{ ...record({ id: 'x' }), scopes: {} }, NOW, 'record.scopes'],
+      [record({ id: 'x' }), 'now', 'now'],
     ];
     for (const [record, now, path] of cases) {
       const err = await rejection(store.insert(record as TokenRecord, now as Date));
@@ -71,8 +73,8 @@ describe('MemoryTokenStore', () => {
     expect(await store.readChain('__proto__')).toBeNull();
     expect(await store.readChain('constructor')).toBeNull();
     expect(await store.listByOwner('__proto__')).toEqual([]);
-    await store.insert(rec({ id: '__proto__', ownerId: 'constructor', name: '__proto__' }), NOW);
-    expect(await store.insert(rec({ id: 'b', ownerId: 'constructor', name: '__proto__' }), NOW)).toBe('name_taken');
+    await store.insert(record({ id: '__proto__', ownerId: 'constructor', name: '__proto__' }), NOW);
+    expect(await store.insert(record({ id: 'b', ownerId: 'constructor', name: '__proto__' }), NOW)).toBe('name_taken');
     expect((await store.readChain('__proto__'))?.[0]?.ownerId).toBe('constructor');
     expect(await store.revoke(['__proto__', 'toString'], NOW)).toEqual(['__proto__']);
   });
@@ -85,7 +87,7 @@ describe('MemoryTokenStore', () => {
         for (let i = 0; i < parents.length; i++) {
           const p = parents[i]! % (i + 1);
           const parentId = p === i ? null : `n${p}`;
-          expect(await store.insert(rec({ id: `n${i}`, name: `n${i}`, parentId }), NOW)).toBe('ok');
+          expect(await store.insert(record({ id: `n${i}`, name: `n${i}`, parentId }), NOW)).toBe('ok');
         }
         const ids = targets.map((t) => `n${t % parents.length}`);
         const newly = await store.revoke(ids, LATER);

@@ -8,59 +8,23 @@
  * Only this file's own backends are terminated: every pool it makes sets an
  * application_name unique to the run, and terminations filter on it.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { UnavailableError, ValidationError } from '../../src/errors';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { TokenRecord } from '../../src/stores/types';
+import { NOW, T0 } from '../support/clock';
+import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
+import { record } from '../support/record';
 
-const DATABASE_URL = process.env.DATABASE_URL;
-const T0 = Date.UTC(2026, 0, 1);
-const DAY = 86_400_000;
-const NOW = new Date(T0);
-const RUN = randomBytes(4).toString('hex');
-const TABLE = `svc_tokens_test_${RUN}_faults`;
+const TABLE = tableName('svc_tokens_test', 'faults');
 const APP = `svc_auth_faults_${RUN}`;
-
-if (!DATABASE_URL) {
-  if (process.env.CI) {
-    describe('PostgresTokenStore faults', () => {
-      it('needs DATABASE_URL in CI', () => {
-        expect.fail('DATABASE_URL is not set; CI must run the PostgreSQL fault tests');
-      });
-    });
-  } else {
-    console.warn('DATABASE_URL is not set: skipping the PostgreSQL fault tests (test/stores/postgres-faults.test.ts)');
-  }
-}
-const withDb = DATABASE_URL ? describe : describe.skip;
+const withDb = describeWithDb('PostgresTokenStore faults', 'PostgreSQL fault tests', 'test/stores/postgres-faults.test.ts');
 
 let counter = 0;
-function rec(over: Partial<{ -readonly [K in keyof TokenRecord]: TokenRecord[K] }> = {}): TokenRecord {
-  counter++;
-  return {
-    id: `f-${RUN}-${counter}`,
-    kind: 'pat',
-    ownerId: `owner-${RUN}`,
-    name: `t${counter}`,
-    description: null,
-    scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }],
-    parentId: null,
-    createdAt: new Date(T0),
-    expiresAt: new Date(T0 + 30 * DAY),
-    revokedAt: null,
-    lastUsedAt: null,
-    committerIdentity: null,
-    ...over,
-  };
-}
-
-function newPool(app: string, extra: pg.PoolConfig = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 8, application_name: app, ...extra });
-  pool.on('error', () => {});
-  return pool;
-}
+/** A record of this run's owner with a name of its own. */
+const rec = (over: Partial<{ -readonly [K in keyof TokenRecord]: TokenRecord[K] }> = {}): TokenRecord =>
+  record({ ownerId: `owner-${RUN}`, name: `t${++counter}`, scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }], ...over });
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -71,7 +35,7 @@ withDb('PostgresTokenStore under load and faults', { timeout: 60_000 }, () => {
 
   beforeAll(async () => {
     admin = newPool(`${APP}_admin`, { max: 3 });
-    pool = newPool(APP);
+    pool = newPool(APP, { max: 8 });
     store = new PostgresTokenStore({ pool, table: TABLE });
     await store.migrate();
   });
@@ -92,7 +56,7 @@ withDb('PostgresTokenStore under load and faults', { timeout: 60_000 }, () => {
       const kids = roots.map((r) => rec({ parentId: r.id }));
       const grandkids = kids.map((k) => rec({ parentId: k.id }));
       for (const r of [...roots, ...kids, ...grandkids]) expect(await store.insert(r, NOW)).toBe('ok');
-      const counted = newPool(`${APP}_count`);
+      const counted = newPool(`${APP}_count`, { max: 8 });
       let statements = 0;
       counted.on('connect', (client) => {
         const query = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -135,10 +99,10 @@ withDb('PostgresTokenStore under load and faults', { timeout: 60_000 }, () => {
     });
 
     it('T5 stale read across two pools: once a revoke on pool B has committed, the next read on pool A sees it, under constant load', async () => {
-      const other = newPool(`${APP}_b`);
+      const other = newPool(`${APP}_b`, { max: 8 });
       // Pool A hands each answer over 15 ms late: a read the server ran before the revoke
       // committed is still on the wire for the store when the revoke is acknowledged.
-      const slow = newPool(`${APP}_slow`);
+      const slow = newPool(`${APP}_slow`, { max: 8 });
       slow.on('connect', (client) => {
         const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
         (client as { query: unknown }).query = async (...args: unknown[]) => {

@@ -3,32 +3,18 @@
  * 0.1.0 schema (rows kept, column added, idempotent), `touch` is one statement
  * for a whole batch, and the service records and lists `lastUsedAt` end to end.
  */
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { createAuth } from '../../src/service/auth';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { TokenRecord } from '../../src/stores/types';
 import { generateKeyRing } from '../../src/tokens/keyring';
+import { Clock, DAY_MS as DAY, T0 } from '../support/clock';
+import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
+import { record } from '../support/record';
 
-const DATABASE_URL = process.env.DATABASE_URL;
-const RUN = randomBytes(4).toString('hex');
 const APP = `svc_auth_test_last_used_${RUN}`;
-const T0 = Date.UTC(2026, 0, 1);
-const DAY = 86_400_000;
-
-if (!DATABASE_URL) {
-  if (process.env.CI) {
-    describe('PostgresTokenStore last used', () => {
-      it('needs DATABASE_URL in CI', () => {
-        expect.fail('DATABASE_URL is not set; CI must run the PostgreSQL store tests');
-      });
-    });
-  } else {
-    console.warn('DATABASE_URL is not set: skipping the PostgreSQL last-used tests (test/stores/postgres-last-used.test.ts)');
-  }
-}
-const withDb = DATABASE_URL ? describe : describe.skip;
+const withDb = describeWithDb('PostgresTokenStore last used', 'PostgreSQL last-used tests', 'test/stores/postgres-last-used.test.ts');
 
 /** The table exactly as release 0.1.0 created it (before last_used_at). */
 function schema010(t: string): string[] {
@@ -57,14 +43,13 @@ withDb('PostgresTokenStore last used', () => {
   let pool: pg.Pool;
   const tables: string[] = [];
   const table = (what: string): string => {
-    const name = `svc_lu_${what}_${RUN}`;
+    const name = tableName(`svc_lu_${what}`);
     tables.push(name);
     return name;
   };
 
   beforeAll(() => {
-    pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4, application_name: APP });
-    pool.on('error', () => {});
+    pool = newPool(APP, { max: 4 });
   });
 
   afterAll(async () => {
@@ -103,10 +88,7 @@ withDb('PostgresTokenStore last used', () => {
     const ids = Array.from({ length: 50 }, (_, i) => `b-${RUN}-${i}`);
     for (const id of ids) {
       await store0.insert(
-        {
-          id, kind: 'component', ownerId: 'alice', name: id, description: null, scopes: null, parentId: null,
-          createdAt: new Date(T0), expiresAt: new Date(T0 + DAY), revokedAt: null, committerIdentity: null,
-        },
+        record({ id, kind: 'component', name: id, expiresAt: new Date(T0 + DAY) }),
         new Date(T0),
       );
     }
@@ -137,17 +119,17 @@ withDb('PostgresTokenStore last used', () => {
     const t = table('svc');
     const tokens = new PostgresTokenStore({ pool, table: t });
     await tokens.migrate();
-    let now = T0;
+    const clock = new Clock();
     const auth = createAuth({
       issuer: 'https://svc.test',
       keys: await generateKeyRing(),
       members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
       tokens,
-      now: () => new Date(now),
+      now: clock.now,
     });
     const me = await auth.authenticate(await auth.issueSession('alice'));
     const { token } = await auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
-    now += 2500;
+    clock.advance(2500);
     await auth.authenticate(token);
     await auth.flush();
     const [info] = await auth.client(me).token.list();

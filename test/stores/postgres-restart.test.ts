@@ -20,10 +20,10 @@ import pg from 'pg';
 import { UnavailableError } from '../../src/errors';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { TokenRecord } from '../../src/stores/types';
+import { DAY_MS, NOW, T0 } from '../support/clock';
+import { record } from '../support/record';
 
 const run = promisify(execFile);
-const T0 = Date.UTC(2026, 0, 1);
-const NOW = new Date(T0);
 /** A port number only names the socket file inside our own directory: no TCP listener, no clash. */
 const PORT = 54_329;
 /** The stated recovery bound: reads answer again within this long after the database is back. */
@@ -62,21 +62,7 @@ function asOwner(tool: string, args: string[]): Promise<unknown> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function rec(id: string): TokenRecord {
-  return {
-    id,
-    kind: 'pat',
-    ownerId: 'alice',
-    name: id,
-    description: null,
-    scopes: null,
-    parentId: null,
-    createdAt: new Date(T0),
-    expiresAt: new Date(T0 + 86_400_000),
-    revokedAt: null,
-    committerIdentity: null,
-  };
-}
+const rec = (id: string): TokenRecord => record({ id, name: id, expiresAt: new Date(T0 + DAY_MS) });
 
 withServer('PostgresTokenStore across a database restart (private instance)', { timeout: 90_000 }, () => {
   let dir = '';

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import pg from 'pg';
@@ -6,54 +5,18 @@ import { ConflictError, UnavailableError, ValidationError } from '../../src/erro
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { tokenStoreConformance } from '../../src/testing';
 import type { TokenRecord } from '../../src/stores/types';
+import { DAY_MS as DAY, NOW, T0 } from '../support/clock';
+import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
+import { record } from '../support/record';
 
-const DATABASE_URL = process.env.DATABASE_URL;
-const T0 = Date.UTC(2026, 0, 1);
-const DAY = 86_400_000;
-const NOW = new Date(T0);
-const RUN = randomBytes(4).toString('hex');
-const TABLE = `svc_tokens_test_${RUN}`;
-
-if (!DATABASE_URL) {
-  if (process.env.CI) {
-    describe('PostgresTokenStore', () => {
-      it('needs DATABASE_URL in CI', () => {
-        expect.fail('DATABASE_URL is not set; CI must run the PostgreSQL store tests');
-      });
-    });
-  } else {
-    console.warn('DATABASE_URL is not set: skipping the PostgreSQL token store tests (test/stores/postgres.test.ts)');
-  }
-}
-const withDb = DATABASE_URL ? describe : describe.skip;
+const TABLE = tableName('svc_tokens_test');
+const APP = `svc_auth_store_${RUN}`;
+const withDb = describeWithDb('PostgresTokenStore', 'PostgreSQL token store tests', 'test/stores/postgres.test.ts');
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 let counter = 0;
-function rec(over: Partial<Mutable<TokenRecord>> = {}): TokenRecord {
-  counter++;
-  return {
-    id: `id-${RUN}-${counter}`,
-    kind: 'pat',
-    ownerId: 'alice',
-    name: `t${counter}`,
-    description: null,
-    scopes: null,
-    parentId: null,
-    createdAt: new Date(T0),
-    expiresAt: new Date(T0 + 30 * DAY),
-    revokedAt: null,
-    committerIdentity: null,
-    lastUsedAt: null,
-    ...over,
-  };
-}
-
-function newPool(extra: pg.PoolConfig = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10, ...extra });
-  // A terminated idle connection is reported here; the pool then drops it.
-  pool.on('error', () => {});
-  return pool;
-}
+/** A record with a name of its own, so the tests' records never collide on T7 unless they mean to. */
+const rec = (over: Partial<Mutable<TokenRecord>> = {}): TokenRecord => record({ name: `t${++counter}`, ...over });
 
 describe('PostgresTokenStore options', () => {
   const pool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
@@ -122,9 +85,9 @@ withDb('PostgresTokenStore against PostgreSQL', () => {
   const dropped: string[] = [TABLE];
 
   beforeAll(async () => {
-    poolA = newPool();
-    poolB = newPool();
-    admin = newPool({ max: 3 });
+    poolA = newPool(APP);
+    poolB = newPool(APP);
+    admin = newPool(APP, { max: 3 });
     store = new PostgresTokenStore({ pool: poolA, table: TABLE });
     storeB = new PostgresTokenStore({ pool: poolB, table: TABLE });
     await store.migrate();
@@ -142,7 +105,7 @@ withDb('PostgresTokenStore against PostgreSQL', () => {
     it('runs twice, and five at once from separate pools, without error', async () => {
       const table = `svc_tokens_test_${RUN}_m`;
       dropped.push(table);
-      const pools = Array.from({ length: 5 }, () => newPool({ max: 1 }));
+      const pools = Array.from({ length: 5 }, () => newPool(APP, { max: 1 }));
       try {
         const stores = pools.map((pool) => new PostgresTokenStore({ pool, table }));
         await Promise.all(stores.map((s) => s.migrate()));
@@ -393,7 +356,7 @@ withDb('PostgresTokenStore against PostgreSQL', () => {
     });
 
     it('statement timeout: a locked table makes reads and inserts UnavailableError, then the store recovers', async () => {
-      const pool = newPool({ max: 2 });
+      const pool = newPool(APP, { max: 2 });
       const s = new PostgresTokenStore({ pool, table: TABLE, statementTimeoutMs: 300 });
       const known = rec();
       await s.insert(known, NOW);
@@ -419,7 +382,7 @@ withDb('PostgresTokenStore against PostgreSQL', () => {
 
     it('pg_terminate_backend of the store connections: UnavailableError mid-statement, then recovery', async () => {
       const appName = `svc_auth_test_${RUN}`;
-      const pool = newPool({ max: 2, application_name: appName });
+      const pool = newPool(APP, { max: 2, application_name: appName });
       const s = new PostgresTokenStore({ pool, table: TABLE, statementTimeoutMs: 10_000 });
       const known = rec();
       await s.insert(known, NOW);

@@ -2,18 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { LIFETIMES, parsePatExpiry, parseShortDuration } from '../../src/tokens/duration';
+import { pathsOf } from '../support/errors';
 
 const DAY = 86400;
 
-function pathOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ValidationError);
-    return (err as ValidationError).issues[0]!.pathText;
-  }
-  return undefined;
-}
+const pathOf = (fn: () => unknown): string | undefined => pathsOf(fn)[0];
 
 describe('parsePatExpiry', () => {
   it('T3: default is 30 days', () => {

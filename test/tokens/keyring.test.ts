@@ -6,18 +6,15 @@ import { generateKeyRing, importKeyRing, isKeyRing, ringVersion, signingKey } fr
 import { mintToken } from '../../src/tokens/mint';
 import type { KeyAlgorithm, KeyRing } from '../../src/tokens/types';
 import { TokenVerifier } from '../../src/tokens/verify';
+import { NOW_SEC as NOW } from '../support/clock';
+import { issuesOf, rejection } from '../support/errors';
 
 const ISS = 'https://svc.test';
-const NOW = 1_700_000_000;
 
 async function issues(p: Promise<unknown> | (() => unknown)): Promise<ValidationError> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ValidationError);
-    return err as ValidationError;
-  }
-  throw new Error('expected a ValidationError');
+  const err = await rejection(p);
+  issuesOf(err);
+  return err as ValidationError;
 }
 
 async function roundTrips(a: KeyRing, b: KeyRing): Promise<boolean> {

@@ -4,8 +4,8 @@ import { TOKEN_TYPES, newTokenId } from '../../src/tokens/claims';
 import { generateKeyRing } from '../../src/tokens/keyring';
 import { mintToken } from '../../src/tokens/mint';
 import type { TokenClaims, TokenKind } from '../../src/tokens/types';
+import { NOW_SEC as NOW } from '../support/clock';
 
-const NOW = 1_700_000_000;
 const base: TokenClaims = { kind: 'pat', iss: 'https://svc.test', sub: 'u1', jti: 'id-1', iat: NOW, exp: NOW + 60 };
 const part = (token: string, i: number) => Buffer.from(token.split('.')[i]!, 'base64url').toString('utf8');
 

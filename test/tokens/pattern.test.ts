@@ -7,8 +7,7 @@ import { generateKeyRing } from '../../src/tokens/keyring';
 import { mintToken } from '../../src/tokens/mint';
 import { TOKEN_PATTERN, TOKEN_PREFIX, findTokens } from '../../src/tokens/pattern';
 import type { KeyAlgorithm, TokenKind } from '../../src/tokens/types';
-
-const NOW = 1_700_000_000;
+import { NOW_SEC as NOW } from '../support/clock';
 
 async function token(kind: TokenKind = 'pat', alg: KeyAlgorithm = 'EdDSA'): Promise<string> {
   const ring = await generateKeyRing({ alg });

@@ -6,9 +6,9 @@ import { mintToken } from '../../src/tokens/mint';
 import { SignatureCache } from '../../src/tokens/signature-cache';
 import type { TokenClaims } from '../../src/tokens/types';
 import { TokenVerifier } from '../../src/tokens/verify';
+import { NOW_SEC as NOW } from '../support/clock';
 
 const ISS = 'https://svc.test';
-const NOW = 1_700_000_000;
 
 function claims(over: Partial<TokenClaims> = {}): TokenClaims {
   return { kind: 'pat', iss: ISS, sub: 'u1', jti: newTokenId(), iat: NOW, exp: NOW + 3600, ...over };

@@ -6,9 +6,9 @@ import { generateKeyRing } from '../../src/tokens/keyring';
 import { mintToken } from '../../src/tokens/mint';
 import type { TokenClaims } from '../../src/tokens/types';
 import { TokenVerifier } from '../../src/tokens/verify';
+import { NOW_SEC as NOW } from '../support/clock';
 
 const ISS = 'https://svc.test';
-const NOW = 1_700_000_000;
 const HOUR = 3600;
 
 function claims(over: Partial<TokenClaims> = {}): TokenClaims {

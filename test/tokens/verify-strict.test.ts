@@ -13,9 +13,9 @@ import { generateKeyRing, importKeyRing } from '../../src/tokens/keyring';
 import { mintToken } from '../../src/tokens/mint';
 import type { KeyAlgorithm, KeyRing } from '../../src/tokens/types';
 import { TokenVerifier } from '../../src/tokens/verify';
+import { NOW_SEC as NOW } from '../support/clock';
 
 const ISS = 'https://svc.test';
-const NOW = 1_700_000_000;
 const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64url');
 
 /** Sign raw header and payload texts with the ring's signing key (low-S for ES256 unless asked). */

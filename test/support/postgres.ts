@@ -1,0 +1,52 @@
+/**
+ * The one PostgreSQL set-up of the tests. The database is shared with other
+ * runs: every table gets a name unique to this run, and every pool sets an
+ * application_name so a test terminates only its own backends.
+ *
+ * Without DATABASE_URL the suite is skipped with a visible message; with CI set
+ * it fails instead, so CI can never pass by skipping.
+ */
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+
+/** The connection string, or undefined when the database tests are off. */
+export const DATABASE_URL = process.env.DATABASE_URL;
+/** A random tag unique to this run (of this test file). */
+export const RUN = randomBytes(4).toString('hex');
+
+/**
+ * `describe` when DATABASE_URL is set, else `describe.skip` after a warning
+ * naming `what` and the test `file` (or, when CI is set, a failing test under
+ * `suite`).
+ */
+export function describeWithDb(suite: string, what: string, file: string) {
+  if (!DATABASE_URL) {
+    if (process.env.CI) {
+      describe(suite, () => {
+        it('needs DATABASE_URL in CI', () => {
+          expect.fail(`DATABASE_URL is not set; CI must run the ${what}`);
+        });
+      });
+    } else {
+      console.warn(`DATABASE_URL is not set: skipping the ${what} (${file})`);
+    }
+  }
+  return DATABASE_URL ? describe : describe.skip;
+}
+
+/** A table (or other object) name unique to this run: `${prefix}_${RUN}`, plus `_${suffix}` when given. */
+export function tableName(prefix: string, suffix?: string): string {
+  return suffix === undefined ? `${prefix}_${RUN}` : `${prefix}_${RUN}_${suffix}`;
+}
+
+/**
+ * A pool on DATABASE_URL with `application_name` set (filter on it to end only
+ * this pool's backends). Errors of idle clients are swallowed: a terminated
+ * idle connection is reported there and the pool drops it.
+ */
+export function newPool(app: string, extra: pg.PoolConfig = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10, application_name: app, ...extra });
+  pool.on('error', () => {});
+  return pool;
+}
