@@ -4,7 +4,7 @@
  * @module
  */
 import type { ThingMatcher } from '../scopes/glob';
-import { REGEX_SOURCE } from '../scopes/glob-shapes';
+import { REGEX_SOURCE } from '../scopes/glob-fast-paths';
 
 /** Folded matchers by RegExp text, shared by every grant (pure and bounded). */
 const FOLDED = new Map<string, ThingMatcher>();
