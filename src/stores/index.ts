@@ -9,4 +9,5 @@ export { MemoryTokenStore } from './memory';
 export { MemoryMembershipStore, type Membership, type MembershipStore } from './membership';
 export { FileTokenStore, FileMembershipStore, type FileStoreOptions } from './file';
 export { JsonFile, type JsonFileOptions } from './json-file';
-export { withFileLock, isAlive, type HeldLock, type LockTiming } from './file-lock';
+export { withFileLock, type HeldLock, type LockTiming } from './file-lock';
+export { isAlive } from './lock-file';
