@@ -4,6 +4,7 @@ import type { Auth, Principal, KeyRing, TokenStore, MembershipStore, Grant, User
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'pg';
 import type { PostgresTokenStore } from 'svc-auth/postgres';
+import type { McpServerLike } from 'svc-auth/mcp';
 
 declare global {
   const auth: Auth;
@@ -33,4 +34,6 @@ declare global {
   /** The application's own request handler. */
   function handle(request: Request): Promise<Response>;
   function renew(): void;
+  /** Builds the MCP server (tools) for one credential. */
+  function buildMcpServer(principal: Principal): McpServerLike;
 }
