@@ -54,7 +54,7 @@ function specialise(pattern: string): ThingMatcher | undefined {
 /**
  * @internal The RegExp source (unanchored, one group) of a matcher that is one
  * safe RegExp and nothing else, so that the policy layer can fold the matchers
- * of several layers into one RegExp of lookaheads (see `grant.ts`).
+ * of several layers into one RegExp of lookaheads (see `policy/fold.ts`).
  *
  * @example
  * ```ts

@@ -11,4 +11,4 @@ export { compileMatcherForValidNames } from './glob';
 export { parseScopeFlags } from './flags';
 export { parseScopesJson } from './json';
 export { normalizeScopes, checkNormalizedScopes } from './normalize';
-export { formatScopeFlags, isFlagExpressible } from './format';
+export { formatScopeFlags, isFlagExpressible } from './flags-format';

@@ -18,7 +18,7 @@ import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { issuers } from './issue';
 import { tokenApi } from './management';
 import { resolveOptions, systemClock } from './options';
-import { managedRecords, toInfo } from './records';
+import { managedRecords, toInfo } from './token-info';
 import type { Auth, AuthOptions } from './types';
 
 /**

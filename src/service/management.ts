@@ -17,7 +17,7 @@ import { actorOf, createdEvent, revokedEvent } from './events';
 import { checkIdentity } from './identity';
 import { checkStoredText } from './text';
 import { checkNarrowing, roleWarnings } from './narrowing';
-import { managedRecords, pickForGet, pickForRevoke, toInfo } from './records';
+import { managedRecords, pickForGet, pickForRevoke, toInfo } from './token-info';
 import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from './types';
 
 const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity']);

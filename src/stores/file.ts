@@ -13,7 +13,7 @@ import type { UserRoles } from '../vocabulary';
 import type { RoleName } from '../vocabulary';
 import { JsonFile } from './json-file';
 import { checkResource, checkRole, checkUserId, MembershipTable, type Membership, type MembershipStore } from './membership';
-import { isPlainObject, timeOf, toEntry, toJson } from './records';
+import { isPlainObject, timeOf, toEntry, toJson } from './record-codec';
 import { TokenTable } from './token-table';
 import type { InsertResult, TokenRecord, TokenStore } from './types';
 

@@ -6,7 +6,7 @@
  */
 import type { Pool } from 'pg';
 import { ValidationError } from '../errors';
-import { isPlainObject } from './records';
+import { isPlainObject } from './record-codec';
 import { parseTableName, type TableName } from './postgres-sql';
 
 /**
@@ -45,7 +45,7 @@ const DEFAULT_TIMEOUT_MS = 5_000;
 const MAX_TIMEOUT_MS = 2_147_483_647;
 /** Creating an index on a large table legitimately takes longer than a lookup. */
 export const MIN_MIGRATE_TIMEOUT_MS = 60_000;
-/** Ids longer than this are never stored (see records.ts), so they are not looked up either. */
+/** Ids longer than this are never stored (see record-codec.ts), so they are not looked up either. */
 export const MAX_ID_LENGTH = 512;
 /** Each revoke pass that finds new rows is progress; this many means something is badly wrong. */
 export const MAX_REVOKE_PASSES = 50;

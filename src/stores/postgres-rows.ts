@@ -5,7 +5,7 @@
  */
 import type { QueryResultRow } from 'pg';
 import { UnavailableError } from '../errors';
-import { toEntry, toRecord } from './records';
+import { toEntry, toRecord } from './record-codec';
 import type { TokenRecord } from './types';
 
 /** @internal the first row of a result, if any. */

@@ -7,7 +7,7 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { ConflictError, UnavailableError, ValidationError } from '../errors';
-import { timeOf, toEntry } from './records';
+import { timeOf, toEntry } from './record-codec';
 import { ChainBatcher } from './postgres-batch';
 import { checkStorable, storable } from './postgres-text';
 import { watchClient, type ClientWatch } from './postgres-client';

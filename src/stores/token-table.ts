@@ -7,7 +7,7 @@
  * @module
  */
 import { ConflictError, ValidationError } from '../errors';
-import { timeOf, toEntry, toRecord, type DateForm, type Entry } from './records';
+import { timeOf, toEntry, toRecord, type DateForm, type Entry } from './record-codec';
 import type { Scope } from '../scopes/types';
 import type { InsertResult, TokenRecord } from './types';
 
