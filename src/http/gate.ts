@@ -8,10 +8,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
-import type { Decision } from '../policy/decision';
-import type { Principal } from '../policy/subject';
-import { reportDenied } from '../service';
-import type { Auth } from '../service/types';
+import type { Decision, Principal } from '../policy';
+import { reportDenied, type Auth } from '../service';
 import { isPermission, type Permission } from '../vocabulary';
 import { DEFAULT_REALM, decisionError, httpError, isRealm, type HttpError } from './errors';
 

@@ -7,10 +7,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AuthenticationError, ValidationError } from '../errors';
-import { httpError, type HttpErrorBody } from '../http/errors';
-import type { Principal } from '../policy/subject';
-import { bearerFromRequest } from '../service/bearer';
-import type { Auth } from '../service/types';
+import { httpError, type HttpErrorBody } from '../http';
+import type { Principal } from '../policy';
+import { bearerFromRequest, type Auth } from '../service';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
 import { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from './metadata';
 

@@ -6,8 +6,7 @@
  * @module
  */
 import { permissionIndex } from '../vocabulary';
-import { isValidThingName } from '../scopes/names';
-import { LIMITS } from '../scopes/types';
+import { isValidThingName, LIMITS } from '../scopes';
 import { GRANT_SLOT, type Principal } from './subject';
 import { ALLOW, DENY_INVALID, DENY_THING, type Decision } from './decision';
 import { grantTable, type Grant } from './grant';

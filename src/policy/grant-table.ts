@@ -6,7 +6,7 @@
  * @module
  */
 import { roleMasks, type RoleName } from '../vocabulary';
-import type { ThingMatcher } from '../scopes/glob';
+import type { ThingMatcher } from '../scopes';
 import { fold } from './fold';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from './decision';
 import { NONE, FREE, type LayerData, type Tier } from './compile';

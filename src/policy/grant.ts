@@ -8,7 +8,7 @@
  * @module
  */
 import { SvcAuthError, ValidationError, type IssueInput } from '../errors';
-import type { Scope } from '../scopes/types';
+import type { Scope } from '../scopes';
 import type { CompiledLayer } from './compile';
 import type { GrantTable } from './grant-table';
 import { build } from './role-input';

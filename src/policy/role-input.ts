@@ -6,8 +6,7 @@
  */
 import { ValidationError, type IssueInput } from '../errors';
 import { isRoleName, type RoleName } from '../vocabulary';
-import { NAME_PATTERN, parseResource } from '../scopes/names';
-import type { Scope } from '../scopes/types';
+import { NAME_PATTERN, parseResource, type Scope } from '../scopes';
 import { compileLayer, layerData, isPlainObject, kindOf, preview, type LayerData } from './compile';
 import { compileTable, type GrantTable, type RoleMaps } from './grant-table';
 

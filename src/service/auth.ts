@@ -6,9 +6,8 @@
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
 import { authorize as decide } from '../policy';
-import { MemoryTokenStore } from '../stores/memory';
-import type { TokenRecord } from '../stores/types';
-import { isKeyRing } from '../tokens/keyring';
+import { MemoryTokenStore, type TokenRecord } from '../stores';
+import { isKeyRing } from '../tokens';
 import { createAuthenticator } from './authenticate';
 import { bearerFromRequest } from './bearer';
 import type { ServiceContext } from './context';

@@ -7,13 +7,9 @@
  * @module
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
-import type { CompiledLayer } from '../policy';
-import type { Principal } from '../policy/subject';
-import type { UserRoles } from '../policy/types';
-import type { TokenRecord, TokenStore } from '../stores/types';
-import { LIFETIMES } from '../tokens/duration';
-import { MAX_TOKEN_CHARS, TokenVerifier } from '../tokens/verify';
-import type { TokenClaims } from '../tokens/types';
+import type { CompiledLayer, Principal, UserRoles } from '../policy';
+import type { TokenRecord, TokenStore } from '../stores';
+import { LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState } from './context';
 import type { EventActor, EventDispatcher } from './events';

@@ -5,12 +5,9 @@
  * @module
  */
 import { UnavailableError, ValidationError } from '../errors';
-import { normalizeScopes } from '../scopes';
-import type { ScopeEntry } from '../scopes/types';
-import type { TokenRecord, TokenStore } from '../stores/types';
-import { newTokenId } from '../tokens/claims';
-import { LIFETIMES, parseShortDuration } from '../tokens/duration';
-import { mintToken } from '../tokens/mint';
+import { normalizeScopes, type ScopeEntry } from '../scopes';
+import type { TokenRecord, TokenStore } from '../stores';
+import { newTokenId, LIFETIMES, parseShortDuration, mintToken } from '../tokens';
 import { createdEvent, SERVER_ACTOR, type EventDispatcher } from './events';
 import { checkUserId } from './identity';
 import type { ResolvedOptions } from './options';

@@ -4,8 +4,8 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import type { KeyRing } from '../tokens/types';
-import type { TokenStore } from '../stores/types';
+import type { KeyRing } from '../tokens';
+import type { TokenStore } from '../stores';
 import type { AuthEventHook } from './events';
 import type { AuthOptions, MembershipSource } from './types';
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TokenStore } from '../stores/types';
+import type { TokenStore } from '../stores';
 import { insertCases } from './conformance-insert';
 import { revokeCases } from './conformance-revoke';
 import { touchCases } from './conformance-touch';
