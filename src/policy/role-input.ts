@@ -5,9 +5,9 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import { isRoleName, type RoleName } from '../vocabulary';
+import { isPlainObject, isRoleName, type RoleName } from '../vocabulary';
 import { NAME_PATTERN, parseResource, type Scope } from '../scopes';
-import { compileLayer, layerData, isPlainObject, kindOf, preview, type LayerData } from './compile';
+import { compileLayer, layerData, kindOf, preview, type LayerData } from './compile';
 import { compileTable, type GrantTable, type RoleMaps } from './grant-table';
 
 /** @internal the table of a grant input, or null with `issues` filled. Throws only what a getter or Proxy throws. */

@@ -9,11 +9,10 @@
  */
 import { join } from 'node:path';
 import { ValidationError } from '../errors';
-import type { UserRoles } from '../vocabulary';
-import type { RoleName } from '../vocabulary';
+import { checkUserId, isPlainObject, type RoleName, type UserRoles } from '../vocabulary';
 import { JsonFile } from './json-file';
-import { checkResource, checkRole, checkUserId, MembershipTable, type Membership, type MembershipStore } from './membership';
-import { isPlainObject, timeOf, toEntry, toJson } from './record-codec';
+import { checkResource, checkRole, MembershipTable, type Membership, type MembershipStore } from './membership';
+import { timeOf, toEntry, toJson } from './record-codec';
 import { TokenTable } from './token-table';
 import type { InsertResult, TokenRecord, TokenStore } from './types';
 

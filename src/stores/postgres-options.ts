@@ -6,7 +6,7 @@
  */
 import type { Pool } from 'pg';
 import { ValidationError } from '../errors';
-import { isPlainObject } from './record-codec';
+import { isPlainObject } from '../vocabulary';
 import { parseTableName, type TableName } from './postgres-sql';
 
 /**
