@@ -6,11 +6,12 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { AuthenticationError, ValidationError } from '../errors';
+import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import { httpError, type HttpErrorBody } from '../http';
 import type { Principal } from '../policy';
 import { bearerFromRequest, type Auth } from '../service';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
+import { checkOptions } from '../vocabulary';
 import { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from './metadata';
 
 /**
@@ -74,8 +75,8 @@ export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8',
 /** @internal what both handler kinds share: option checks, authentication, error answers. */
 export function core(options: McpHandlerOptions) {
   if (typeof options !== 'object' || options === null) throw new ValidationError([{ path: 'options', message: 'expected { auth, server, ... }' }]);
-  const unknown = Object.keys(options).filter((k) => !OPTION_KEYS.has(k));
-  if (unknown.length > 0) throw new ValidationError(unknown.map((k) => ({ path: `options.${k.slice(0, 40)}`, message: 'unknown option' })));
+  const issues: IssueInput[] = [];
+  if (!checkOptions(options, OPTION_KEYS, 'options', issues)) throw new ValidationError(issues);
   const auth = checkAuth(options.auth);
   if (typeof options.server !== 'function') throw new ValidationError([{ path: 'options.server', message: 'must be a function (principal, authInfo) => McpServer' }]);
   if (options.onError !== undefined && typeof options.onError !== 'function') throw new ValidationError([{ path: 'options.onError', message: 'must be a function' }]);

@@ -4,11 +4,12 @@
  * that token management never lists.
  * @module
  */
-import { UnavailableError, ValidationError } from '../errors';
+import { UnavailableError, ValidationError, type IssueInput } from '../errors';
 import { normalizeScopes, type ScopeEntry } from '../scopes';
 import type { TokenRecord, TokenStore } from '../stores';
 import { newTokenId, LIFETIMES, parseShortDuration, mintToken } from '../tokens';
 import { createdEvent, SERVER_ACTOR, type EventDispatcher } from './events';
+import { checkOptions } from '../vocabulary';
 import { checkUserId } from './identity';
 import type { ResolvedOptions } from './options';
 import type { Auth } from './types';
@@ -18,8 +19,8 @@ function rejectUnknownKeys(opts: unknown, allowed: readonly string[]): Record<st
   if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
     throw new ValidationError([{ path: 'opts', message: 'must be an object' }]);
   }
-  const bad = Reflect.ownKeys(opts).filter((k) => typeof k !== 'string' || !allowed.includes(k));
-  if (bad.length > 0) throw new ValidationError(bad.map((k) => ({ path: `opts.${String(k)}`, message: 'unknown option' })));
+  const issues: IssueInput[] = [];
+  if (!checkOptions(opts, allowed, 'opts', issues)) throw new ValidationError(issues);
   return opts as Record<string, unknown>;
 }
 

@@ -5,8 +5,8 @@
  * @module
  */
 import type { Pool } from 'pg';
-import { ValidationError } from '../errors';
-import { isPlainObject } from '../vocabulary';
+import { ValidationError, type IssueInput } from '../errors';
+import { checkOptions, isPlainObject } from '../vocabulary';
 import { parseTableName, type TableName } from './postgres-sql';
 
 /**
@@ -71,10 +71,8 @@ export function readOptions(options: PostgresTokenStoreOptions): StoreOptions {
   if (!isPlainObject(options)) {
     throw new ValidationError([{ path: '', message: 'expected an options object { pool, table?, statementTimeoutMs? }' }]);
   }
-  const unknown = Object.keys(options).filter((k) => !OPTION_KEYS.has(k));
-  if (unknown.length > 0) {
-    throw new ValidationError(unknown.map((k) => ({ path: k, message: 'unknown option' })));
-  }
+  const issues: IssueInput[] = [];
+  if (!checkOptions(options, OPTION_KEYS, '', issues)) throw new ValidationError(issues);
   const pool: unknown = options.pool;
   if (typeof pool !== 'object' || pool === null || typeof (pool as { connect?: unknown }).connect !== 'function') {
     throw new ValidationError([{ path: 'pool', message: 'expected a pg.Pool' }]);
