@@ -12,7 +12,22 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { Principal } from '../policy';
 import type { Auth } from '../service';
 import type { Permission } from '../vocabulary';
-import { adapterGate, adapterRoute, errorAnswerer, notAdmitted, EXPIRATION_HEADER, admit, attach, attachedTo, expiration, permit, writeAnswer, type ErrorHandlerOptions, type PermissionOptions, type GuardOptions } from '../http';
+import {
+  adapterGate,
+  adapterRoute,
+  errorAnswerer,
+  notAdmitted,
+  EXPIRATION_HEADER,
+  admit,
+  attach,
+  attachedTo,
+  expiration,
+  permit,
+  writeAnswer,
+  type ErrorHandlerOptions,
+  type PermissionOptions,
+  type GuardOptions,
+} from '../http';
 
 export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../http';
 

@@ -13,7 +13,22 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Principal } from '../policy';
 import type { Auth } from '../service';
 import type { Permission } from '../vocabulary';
-import { adapterGate, adapterRoute, errorAnswerer, notAdmitted, EXPIRATION_HEADER, admit, attach, attachedTo, expiration, permit, type ErrorHandlerOptions, type PermissionOptions, type HttpError, type GuardOptions } from '../http';
+import {
+  adapterGate,
+  adapterRoute,
+  errorAnswerer,
+  notAdmitted,
+  EXPIRATION_HEADER,
+  admit,
+  attach,
+  attachedTo,
+  expiration,
+  permit,
+  type ErrorHandlerOptions,
+  type PermissionOptions,
+  type HttpError,
+  type GuardOptions,
+} from '../http';
 
 export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../http';
 
