@@ -67,11 +67,12 @@ module.exports = {
     },
     {
       name: 'through-index-only',
-      comment: "Across folders, import a folder's index.ts: its public face. Known violations are listed in .dependency-cruiser-known-violations.json until the phase-2 moves remove them.",
+      comment: "Across folders, import a folder's index.ts: its public face.",
       severity: 'error',
       // svc-auth/postgres is an entry of its own: it reaches the store file so that pg stays out of the root bundle.
+      // For the same reason the CLI loads that one file with a dynamic import, only when SVC_DATABASE_URL is set.
       from: { path: '^src/([^/]+)/', pathNot: '^src/postgres/' },
-      to: { path: '^src/([^/]+)/(?!index\\.ts$)', pathNot: ['^src/$1/'] },
+      to: { path: '^src/([^/]+)/(?!index\\.ts$)', pathNot: ['^src/$1/', '^src/stores/postgres\\.ts$'] },
     },
     {
       name: 'no-orphans',

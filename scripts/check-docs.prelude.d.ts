@@ -4,6 +4,7 @@ import type { Auth, AuthEvent, Principal, KeyRing, TokenStore, MembershipStore, 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'pg';
 import type { PostgresTokenStore } from 'svc-auth/postgres';
+import type { McpServerLike } from 'svc-auth/mcp';
 
 declare global {
   const auth: Auth;
@@ -44,4 +45,6 @@ declare global {
   /** One line, and a whole text, of an application log. */
   const logLine: string;
   const logText: string;
+  /** Builds the MCP server (tools) for one credential. */
+  function buildMcpServer(principal: Principal): McpServerLike;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { AuthenticationError } from '../errors';
-import type { Principal } from '../policy/subject';
+import type { Principal } from '../policy';
 import { openInstance, type DevInstance } from './instance';
 import type { CliIO } from './output';
 

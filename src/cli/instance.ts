@@ -11,12 +11,9 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UnavailableError, ValidationError } from '../errors';
-import { createAuth } from '../service/auth';
-import type { Auth } from '../service/types';
-import { FileMembershipStore, FileTokenStore, JsonFile } from '../stores';
-import type { TokenStore } from '../stores/types';
-import { generateKeyRing, importKeyRing } from '../tokens';
-import type { KeyRing } from '../tokens/types';
+import { createAuth, type Auth } from '../service';
+import { FileMembershipStore, FileTokenStore, JsonFile, type TokenStore } from '../stores';
+import { generateKeyRing, importKeyRing, type KeyRing } from '../tokens';
 import { secureHome } from './home-perms';
 
 /** The JWT issuer of the dev instance. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { formatScopeFlags } from '../scopes';
-import type { TokenInfo } from '../service/types';
+import type { TokenInfo } from '../service';
 import type { CliEnv } from './instance';
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import { SvcAuthError, ValidationError } from '../errors';
-import { redactTokens } from '../tokens/redact';
+import { redactTokens } from '../tokens';
 import { closest } from './args';
 import type { Command } from './command';
 import { authCommands } from './commands/auth';

@@ -14,10 +14,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, ValidationError, type IssueInput } from '../errors';
-import { sendError, sendJson } from '../http';
-import { finish, makeGate, makeRoute, principalOf, type GateObserver } from '../http/gate';
-import { nodeGuard, type NodeMiddleware } from '../http/middleware';
-import { redactTokens } from '../tokens/redact';
+import { sendError, sendJson, finish, makeGate, makeRoute, principalOf, nodeGuard, type GateObserver, type NodeMiddleware } from '../http';
+import { redactTokens } from '../tokens';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
 import { mountMcp } from './mcp';
 import { readJson, segments, writeInput } from './server-input';

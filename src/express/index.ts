@@ -9,15 +9,27 @@
  * @module
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import type { Principal } from '../policy/subject';
-import type { Auth } from '../service/types';
+import type { Principal } from '../policy';
+import type { Auth } from '../service';
 import type { Permission } from '../vocabulary';
-import { adapterGate, adapterRoute, errorAnswerer, notAdmitted, type ErrorHandlerOptions, type PermissionOptions } from '../http/adapter';
-import { EXPIRATION_HEADER, admit, attach, attachedTo, expiration, permit, type GuardOptions } from '../http/gate';
-import { writeAnswer } from '../http/respond';
+import {
+  adapterGate,
+  adapterRoute,
+  errorAnswerer,
+  notAdmitted,
+  EXPIRATION_HEADER,
+  admit,
+  attach,
+  attachedTo,
+  expiration,
+  permit,
+  writeAnswer,
+  type ErrorHandlerOptions,
+  type PermissionOptions,
+  type GuardOptions,
+} from '../http';
 
-export type { ErrorHandlerOptions, PermissionOptions } from '../http/adapter';
-export type { GuardOptions } from '../http/gate';
+export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../http';
 
 declare global {
   // Declaration merging into Express's own Request type (not `req.auth`: the MCP SDK types that as its AuthInfo).

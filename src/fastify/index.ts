@@ -13,15 +13,27 @@
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Principal } from '../policy/subject';
-import type { Auth } from '../service/types';
+import type { Principal } from '../policy';
+import type { Auth } from '../service';
 import type { Permission } from '../vocabulary';
-import { adapterGate, adapterRoute, errorAnswerer, notAdmitted, type ErrorHandlerOptions, type PermissionOptions } from '../http/adapter';
-import type { HttpError } from '../http/errors';
-import { EXPIRATION_HEADER, admit, attach, attachedTo, expiration, permit, type GuardOptions } from '../http/gate';
+import {
+  adapterGate,
+  adapterRoute,
+  errorAnswerer,
+  notAdmitted,
+  EXPIRATION_HEADER,
+  admit,
+  attach,
+  attachedTo,
+  expiration,
+  permit,
+  type ErrorHandlerOptions,
+  type PermissionOptions,
+  type HttpError,
+  type GuardOptions,
+} from '../http';
 
-export type { ErrorHandlerOptions, PermissionOptions } from '../http/adapter';
-export type { GuardOptions } from '../http/gate';
+export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../http';
 
 declare module 'fastify' {
   interface FastifyRequest {

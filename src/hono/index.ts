@@ -10,15 +10,27 @@
  */
 import type { Context, Env, ErrorHandler, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Principal } from '../policy/subject';
-import type { Auth } from '../service/types';
+import type { Principal } from '../policy';
+import type { Auth } from '../service';
 import type { Permission } from '../vocabulary';
-import { adapterGate, adapterRoute, errorAnswerer, notAdmitted, type ErrorHandlerOptions, type PermissionOptions } from '../http/adapter';
-import type { HttpError } from '../http/errors';
-import { EXPIRATION_HEADER, admit, attach, attachedTo, expiration, permit, type GuardOptions } from '../http/gate';
+import {
+  adapterGate,
+  adapterRoute,
+  errorAnswerer,
+  notAdmitted,
+  EXPIRATION_HEADER,
+  admit,
+  attach,
+  attachedTo,
+  expiration,
+  permit,
+  type ErrorHandlerOptions,
+  type PermissionOptions,
+  type HttpError,
+  type GuardOptions,
+} from '../http';
 
-export type { ErrorHandlerOptions, PermissionOptions } from '../http/adapter';
-export type { GuardOptions } from '../http/gate';
+export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../http';
 
 /** The Hono environment {@link svcAuth} provides: `c.var.principal`. */
 export type PrincipalEnv = { Variables: { principal: Principal } };

@@ -4,9 +4,8 @@
  * options with the same checks and the same messages everywhere.
  * @module
  */
-import type { IssueInput } from '../errors';
-import { SvcAuthError } from '../errors';
-import type { Auth } from '../service/types';
+import { SvcAuthError, type IssueInput } from '../errors';
+import type { Auth } from '../service';
 import type { Permission } from '../vocabulary';
 import { DEFAULT_REALM, httpError, isRealm, type HttpError } from './errors';
 import { GUARD_KEYS, finish, makeGate, makeRoute, readOptions, type Gate, type RouteCheck } from './gate';

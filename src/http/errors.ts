@@ -11,8 +11,8 @@ import {
   ValidationError,
   type AuthenticationReason,
 } from '../errors';
-import type { Decision } from '../policy/decision';
-import { isHeaderProblem } from '../service/bearer';
+import type { Decision } from '../policy';
+import { isHeaderProblem } from '../service';
 
 /** The JSON body of every error answer: `{ "error": code, "message": text }`, plus details when known. */
 export interface HttpErrorBody {

@@ -8,11 +8,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
-import type { Decision } from '../policy/decision';
-import type { Principal } from '../policy/subject';
-import { reportDenied } from '../service';
-import type { Auth } from '../service/types';
-import { isPermission, type Permission } from '../vocabulary';
+import type { Decision, Principal } from '../policy';
+import { reportDenied, type Auth } from '../service';
+import { checkOptions, isPermission, type Permission } from '../vocabulary';
 import { DEFAULT_REALM, decisionError, httpError, isRealm, type HttpError } from './errors';
 
 /** Response header that carries the credential's expiry (ISO 8601) on authenticated requests. */
@@ -91,11 +89,8 @@ export function readOptions(options: unknown, known: readonly string[], issues: 
     issues.push({ path: 'options', message: 'must be an object' });
     return {};
   }
-  const rec = options as Record<string, unknown>;
-  for (const key of Object.keys(rec)) {
-    if (!known.includes(key)) issues.push({ path: `options.${key}`, message: 'is not a known option' });
-  }
-  return rec;
+  checkOptions(options, known, 'options', issues);
+  return options as Record<string, unknown>;
 }
 
 /** @internal build the shared part of a guard; issues are collected, not thrown. */

@@ -8,8 +8,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError, type IssueInput } from '../errors';
 import type { Permission } from '../vocabulary';
-import type { Principal } from '../policy/subject';
-import type { Auth } from '../service/types';
+import type { Principal } from '../policy';
+import type { Auth } from '../service';
 import { httpError } from './errors';
 import {
   EXPIRATION_HEADER,

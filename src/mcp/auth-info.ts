@@ -9,13 +9,10 @@ import { InvalidTokenError, ServerError } from '@modelcontextprotocol/sdk/server
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { AuthenticationError, SvcAuthError, ValidationError, type AuthenticationReason } from '../errors';
-import { grantTable } from '../policy/grant';
-import { GRANT_SLOT, type Principal } from '../policy/subject';
-import { formatScopeFlags } from '../scopes';
-import type { Scope } from '../scopes/types';
-import { CHAIN_SLOT } from '../service/principal';
-import type { Auth } from '../service/types';
-import type { TokenRecord } from '../stores/types';
+import { grantTable, GRANT_SLOT, type Principal } from '../policy';
+import { formatScopeFlags, type Scope } from '../scopes';
+import { CHAIN_SLOT, type Auth } from '../service';
+import type { TokenRecord } from '../stores';
 import { PERMISSIONS } from '../vocabulary';
 
 export type { AuthInfo, OAuthTokenVerifier };

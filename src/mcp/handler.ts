@@ -11,68 +11,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { AuthenticationError, ValidationError } from '../errors';
-import { httpError, type HttpErrorBody } from '../http/errors';
-import type { Principal } from '../policy/subject';
-import { bearerFromRequest } from '../service/bearer';
-import type { Auth } from '../service/types';
-import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
-import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
+import { ValidationError } from '../errors';
+import type { AuthInfo } from './auth-info';
+import { core, type Answer, type McpHandlerOptions } from './handler-core';
+import { resourceOfMetadataPath } from './metadata';
 
-/**
- * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits.
- *
- * @example
- * ```ts
- * const server: McpServerLike = new McpServer({ name: 'my-service', version: '1.0.0' });
- * ```
- */
-export interface McpServerLike {
-  connect(transport: Transport): Promise<void>;
-  close(): Promise<void>;
-}
-
-/**
- * Options of {@link mcpNodeHandlers} and {@link mcpFetchHandlers}.
- *
- * @example
- * ```ts
- * const options: McpHandlerOptions = {
- *   auth,
- *   server: (principal) => buildServer(principal), // a new McpServer with the tools this credential can use
- *   resource: 'https://svc.example/mcp',
- * };
- * ```
- */
-export interface McpHandlerOptions {
-  auth: Auth;
-  /** Build the MCP server for one authenticated request (register only the tools `canUseTool` allows). */
-  server: (principal: Principal, authInfo: AuthInfo) => McpServerLike | Promise<McpServerLike>;
-  /**
-   * The endpoint's public URL (`https://svc.example/mcp`). Default: taken from
-   * the request (`Host` header, `http:` unless the socket is TLS): fine for a
-   * dev instance, set it behind a proxy.
-   */
-  resource?: string | URL;
-  /** OAuth authorization servers for the metadata. Omit on an instance without OAuth. */
-  authorizationServers?: readonly (string | URL)[];
-  /** A name for the metadata document. */
-  resourceName?: string;
-  /** The next step a person should take about a refused token (see `mcpTokenVerifier`). */
-  renewHint?: string;
-  /** Called with the original error whenever the answer is a 5xx, to log what the client is never shown. */
-  onError?: (err: unknown) => void;
-}
+export type { McpHandlerOptions, McpServerLike } from './handler-core';
 
 /**
  * The two node:http handlers: mount `mcp` at the endpoint and `metadata` at its well-known URL.
  *
  * @example
  * ```ts
- * const h: McpNodeHandlers = mcpNodeHandlers({ auth, server: buildServer });
- * app.all('/mcp', (req, res) => h.mcp(req, res, req.body));
- * app.get('/.well-known/oauth-protected-resource/mcp', h.metadata);
+ * const h: McpNodeHandlers = mcpNodeHandlers({ auth, server: buildMcpServer });
+ * // Express: app.all('/mcp', (req, res) => h.mcp(req, res, req.body))
+ * await h.mcp(req, res);
+ * // at /.well-known/oauth-protected-resource/mcp
+ * h.metadata(req, res);
  * ```
  */
 export interface McpNodeHandlers {
@@ -87,7 +42,7 @@ export interface McpNodeHandlers {
  *
  * @example
  * ```ts
- * const h: McpFetchHandlers = mcpFetchHandlers({ auth, server: buildServer });
+ * const h: McpFetchHandlers = mcpFetchHandlers({ auth, server: buildMcpServer });
  * export default { fetch: (req: Request) => (new URL(req.url).pathname === '/mcp' ? h.mcp(req) : h.metadata(req)) };
  * ```
  */
@@ -98,70 +53,7 @@ export interface McpFetchHandlers {
   metadata(req: Request): Response;
 }
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-const OPTION_KEYS = new Set(['auth', 'server', 'resource', 'authorizationServers', 'resourceName', 'renewHint', 'onError']);
 const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-
-/** What both handler kinds share: option checks, authentication, error answers. */
-function core(options: McpHandlerOptions) {
-  if (typeof options !== 'object' || options === null) throw new ValidationError([{ path: 'options', message: 'expected { auth, server, ... }' }]);
-  const unknown = Object.keys(options).filter((k) => !OPTION_KEYS.has(k));
-  if (unknown.length > 0) throw new ValidationError(unknown.map((k) => ({ path: `options.${k.slice(0, 40)}`, message: 'unknown option' })));
-  const auth = checkAuth(options.auth);
-  if (typeof options.server !== 'function') throw new ValidationError([{ path: 'options.server', message: 'must be a function (principal, authInfo) => McpServer' }]);
-  if (options.onError !== undefined && typeof options.onError !== 'function') throw new ValidationError([{ path: 'options.onError', message: 'must be a function' }]);
-  const fixed = options.resource === undefined ? undefined : checkUrl(options.resource, 'options.resource');
-  const hint = checkRenewHint(options.renewHint, 'options.renewHint');
-  const meta = (resource: string): ProtectedResourceMetadata =>
-    protectedResourceMetadata({
-      resource,
-      ...(options.authorizationServers === undefined ? {} : { authorizationServers: options.authorizationServers }),
-      ...(options.resourceName === undefined ? {} : { resourceName: options.resourceName }),
-    });
-  // Fail now, not on the first request, when the metadata options are wrong.
-  meta(fixed ?? 'http://localhost/mcp');
-
-  async function authenticate(req: IncomingMessage | Request, resource: string): Promise<{ principal: Principal; info: AuthInfo }> {
-    const token = bearerFromRequest(req);
-    const principal = await auth.authenticate(token);
-    return { principal, info: authInfoFor(principal, token, resource) };
-  }
-
-  /** H2, plus `resource_metadata` on a 401 so that MCP clients find the metadata (RFC 9728 section 5.1). */
-  function failure(err: unknown, resource: string | undefined): Answer {
-    const answer = httpError(err);
-    if (answer.status >= 500) options.onError?.(err);
-    const headers = { ...answer.headers };
-    const body: HttpErrorBody = { ...answer.body };
-    if (answer.status === 401) {
-      const reason = err instanceof AuthenticationError ? err.reason : 'malformed';
-      const text = refusalText(reason, hint);
-      const where = resource === undefined ? '' : `, resource_metadata="${resourceMetadataUrl(resource)}"`;
-      // RFC 6750 section 3.1: no error code when the request carried no credential at all.
-      headers['www-authenticate'] = reason === 'missing' ? `Bearer realm="svc"${where}` : `Bearer realm="svc", error="invalid_token", error_description="${text}"${where}`;
-      body.message = text;
-    }
-    return { status: answer.status, headers, body };
-  }
-
-  function methodNotAllowed(): Answer {
-    // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
-    return { status: 405, headers: { ...JSON_HEADERS, allow: 'POST' }, body: { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, use POST' }, id: null } };
-  }
-
-  function metadataAnswer(resource: string | undefined): Answer {
-    if (resource === undefined) return { status: 404, headers: { ...JSON_HEADERS }, body: { error: 'not_found', message: 'no protected resource here' } };
-    return { status: 200, headers: { ...JSON_HEADERS, 'cache-control': 'max-age=300' }, body: meta(resource) };
-  }
-
-  return { fixed, authenticate, failure, methodNotAllowed, metadataAnswer, build: options.server, onError: options.onError };
-}
 
 function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
@@ -206,7 +98,7 @@ function write(res: ServerResponse, a: Answer): void {
  * ```ts
  * import { createServer } from 'node:http';
  * import { mcpNodeHandlers } from 'svc-auth/mcp';
- * const h = mcpNodeHandlers({ auth, server: (principal) => buildServer(principal) });
+ * const h = mcpNodeHandlers({ auth, server: (principal) => buildMcpServer(principal) });
  * createServer((req, res) => {
  *   const path = (req.url ?? '/').split('?')[0];
  *   if (path === '/mcp') void h.mcp(req, res);
@@ -258,12 +150,13 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
  * @throws ValidationError when the options are not usable (checked here, once).
  * @example
  * ```ts
- * import { Hono } from 'hono';
  * import { mcpFetchHandlers } from 'svc-auth/mcp';
- * const h = mcpFetchHandlers({ auth, server: (principal) => buildServer(principal) });
- * const app = new Hono();
- * app.all('/mcp', (c) => h.mcp(c.req.raw));
- * app.get('/.well-known/oauth-protected-resource/mcp', (c) => h.metadata(c.req.raw));
+ * const h = mcpFetchHandlers({ auth, server: (principal) => buildMcpServer(principal) });
+ * // Hono: app.all('/mcp', (c) => h.mcp(c.req.raw)); Bun, Deno and workers take the object below.
+ * export default {
+ *   fetch: (req: Request): Response | Promise<Response> =>
+ *     new URL(req.url).pathname === '/mcp' ? h.mcp(req) : h.metadata(req),
+ * };
  * ```
  */
 export function mcpFetchHandlers(options: McpHandlerOptions): McpFetchHandlers {

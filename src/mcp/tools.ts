@@ -9,10 +9,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { SvcAuthError, ValidationError } from '../errors';
-import { canEverHold } from '../policy/hold';
-import type { Principal } from '../policy/subject';
-import { reportDenied } from '../service';
-import type { Auth } from '../service/types';
+import { canEverHold, type Principal } from '../policy';
+import { reportDenied, type Auth } from '../service';
 import { isPermission, type Permission } from '../vocabulary';
 import { checkAuth, mcpPrincipal } from './auth-info';
 

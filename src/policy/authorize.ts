@@ -6,12 +6,11 @@
  * @module
  */
 import { permissionIndex } from '../vocabulary';
-import { isValidThingName } from '../scopes/names';
-import { LIMITS } from '../scopes/types';
+import { isValidThingName, LIMITS } from '../scopes';
 import { GRANT_SLOT, type Principal } from './subject';
 import { ALLOW, DENY_INVALID, DENY_THING, type Decision } from './decision';
-import { grantTable, UNKNOWN_ORG, UNKNOWN_REPO } from './grant';
-import type { Grant, GrantTable, ResourcePolicy } from './grant';
+import { grantTable, type Grant } from './grant';
+import { UNKNOWN_ORG, UNKNOWN_REPO, type GrantTable, type ResourcePolicy } from './grant-table';
 
 const MAX_RESOURCE = 2 * LIMITS.maxNameLength + 1;
 const MAX_NAME = LIMITS.maxNameLength;

@@ -123,9 +123,6 @@ function emptyTier(): Slot[] {
   return [NONE, NONE, NONE, NONE, NONE, NONE, NONE];
 }
 
-// One definition beneath every layer; re-exported for the grant compiler.
-export { isPlainObject } from '../vocabulary';
-
 /** @internal a short, safe description of a value's kind for messages; never the value itself. */
 export function kindOf(value: unknown): string {
   if (value === null) return 'null';

@@ -3,8 +3,7 @@
  * Internal to the policy layer: not exported from the package root.
  * @module
  */
-import type { ThingMatcher } from '../scopes/glob';
-import { REGEX_SOURCE } from '../scopes/glob-shapes';
+import { REGEX_SOURCE, type ThingMatcher } from '../scopes';
 
 /** Folded matchers by RegExp text, shared by every grant (pure and bounded). */
 const FOLDED = new Map<string, ThingMatcher>();

@@ -8,7 +8,8 @@
  */
 import { permissionIndex } from '../vocabulary';
 import { ALLOW } from './decision';
-import { grantTable, type Grant, type GrantTable } from './grant';
+import { grantTable, type Grant } from './grant';
+import type { GrantTable } from './grant-table';
 import { GRANT_SLOT, type Principal } from './subject';
 
 /**

@@ -10,3 +10,7 @@ export { canEverHold } from './hold';
 export type { Decision, DenyReason } from './decision';
 export type { Principal } from './subject';
 export type { UserRoles } from './types';
+
+/** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
+export { grantTable } from './grant';
+export { GRANT_SLOT } from './subject';

@@ -5,7 +5,7 @@
  * @module
  */
 import { ValidationError } from '../errors';
-import { IssueList, describe, guardInput, preview } from './format';
+import { IssueList, describe, guardInput, preview } from './issues';
 import { NAME_PATTERN, parseResource } from './names';
 import { LIMITS, type ScopeEntry } from './types';
 

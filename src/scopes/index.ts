@@ -11,4 +11,8 @@ export { compileMatcherForValidNames } from './glob';
 export { parseScopeFlags } from './flags';
 export { parseScopesJson } from './json';
 export { normalizeScopes, checkNormalizedScopes } from './normalize';
-export { formatScopeFlags, isFlagExpressible } from './format';
+export { formatScopeFlags, isFlagExpressible } from './flags-format';
+
+/** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
+export { REGEX_SOURCE } from './glob-fast-paths';
+export { NAME_PATTERN } from './names';

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../errors';
-import { IssueList, describe, formatPath, guardInput, preview } from './format';
+import { IssueList, describe, formatPath, guardInput, preview } from './issues';
 import { LIMITS, type ScopeEntry } from './types';
 
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);

@@ -9,7 +9,7 @@
  */
 import { ValidationError } from '../errors';
 import { PERMISSIONS, ROLE_TABLE, isPermission, isRoleName, permissionBit, permissionTier, permissionsOf, type Permission } from '../vocabulary';
-import { IssueList, describe, formatPath, guardInput, own, preview } from './format';
+import { IssueList, describe, formatPath, guardInput, own, preview } from './issues';
 import { checkPattern } from './glob';
 import { NAME_PATTERN, parseResource } from './names';
 import { LIMITS, type Scope, type ScopeEntry } from './types';

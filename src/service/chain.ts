@@ -5,7 +5,7 @@
  * @module
  */
 import { AuthenticationError, SvcAuthError, UnavailableError } from '../errors';
-import type { TokenRecord } from '../stores/types';
+import type { TokenRecord } from '../stores';
 
 /**
  * What the chain is checked against: the verified claims, or a principal being re-checked.

@@ -3,10 +3,9 @@
  * package root.
  * @module
  */
-import type { Principal } from '../policy/subject';
-import type { UserRoles } from '../policy/types';
-import type { TokenRecord, TokenStore } from '../stores/types';
-import type { KeyRing } from '../tokens/types';
+import type { Principal, UserRoles } from '../policy';
+import type { TokenRecord, TokenStore } from '../stores';
+import type { KeyRing } from '../tokens';
 import type { EventDispatcher } from './events';
 
 /**

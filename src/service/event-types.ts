@@ -4,7 +4,7 @@
  * @module
  */
 import type { AuthenticationReason } from '../errors';
-import type { Scope } from '../scopes/types';
+import type { Scope } from '../scopes';
 
 /**
  * Who acted. `server` is code calling `auth.revokeToken` or

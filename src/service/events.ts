@@ -8,8 +8,8 @@
  * events are dropped and counted. No event ever carries a token value (T8).
  * @module
  */
-import type { Principal } from '../policy/subject';
-import type { TokenRecord } from '../stores/types';
+import type { Principal } from '../policy';
+import type { TokenRecord } from '../stores';
 import type { AccessDeniedEvent, AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './event-types';
 
 export type { AccessDeniedEvent, AuthEvent, AuthEventHook, AuthFailedEvent, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './event-types';

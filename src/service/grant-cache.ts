@@ -7,9 +7,8 @@
  * is a different key and takes effect at once.
  * @module
  */
-import { compileLayer, createGrant, type CompiledLayer, type Grant } from '../policy';
-import type { UserRoles } from '../policy/types';
-import type { Scope } from '../scopes/types';
+import { compileLayer, createGrant, type CompiledLayer, type Grant, type UserRoles } from '../policy';
+import type { Scope } from '../scopes';
 import { isRoleName } from '../vocabulary';
 
 function isPlain(value: unknown): value is Record<string, unknown> {

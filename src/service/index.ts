@@ -8,3 +8,7 @@ export { bearerFromRequest, parseAuthorization } from './bearer';
 export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput, ListTokensOptions } from './types';
 export { reportDenied } from './events';
 export type { AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent, AuthFailedEvent, AccessDeniedEvent } from './events';
+
+/** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
+export { isHeaderProblem } from './bearer';
+export { CHAIN_SLOT } from './principal';

@@ -4,20 +4,17 @@
  * @module
  */
 import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, ValidationError, type IssueInput } from '../errors';
-import type { Principal } from '../policy/subject';
-import { normalizeScopes } from '../scopes';
-import { LIMITS, type Scope } from '../scopes/types';
-import type { TokenRecord } from '../stores/types';
-import { parsePatExpiry } from '../tokens/duration';
-import { mintToken } from '../tokens/mint';
-import { newTokenId } from '../tokens/claims';
+import type { Principal } from '../policy';
+import { normalizeScopes, LIMITS, type Scope } from '../scopes';
+import type { TokenRecord } from '../stores';
+import { parsePatExpiry, mintToken, newTokenId } from '../tokens';
 import { chainExpiryMs } from './chain';
 import type { ServiceContext } from './context';
 import { actorOf, createdEvent, revokedEvent } from './events';
 import { checkIdentity } from './identity';
 import { checkStoredText } from './text';
 import { checkNarrowing, roleWarnings } from './narrowing';
-import { managedRecords, pickForGet, pickForRevoke, toInfo } from './records';
+import { managedRecords, pickForGet, pickForRevoke, toInfo } from './token-info';
 import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from './types';
 
 const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity']);

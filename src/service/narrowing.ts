@@ -6,8 +6,8 @@
  * @module
  */
 import { ForbiddenError } from '../errors';
-import type { UserRoles } from '../policy/types';
-import type { Scope } from '../scopes/types';
+import type { UserRoles } from '../policy';
+import type { Scope } from '../scopes';
 import { ROLE_TABLE, isRoleName, type Permission, type RoleName } from '../vocabulary';
 
 /** `acme/web=repo:read`, `acme=org:read` or `repo:read`, for messages. */

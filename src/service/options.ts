@@ -4,8 +4,9 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import type { KeyRing } from '../tokens/types';
-import type { TokenStore } from '../stores/types';
+import type { KeyRing } from '../tokens';
+import { checkOptions } from '../vocabulary';
+import type { TokenStore } from '../stores';
 import type { AuthEventHook } from './events';
 import type { AuthOptions, MembershipSource } from './types';
 
@@ -93,9 +94,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
   }
   const o = options as Partial<Record<keyof AuthOptions, unknown>>;
   const issues: IssueInput[] = [];
-  for (const key of Reflect.ownKeys(options)) {
-    if (typeof key !== 'string' || !KNOWN.has(key)) issues.push({ path: String(key), message: 'unknown option' });
-  }
+  checkOptions(options, KNOWN, '', issues);
   if (typeof o.issuer !== 'string' || o.issuer.trim() === '' || o.issuer.length > 1024) {
     issues.push({ path: 'issuer', message: 'must be a non-empty string of at most 1024 characters' });
   }

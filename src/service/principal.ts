@@ -11,8 +11,8 @@
  * Internal: not exported from the package root.
  * @module
  */
-import { GRANT_SLOT, type Principal } from '../policy/subject';
-import type { TokenRecord } from '../stores/types';
+import { GRANT_SLOT, type Principal } from '../policy';
+import type { TokenRecord } from '../stores';
 import type { PrincipalState } from './context';
 
 /**

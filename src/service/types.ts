@@ -3,12 +3,10 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import type { Principal } from '../policy/subject';
-import type { Decision } from '../policy/decision';
-import type { Scope, ScopeEntry } from '../scopes/types';
-import type { UserRoles } from '../policy/types';
-import type { KeyRing } from '../tokens/types';
-import type { TokenStore } from '../stores/types';
+import type { Principal, Decision, UserRoles } from '../policy';
+import type { Scope, ScopeEntry } from '../scopes';
+import type { KeyRing } from '../tokens';
+import type { TokenStore } from '../stores';
 import type { AuthEventHook } from './events';
 
 /** Where `createAuth` learns a user's roles. Called on every `authenticate`. */

@@ -8,12 +8,11 @@
  * @module
  */
 import { join } from 'node:path';
-import { ValidationError } from '../errors';
-import type { UserRoles } from '../vocabulary';
-import type { RoleName } from '../vocabulary';
+import { ValidationError, type IssueInput } from '../errors';
+import { checkOptions, checkUserId, isPlainObject, type RoleName, type UserRoles } from '../vocabulary';
 import { JsonFile } from './json-file';
-import { checkResource, checkRole, checkUserId, MembershipTable, type Membership, type MembershipStore } from './membership';
-import { isPlainObject, timeOf, toEntry, toJson } from './records';
+import { checkResource, checkRole, MembershipTable, type Membership, type MembershipStore } from './membership';
+import { timeOf, toEntry, toJson } from './record-codec';
 import { TokenTable } from './token-table';
 import type { InsertResult, TokenRecord, TokenStore } from './types';
 
@@ -210,9 +209,13 @@ function checkDir(dir: unknown): string {
   return dir;
 }
 
-/** Only the timing fields pass on; JsonFile checks their values. */
+const TIMING_KEYS = ['lockTimeoutMs', 'staleLockMs'];
+
+/** Only the timing fields pass on; JsonFile checks their values. A misspelt one is refused. */
 function timing(options: unknown): { lockTimeoutMs?: number; staleLockMs?: number } {
   if (!isPlainObject(options)) throw new ValidationError([{ path: 'options', message: 'expected an options object' }]);
+  const issues: IssueInput[] = [];
+  if (!checkOptions(options, TIMING_KEYS, 'options', issues)) throw new ValidationError(issues);
   const out: { lockTimeoutMs?: number; staleLockMs?: number } = {};
   if (options.lockTimeoutMs !== undefined) out.lockTimeoutMs = options.lockTimeoutMs as number;
   if (options.staleLockMs !== undefined) out.staleLockMs = options.staleLockMs as number;

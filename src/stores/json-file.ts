@@ -15,7 +15,9 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { SvcAuthError, UnavailableError, ValidationError } from '../errors';
-import { codeOf, fsError, isAlive, withFileLock, type HeldLock, type LockTiming } from './file-lock';
+import { withFileLock, type HeldLock, type LockTiming } from './file-lock';
+import { codeOf, fsError } from './fs-errors';
+import { isAlive } from './lock-file';
 
 /**
  * Options of {@link JsonFile}.

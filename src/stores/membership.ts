@@ -46,9 +46,6 @@ export interface MembershipStore {
   list(): Promise<Membership[]>;
 }
 
-// One user-id rule for memberships and sessions alike (a member can always get a session).
-export { checkUserId };
-
 /**
  * @internal Check a resource and return its lowercase key.
  *

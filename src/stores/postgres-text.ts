@@ -8,7 +8,7 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import type { Entry } from './records';
+import type { Entry } from './record-codec';
 
 /**
  * @internal Whether PostgreSQL stores `text` and returns it unchanged.

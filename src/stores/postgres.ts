@@ -5,67 +5,27 @@
  * calls nothing but `pool.connect()`, so the root package never loads `pg`.
  * @module
  */
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { ConflictError, SvcAuthError, UnavailableError, ValidationError } from '../errors';
-import { isPlainObject, timeOf, toEntry, toRecord } from './records';
+import type { Pool, PoolClient } from 'pg';
+import { ConflictError, UnavailableError, ValidationError } from '../errors';
+import { timeOf, toEntry } from './record-codec';
 import { ChainBatcher } from './postgres-batch';
 import { checkStorable, storable } from './postgres-text';
 import { watchClient, type ClientWatch } from './postgres-client';
-import { buildSql, migrateLockKey, nameLockKey, parseTableName, type StoreSql, type TableName } from './postgres-sql';
+import { buildSql, migrateLockKey, nameLockKey, type StoreSql, type TableName } from './postgres-sql';
+import { toStoreError } from './postgres-errors';
+import {
+  MAX_BATCH_IDS,
+  MAX_BATCHES_IN_FLIGHT,
+  MAX_ID_LENGTH,
+  MAX_REVOKE_PASSES,
+  MIN_MIGRATE_TIMEOUT_MS,
+  readOptions,
+  type PostgresTokenStoreOptions,
+} from './postgres-options';
+import { first, rowToRecord } from './postgres-rows';
 import type { InsertResult, TokenRecord, TokenStore } from './types';
 
-/**
- * Options of {@link PostgresTokenStore}. Checked when the store is built.
- *
- * @example
- * ```ts
- * import pg from 'pg';
- * import type { PostgresTokenStoreOptions } from 'svc-auth/postgres';
- * const options: PostgresTokenStoreOptions = { pool: new pg.Pool(), table: 'auth.tokens', statementTimeoutMs: 2000 };
- * ```
- */
-export interface PostgresTokenStoreOptions {
-  /** A `pg.Pool`. The store only borrows connections from it; it never ends it. */
-  pool: Pool;
-  /** Table name, `name` or `schema.name`, each part `^[a-z_][a-z0-9_]{0,62}$`. Default `svc_auth_tokens`. The schema must exist. */
-  table?: string;
-  /**
-   * Longest time one store call may take, in milliseconds (connecting, waiting
-   * for locks, running): past it the call rejects with `UnavailableError`. Also
-   * set as the server's `statement_timeout` inside the store's transactions.
-   * Default 5 000; an integer from 1 to 2 147 483 647.
-   */
-  statementTimeoutMs?: number;
-  /**
-   * Run the reads (`readChain`, `listByOwner`) as named prepared statements,
-   * planned once per connection: several times faster for the recursive read.
-   * Default `true`; set `false` behind a pooler that cannot keep prepared
-   * statements (PgBouncer in transaction mode before 1.21).
-   */
-  prepare?: boolean;
-}
-
-const DEFAULT_TABLE = 'svc_auth_tokens';
-const DEFAULT_TIMEOUT_MS = 5_000;
-const MAX_TIMEOUT_MS = 2_147_483_647;
-/** Creating an index on a large table legitimately takes longer than a lookup. */
-const MIN_MIGRATE_TIMEOUT_MS = 60_000;
-/** Ids longer than this are never stored (see records.ts), so they are not looked up either. */
-const MAX_ID_LENGTH = 512;
-/** Each revoke pass that finds new rows is progress; this many means something is badly wrong. */
-const MAX_REVOKE_PASSES = 50;
-/** Most ids in one batched chain read; more wait for the next statement. */
-const MAX_BATCH_IDS = 128;
-/**
- * Batched chain reads on the wire at once. Few, so that under load calls
- * gather into large batches instead of spreading over the pool one by one.
- */
-const MAX_BATCHES_IN_FLIGHT = 4;
-const OPTION_KEYS = new Set(['pool', 'table', 'statementTimeoutMs', 'prepare']);
-
-/** SQLSTATE classes and codes that mean the connection or server, not the statement, failed. */
-const CONNECTION_STATES = /^(08|57P0[1-4]|53)/;
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+export type { PostgresTokenStoreOptions };
 
 /**
  * Token records in a PostgreSQL table, safe for several servers at once.
@@ -111,26 +71,11 @@ export class PostgresTokenStore implements TokenStore {
   private readonly chains: ChainBatcher;
 
   constructor(options: PostgresTokenStoreOptions) {
-    if (!isPlainObject(options)) {
-      throw new ValidationError([{ path: '', message: 'expected an options object { pool, table?, statementTimeoutMs? }' }]);
-    }
-    const unknown = Object.keys(options).filter((k) => !OPTION_KEYS.has(k));
-    if (unknown.length > 0) {
-      throw new ValidationError(unknown.map((k) => ({ path: k, message: 'unknown option' })));
-    }
-    const pool: unknown = options.pool;
-    if (typeof pool !== 'object' || pool === null || typeof (pool as { connect?: unknown }).connect !== 'function') {
-      throw new ValidationError([{ path: 'pool', message: 'expected a pg.Pool' }]);
-    }
-    const timeout = options.statementTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_MS) {
-      throw new ValidationError([{ path: 'statementTimeoutMs', message: `expected an integer from 1 to ${MAX_TIMEOUT_MS}` }]);
-    }
-    const prepare = options.prepare ?? true;
-    if (typeof prepare !== 'boolean') throw new ValidationError([{ path: 'prepare', message: 'expected a boolean' }]);
-    this.pool = pool as Pool;
-    this.prepare = prepare;
-    this.name = parseTableName(options.table ?? DEFAULT_TABLE);
+    const checked = readOptions(options);
+    const timeout = checked.timeoutMs;
+    this.pool = checked.pool;
+    this.prepare = checked.prepare;
+    this.name = checked.name;
     this.sql = buildSql(this.name);
     this.timeoutMs = timeout;
     this.chains = new ChainBatcher(
@@ -282,7 +227,7 @@ export class PostgresTokenStore implements TokenStore {
    *
    * @example
    * ```ts
-   * await store.touch([tokenId], new Date());
+   * await pgStore.touch([tokenId], new Date());
    * ```
    */
   async touch(ids: readonly string[], at: Date): Promise<void> {
@@ -351,53 +296,4 @@ export class PostgresTokenStore implements TokenStore {
       );
     });
   }
-}
-
-function first(result: { rows: QueryResultRow[] }): QueryResultRow | undefined {
-  return result.rows[0];
-}
-
-/** Map a driver failure to the library's errors: everything is unavailable (fail closed), except our own. */
-function toStoreError(err: unknown): SvcAuthError {
-  if (err instanceof SvcAuthError) return err;
-  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
-  let what = 'database error';
-  if (code === '57014') what = 'statement timed out';
-  else if (code === '42P01') what = 'token table missing (run migrate())';
-  else if (code === '40P01') what = 'deadlock detected';
-  else if (code === '23505') return new ConflictError('a token record with this id already exists', { cause: err });
-  else if (typeof code === 'string' && (CONNECTION_STATES.test(code) || NETWORK_CODES.has(code))) what = 'database unreachable';
-  else if (err instanceof Error && /connection|terminat|timeout/i.test(err.message)) what = 'database unreachable';
-  return new UnavailableError(`token store unavailable: ${what}`, { cause: err });
-}
-
-/** A row as a record. A row that is not a valid record fails closed: nothing is decided on it. */
-function rowToRecord(row: QueryResultRow): TokenRecord {
-  try {
-    const entry = toEntry(
-      {
-        id: row.id,
-        kind: row.kind,
-        ownerId: row.owner_id,
-        name: row.name,
-        description: row.description,
-        scopes: row.scopes,
-        parentId: row.parent_id,
-        createdAt: asDate(row.created_at),
-        expiresAt: asDate(row.expires_at),
-        revokedAt: row.revoked_at === null ? null : asDate(row.revoked_at),
-        committerIdentity: row.committer_identity,
-        lastUsedAt: row.last_used_at === null || row.last_used_at === undefined ? null : asDate(row.last_used_at),
-      },
-      'date',
-    );
-    return toRecord(entry);
-  } catch (err) {
-    throw new UnavailableError('token store unavailable: a stored record is malformed', { cause: err });
-  }
-}
-
-/** Pools with custom type parsers may hand timestamps back as text. */
-function asDate(value: unknown): unknown {
-  return typeof value === 'string' ? new Date(value) : value;
 }

@@ -7,8 +7,8 @@
  * @module
  */
 import { ConflictError, ValidationError } from '../errors';
-import { timeOf, toEntry, toRecord, type DateForm, type Entry } from './records';
-import type { Scope } from '../scopes/types';
+import { timeOf, toEntry, toRecord, type DateForm, type Entry } from './record-codec';
+import type { Scope } from '../scopes';
 import type { InsertResult, TokenRecord } from './types';
 
 interface OwnerIndex {

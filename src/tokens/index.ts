@@ -5,9 +5,12 @@
  */
 export type { TokenKind, KeyAlgorithm, KeyRing, TokenClaims } from './types';
 export { generateKeyRing, importKeyRing } from './keyring';
-export { TOKEN_TYPES, newTokenId } from './claims';
+export { newTokenId } from './claims';
 export { mintToken } from './mint';
-export { TokenVerifier, MAX_TOKEN_CHARS, type TokenVerifierOptions } from './verify';
+export { TokenVerifier, MAX_TOKEN_CHARS } from './verify';
 export { TOKEN_PATTERN, TOKEN_PREFIX, findTokens } from './pattern';
-export { redactTokens, REDACTED } from './redact';
+export { redactTokens } from './redact';
 export { LIFETIMES, parsePatExpiry, parseShortDuration, type Lifetime } from './duration';
+
+/** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
+export { isKeyRing } from './keyring';

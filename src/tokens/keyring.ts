@@ -14,13 +14,26 @@ interface RingState {
   version: number;
 }
 
-// Private state lives beside the object, not on it: JSON.stringify(ring) and
-// console.log(ring) show nothing secret, and a look-alike object is not a ring.
-const STATE = new WeakMap<object, RingState>();
+const INTERNAL = Symbol('svc-auth.key-ring');
+let readState: (value: unknown) => RingState | undefined;
 
 const ALGORITHMS: readonly KeyAlgorithm[] = ['EdDSA', 'ES256', 'HS256'];
 
+// Private state lives in a private field, as in Grant and CompiledLayer: JSON.stringify(ring) and
+// console.log(ring) show nothing secret, and a look-alike object or a Proxy is not a ring.
 class SvcKeyRing implements KeyRing {
+  readonly #state: RingState;
+
+  constructor(key: symbol, ringState: RingState) {
+    if (key !== INTERNAL) throw new ValidationError('use generateKeyRing() or importKeyRing() to build a key ring');
+    this.#state = ringState;
+  }
+
+  static {
+    // `#x in v` is false for a Proxy and for look-alike objects, and never runs a trap.
+    readState = (value) => (typeof value === 'object' && value !== null && #state in value ? value.#state : undefined);
+  }
+
   publicJwks(): { keys: JWK[] } {
     const keys: JWK[] = [];
     for (const k of state(this).keys) if (k.publicJwk !== null) keys.push({ ...k.publicJwk });
@@ -60,14 +73,13 @@ class SvcKeyRing implements KeyRing {
 }
 
 function state(ring: object): RingState {
-  const s = STATE.get(ring);
+  const s = readState(ring);
   if (s === undefined) throw new ValidationError([{ path: 'ring', message: 'not a key ring made by generateKeyRing or importKeyRing' }]);
   return s;
 }
 
 function makeRing(keys: RingKey[]): KeyRing {
-  const ring = new SvcKeyRing();
-  STATE.set(ring, { keys, byKid: new Map(keys.map((k) => [k.kid, k])), version: 0 });
+  const ring = new SvcKeyRing(INTERNAL, { keys, byKid: new Map(keys.map((k) => [k.kid, k])), version: 0 });
   return Object.freeze(ring);
 }
 
@@ -147,7 +159,7 @@ export function ringVersion(ring: KeyRing): number {
  * ```
  */
 export function isKeyRing(ring: unknown): ring is KeyRing {
-  return typeof ring === 'object' && ring !== null && STATE.has(ring);
+  return readState(ring) !== undefined;
 }
 
 /**

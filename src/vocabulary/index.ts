@@ -9,5 +9,5 @@ export {
   permissionTier,
   type Permission,
 } from './permissions';
-export { isPlainObject, checkUserId } from './input';
+export { isPlainObject, checkOptions, checkUserId } from './input';
 export { ROLES, ROLE_TABLE, isRoleName, roleMasks, type RoleName, type RoleExpansion, type UserRoles } from './roles';

@@ -1,9 +1,9 @@
 /**
- * The few input checks every layer shares, kept once, beneath every layer: what a plain object is
- * and what a user id is.
+ * The few input checks every layer shares, kept once, beneath every layer: what a plain object is,
+ * which keys an options object may have, and what a user id is.
  * @module
  */
-import { ValidationError } from '../errors';
+import { ValidationError, type IssueInput } from '../errors';
 
 /**
  * @internal An object literal or a null-prototype object: not an array, Date, Map, Proxy-less class instance.
@@ -18,6 +18,32 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/**
+ * @internal Report every own key of the options object `value` that is not in `knownKeys` (symbol
+ * keys included) as an `unrecognized_keys` issue at `<path>.<key>` (at `<key>` when `path` is
+ * empty), so that a misspelt option fails when the object is built instead of being ignored.
+ * Returns whether every key was known.
+ *
+ * @example
+ * ```ts
+ * const issues: IssueInput[] = [];
+ * checkOptions({ realm: 'svc', optinal: true }, ['realm', 'optional'], 'options', issues); // false
+ * issues; // [{ code: 'unrecognized_keys', path: ['options', 'optinal'], message: 'unknown option' }]
+ * ```
+ */
+export function checkOptions(value: object, knownKeys: ReadonlySet<string> | readonly string[], path: string, issues: IssueInput[]): boolean {
+  const known = knownKeys instanceof Set ? knownKeys : new Set(knownKeys as readonly string[]);
+  let ok = true;
+  for (const key of Reflect.ownKeys(value)) {
+    if (typeof key === 'string' && known.has(key)) continue;
+    ok = false;
+    // Keys come from callers, maybe hostile: a long one is cut in the issue path.
+    const name = typeof key === 'string' ? key.slice(0, 64) : String(key).slice(0, 64);
+    issues.push({ code: 'unrecognized_keys', path: path === '' ? [name] : [path, name], message: 'unknown option' });
+  }
+  return ok;
 }
 
 /** Longest user id, in UTF-16 code units. */

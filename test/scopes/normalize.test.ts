@@ -364,7 +364,7 @@ describe('one scope validator, one issue model', () => {
 
   it('the same bad input gets the same issues from normalizeScopes, compileLayer and the store codec', async () => {
     const { compileLayer } = await import('../../src/policy');
-    const { toEntry } = await import('../../src/stores/records');
+    const { toEntry } = await import('../../src/stores/record-codec');
     const bad = [
       [{ permissions: ['repo:read'], foo: 1 }],
       [{ resource: 'acme/web', permissions: ['repo:read', 'nope'] }],

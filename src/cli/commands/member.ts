@@ -7,7 +7,7 @@ import { NotFoundError } from '../../errors';
 import { parseFlags, required } from '../args';
 import { help, withInstance, type Command } from '../command';
 import { clean, json, table } from '../output';
-import { checkRole } from '../../stores/membership';
+import { checkRole } from '../../stores';
 
 const SET_HELP = `Usage: svc member set --user <id> --resource <org|org/repo> --role <role>
 

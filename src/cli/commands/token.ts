@@ -5,9 +5,8 @@
  * @module
  */
 import { ValidationError } from '../../errors';
-import { parseScopeFlags, parseScopesJson } from '../../scopes';
-import type { ScopeEntry } from '../../scopes/types';
-import type { CreateTokenInput } from '../../service/types';
+import { parseScopeFlags, parseScopesJson, type ScopeEntry } from '../../scopes';
+import type { CreateTokenInput } from '../../service';
 import { optional, parseFlags, required } from '../args';
 import { help, signIn, withInstance, type Command } from '../command';
 import { clean, expiringSoon, expiryText, json, tokenDetail, tokenTable, useColour } from '../output';

@@ -4,7 +4,7 @@
  * a name designates (T7).
  * @module
  */
-import type { TokenRecord } from '../stores/types';
+import type { TokenRecord } from '../stores';
 import type { TokenInfo } from './types';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Pattern shapes the glob matcher (glob.ts) handles apart from its segment
+ * Pattern shapes the glob matcher (glob.ts, glob-compile.ts) handles apart from its segment
  * walk: the common shapes it answers with one anchored RegExp or a direct
  * string test, and the shapes picomatch compiles through its own fast paths,
  * where its `(?=.)` lookahead sits elsewhere.
@@ -54,7 +54,7 @@ function specialise(pattern: string): ThingMatcher | undefined {
 /**
  * @internal The RegExp source (unanchored, one group) of a matcher that is one
  * safe RegExp and nothing else, so that the policy layer can fold the matchers
- * of several layers into one RegExp of lookaheads (see `grant.ts`).
+ * of several layers into one RegExp of lookaheads (see `policy/fold.ts`).
  *
  * @example
  * ```ts

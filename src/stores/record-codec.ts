@@ -221,6 +221,3 @@ export function timeOf(value: unknown, what: string): number {
   if (!Number.isFinite(ms)) throw new ValidationError([{ path: what, message: 'expected a valid Date' }]);
   return ms;
 }
-
-// One definition beneath every layer; re-exported for the file and PostgreSQL stores.
-export { isPlainObject };

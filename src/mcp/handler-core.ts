@@ -1,0 +1,129 @@
+/**
+ * What the MCP endpoint's node:http and fetch handlers (handler.ts) share:
+ * their options, checked once when the handlers are built, authentication of
+ * each request, and the error answers (H2, with the RFC 9728 metadata link).
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
+import { httpError, type HttpErrorBody } from '../http';
+import type { Principal } from '../policy';
+import { bearerFromRequest, type Auth } from '../service';
+import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
+import { checkOptions } from '../vocabulary';
+import { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from './metadata';
+
+/**
+ * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits.
+ *
+ * @example
+ * ```ts
+ * // The SDK's `new McpServer({ name: 'my-service', version: '1.0.0' })` is one.
+ * async function serve(server: McpServerLike, transport: Parameters<McpServerLike['connect']>[0]): Promise<void> {
+ *   await server.connect(transport);
+ * }
+ * ```
+ */
+export interface McpServerLike {
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Options of {@link mcpNodeHandlers} and {@link mcpFetchHandlers}.
+ *
+ * @example
+ * ```ts
+ * const options: McpHandlerOptions = {
+ *   auth,
+ *   server: (principal) => buildMcpServer(principal), // a new McpServer with the tools this credential can use
+ *   resource: 'https://svc.example/mcp',
+ * };
+ * ```
+ */
+export interface McpHandlerOptions {
+  auth: Auth;
+  /** Build the MCP server for one authenticated request (register only the tools `canUseTool` allows). */
+  server: (principal: Principal, authInfo: AuthInfo) => McpServerLike | Promise<McpServerLike>;
+  /**
+   * The endpoint's public URL (`https://svc.example/mcp`). Default: taken from
+   * the request (`Host` header, `http:` unless the socket is TLS): fine for a
+   * dev instance, set it behind a proxy.
+   */
+  resource?: string | URL;
+  /** OAuth authorization servers for the metadata. Omit on an instance without OAuth. */
+  authorizationServers?: readonly (string | URL)[];
+  /** A name for the metadata document. */
+  resourceName?: string;
+  /** The next step a person should take about a refused token (see `mcpTokenVerifier`). */
+  renewHint?: string;
+  /** Called with the original error whenever the answer is a 5xx, to log what the client is never shown. */
+  onError?: (err: unknown) => void;
+}
+
+/** @internal one answer, before it is written to a node response or made a `Response`. */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+const OPTION_KEYS = new Set(['auth', 'server', 'resource', 'authorizationServers', 'resourceName', 'renewHint', 'onError']);
+export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** @internal what both handler kinds share: option checks, authentication, error answers. */
+export function core(options: McpHandlerOptions) {
+  if (typeof options !== 'object' || options === null) throw new ValidationError([{ path: 'options', message: 'expected { auth, server, ... }' }]);
+  const issues: IssueInput[] = [];
+  if (!checkOptions(options, OPTION_KEYS, 'options', issues)) throw new ValidationError(issues);
+  const auth = checkAuth(options.auth);
+  if (typeof options.server !== 'function') throw new ValidationError([{ path: 'options.server', message: 'must be a function (principal, authInfo) => McpServer' }]);
+  if (options.onError !== undefined && typeof options.onError !== 'function') throw new ValidationError([{ path: 'options.onError', message: 'must be a function' }]);
+  const fixed = options.resource === undefined ? undefined : checkUrl(options.resource, 'options.resource');
+  const hint = checkRenewHint(options.renewHint, 'options.renewHint');
+  const meta = (resource: string): ProtectedResourceMetadata =>
+    protectedResourceMetadata({
+      resource,
+      ...(options.authorizationServers === undefined ? {} : { authorizationServers: options.authorizationServers }),
+      ...(options.resourceName === undefined ? {} : { resourceName: options.resourceName }),
+    });
+  // Fail now, not on the first request, when the metadata options are wrong.
+  meta(fixed ?? 'http://localhost/mcp');
+
+  async function authenticate(req: IncomingMessage | Request, resource: string): Promise<{ principal: Principal; info: AuthInfo }> {
+    const token = bearerFromRequest(req);
+    const principal = await auth.authenticate(token);
+    return { principal, info: authInfoFor(principal, token, resource) };
+  }
+
+  /** H2, plus `resource_metadata` on a 401 so that MCP clients find the metadata (RFC 9728 section 5.1). */
+  function failure(err: unknown, resource: string | undefined): Answer {
+    const answer = httpError(err);
+    if (answer.status >= 500) options.onError?.(err);
+    const headers = { ...answer.headers };
+    const body: HttpErrorBody = { ...answer.body };
+    if (answer.status === 401) {
+      const reason = err instanceof AuthenticationError ? err.reason : 'malformed';
+      const text = refusalText(reason, hint);
+      const where = resource === undefined ? '' : `, resource_metadata="${resourceMetadataUrl(resource)}"`;
+      // RFC 6750 section 3.1: no error code when the request carried no credential at all.
+      headers['www-authenticate'] = reason === 'missing' ? `Bearer realm="svc"${where}` : `Bearer realm="svc", error="invalid_token", error_description="${text}"${where}`;
+      body.message = text;
+    }
+    return { status: answer.status, headers, body };
+  }
+
+  function methodNotAllowed(): Answer {
+    // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
+    return { status: 405, headers: { ...JSON_HEADERS, allow: 'POST' }, body: { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, use POST' }, id: null } };
+  }
+
+  function metadataAnswer(resource: string | undefined): Answer {
+    if (resource === undefined) return { status: 404, headers: { ...JSON_HEADERS }, body: { error: 'not_found', message: 'no protected resource here' } };
+    return { status: 200, headers: { ...JSON_HEADERS, 'cache-control': 'max-age=300' }, body: meta(resource) };
+  }
+
+  return { fixed, authenticate, failure, methodNotAllowed, metadataAnswer, build: options.server, onError: options.onError };
+}
+
