@@ -53,7 +53,8 @@ module.exports = {
     },
     {
       name: 'stores-need-no-policy',
-      comment: 'Stores keep records and memberships (vocabulary and scope types); they never decide or mint (DESIGN: stores use nothing above).',
+      comment:
+        'Stores keep records and memberships (vocabulary and scope types); they never decide or mint (DESIGN: stores use nothing above).',
       severity: 'error',
       from: { path: '^src/stores/' },
       to: { path: '^src/(policy|tokens)/' },

@@ -5,7 +5,10 @@ import tseslint from 'typescript-eslint';
 
 // The few Node globals the plain-JS scripts use (the `globals` package is not a dependency).
 const node = Object.fromEntries(
-  ['process', 'console', 'URL', 'fetch', 'setTimeout', 'clearTimeout', 'Buffer', 'module', 'require', '__dirname'].map((n) => [n, 'readonly']),
+  ['process', 'console', 'URL', 'fetch', 'setTimeout', 'clearTimeout', 'Buffer', 'module', 'require', '__dirname'].map((n) => [
+    n,
+    'readonly',
+  ]),
 );
 
 export default tseslint.config(

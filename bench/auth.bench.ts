@@ -78,7 +78,8 @@ async function sameAnswers(list: Engine[], tokens: string[]): Promise<void> {
 
 function nsPerOp(bench: Bench, name: string): number {
   const result = bench.tasks.find((t) => t.name === name)?.result;
-  if (result === undefined || (result.state !== 'completed' && result.state !== 'aborted-with-statistics')) throw new Error(`bench task ${name} did not complete`);
+  if (result === undefined || (result.state !== 'completed' && result.state !== 'aborted-with-statistics'))
+    throw new Error(`bench task ${name} did not complete`);
   return result.latency.mean * 1e6;
 }
 
@@ -101,19 +102,36 @@ async function hot(): Promise<Map<string, number>> {
   const store = new MemoryTokenStore();
   // Roles as an in-process source answers them (a table in memory), and as a remote one would (a promise).
   const auth = createAuth({ issuer: ISS, keys: ring, tokens: store, members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) } });
-  const authAsync = createAuth({ issuer: ISS, keys: ring, tokens: store, members: { rolesOf: async () => ({ orgs: { acme: 'editor' } }) } });
+  const authAsync = createAuth({
+    issuer: ISS,
+    keys: ring,
+    tokens: store,
+    members: { rolesOf: async () => ({ orgs: { acme: 'editor' } }) },
+  });
   // The same records without last-used recording: what authenticate did before it existed (issue 11: within 10%).
-  const unrecorded = createAuth({ issuer: ISS, keys: ring, tokens: store, members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) }, lastUsedIntervalMs: 0 });
+  const unrecorded = createAuth({
+    issuer: ISS,
+    keys: ring,
+    tokens: store,
+    members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
+    lastUsedIntervalMs: 0,
+  });
   const [token] = await pats(auth, 1);
   const jwk = ringJwk(ring);
-  const pem = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string }, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
+  const pem = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string }, format: 'jwk' }).export({
+    type: 'spki',
+    format: 'pem',
+  }) as string;
   const fast = createVerifier({ key: pem, algorithms: ['EdDSA'], allowedIss: ISS, cache: 10_000 });
   const verifier = new TokenVerifier({ ring, issuer: ISS });
   const list: Engine[] = [
     { name: HOT_SYNC, verify: async (t) => ofPrincipal(await auth.authenticate(t)) },
     { name: HOT_UNRECORDED, verify: async (t) => ofPrincipal(await unrecorded.authenticate(t)) },
     { name: HOT_ASYNC, verify: async (t) => ofPrincipal(await authAsync.authenticate(t)) },
-    { name: 'svc-auth TokenVerifier alone (cache on)', verify: async (t) => ofPayload(await verifier.verify(t, Math.floor(Date.now() / 1000))) },
+    {
+      name: 'svc-auth TokenVerifier alone (cache on)',
+      verify: async (t) => ofPayload(await verifier.verify(t, Math.floor(Date.now() / 1000))),
+    },
     { name: 'fast-jwt createVerifier (cache on)', verify: (t) => ofPayload(fast(t) as Record<string, unknown>) },
   ];
   await sameAnswers(list, [token as string]);
@@ -129,7 +147,10 @@ async function cold(alg: Alg): Promise<Map<string, number>> {
   const key = await joseKey(ring, alg);
   const list: Engine[] = [
     { name: 'svc-auth authenticate (PAT, cache off)', verify: async (t) => ofPrincipal(await auth.authenticate(t)) },
-    { name: 'jose jwtVerify (pre-imported key)', verify: async (t) => ofPayload((await jwtVerify(t, key, { algorithms: [alg], issuer: ISS })).payload) },
+    {
+      name: 'jose jwtVerify (pre-imported key)',
+      verify: async (t) => ofPayload((await jwtVerify(t, key, { algorithms: [alg], issuer: ISS })).payload),
+    },
   ];
   await sameAnswers(list, tokens.slice(0, 200));
   return measure(list, tokens);
@@ -152,9 +173,17 @@ async function memory(): Promise<{ record: number; recordUnscoped: number; cache
     const before = heap(gc);
     for (let i = 0; i < MEMORY_TOKENS; i++) {
       const rec: TokenRecord = {
-        id: newTokenId(), kind: 'pat', ownerId: `user-${i % 1000}`, name: `token-${i}`, description: null,
+        id: newTokenId(),
+        kind: 'pat',
+        ownerId: `user-${i % 1000}`,
+        name: `token-${i}`,
+        description: null,
         scopes: scoped ? [{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'] }] : null,
-        parentId: null, createdAt: now, expiresAt: later, revokedAt: null, committerIdentity: null,
+        parentId: null,
+        createdAt: now,
+        expiresAt: later,
+        revokedAt: null,
+        committerIdentity: null,
       };
       await store.insert(rec, now);
     }
@@ -171,7 +200,14 @@ async function memory(): Promise<{ record: number; recordUnscoped: number; cache
   const before = heap(gc);
   for (let i = 0; i < MEMORY_TOKENS; i++) {
     // Only the cache keeps the token text, as with tokens arriving in requests.
-    const t = await mintToken(ring, { kind: 'pat', iss: ISS, sub: `user-${i % 1000}`, jti: newTokenId(), iat: nowSec, exp: nowSec + 86_400 });
+    const t = await mintToken(ring, {
+      kind: 'pat',
+      iss: ISS,
+      sub: `user-${i % 1000}`,
+      jti: newTokenId(),
+      iat: nowSec,
+      exp: nowSec + 86_400,
+    });
     await verifier.verify(t, nowSec);
   }
   const cached = (heap(gc) - before) / MEMORY_TOKENS;
@@ -228,7 +264,11 @@ export async function run(): Promise<string> {
     '',
     ratioTable(
       coldRows,
-      (['EdDSA', 'HS256'] as const).map((alg) => ({ title: `${alg} per call`, times: coldTimes.get(alg) as Map<string, number>, base: JOSE })),
+      (['EdDSA', 'HS256'] as const).map((alg) => ({
+        title: `${alg} per call`,
+        times: coldTimes.get(alg) as Map<string, number>,
+        base: JOSE,
+      })),
       'jose',
     ),
     '',

@@ -183,9 +183,13 @@ async function worst(): Promise<string[]> {
         }, 3);
         mmCell = ms >= 1 ? `${ms.toFixed(1)} ms` : `${(ms * 1000).toFixed(1)} µs`;
       }
-      const t = await ns(() => {
-        if (ours(c.name)) sink++;
-      }, 1, 300);
+      const t = await ns(
+        () => {
+          if (ours(c.name)) sink++;
+        },
+        1,
+        300,
+      );
       const oursCell = t >= 1e6 ? `${(t / 1e6).toFixed(2)} ms` : t >= 1e3 ? `${(t / 1e3).toFixed(1)} µs` : `${t.toFixed(0)} ns`;
       rows.push(`| ${w.label} | ${c.label} | ${c.expected} | ${oursCell} | ${mmCell} |`);
     }

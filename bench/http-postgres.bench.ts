@@ -92,7 +92,9 @@ export async function run(): Promise<string> {
     const session = await auth.authenticate(await auth.issueSession('alice'));
     const tokens: string[] = [];
     for (let i = 0; i < TOKENS; i++) {
-      const { token } = await auth.client(session).token.create({ name: `http-${i}`, scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
+      const { token } = await auth
+        .client(session)
+        .token.create({ name: `http-${i}`, scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
       await auth.authenticate(token);
       tokens.push(token);
     }
@@ -136,7 +138,7 @@ export async function run(): Promise<string> {
       `Median ratio behind the guard vs without auth: **${ratio.toFixed(2)}x**; median store share **${(100 * (shares[Math.floor(shares.length / 2)] as number)).toFixed(0)}%**.`,
       '',
       'Where the rest goes: the server without auth does no I/O at all, so any database round trip per request shows; on',
-      'this 2-core machine PostgreSQL, the server and autocannon share the same cores, so the database\'s CPU for the reads',
+      "this 2-core machine PostgreSQL, the server and autocannon share the same cores, so the database's CPU for the reads",
       'is taken from the server too. The store wait is the part T5 makes every request pay (one coalesced read); the rest',
       'is the service and guard per request (see the sequential goal above). What would remove more: fewer deadline timers',
       'per request and a database on its own cores; a cache of chain reads would remove the wait but break T5.',

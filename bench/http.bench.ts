@@ -58,7 +58,10 @@ const median = (xs: number[]): number => {
  * ```
  */
 export async function run(): Promise<string> {
-  const child = fork(fileURLToPath(new URL('./http-server.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./http-server.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   try {
     const ports = await new Promise<Ports>((resolve, reject) => {
       child.once('message', (m) => resolve(m as Ports));

@@ -91,8 +91,17 @@ export async function run(): Promise<string> {
   const store = new MemoryTokenStore();
   for (let i = 0; i < RECORDS; i++) {
     const rec: TokenRecord = {
-      id: idOf(i), kind: 'pat', ownerId: `user-${i % 1000}`, name: flat(`token-${i}`), description: null, scopes,
-      parentId: null, createdAt: now, expiresAt: later, revokedAt: null, committerIdentity: null,
+      id: idOf(i),
+      kind: 'pat',
+      ownerId: `user-${i % 1000}`,
+      name: flat(`token-${i}`),
+      description: null,
+      scopes,
+      parentId: null,
+      createdAt: now,
+      expiresAt: later,
+      revokedAt: null,
+      committerIdentity: null,
     };
     await store.insert(rec, now);
   }
@@ -108,7 +117,14 @@ export async function run(): Promise<string> {
       return false;
     }
   };
-  const claimsOf = (i: number) => ({ kind: 'pat' as const, iss: ISS, sub: `user-${i % 1000}`, jti: idOf(i), iat: nowMs / 1000, exp: later.getTime() / 1000 });
+  const claimsOf = (i: number) => ({
+    kind: 'pat' as const,
+    iss: ISS,
+    sub: `user-${i % 1000}`,
+    jti: idOf(i),
+    iat: nowMs / 1000,
+    exp: later.getTime() / 1000,
+  });
   const sample = await mintToken(ring, claimsOf(0));
   const head = sample.slice(0, sample.indexOf('.'));
   const fake = (i: number): string => `${base64url.encode(`{"x":${i}}`)}.${i.toString(36)}.${(i * 7919).toString(36)}`;
@@ -117,8 +133,14 @@ export async function run(): Promise<string> {
 
   const floods: Flood[] = [];
   floods.push(await flood('distinct bogus strings', BOGUS, gc, (i) => refused(fake(i))));
-  floods.push(await flood('distinct valid-looking tokens (real header and kid, forged signature)', LOOKALIKE, gc, (i) => refused(lookalike(i))));
-  floods.push(await flood('distinct tokens signed by the ring, each with its record (all three caches fill)', SIGNED, gc, async (i) => refused(await mintToken(ring, claimsOf(i)))));
+  floods.push(
+    await flood('distinct valid-looking tokens (real header and kid, forged signature)', LOOKALIKE, gc, (i) => refused(lookalike(i))),
+  );
+  floods.push(
+    await flood('distinct tokens signed by the ring, each with its record (all three caches fill)', SIGNED, gc, async (i) =>
+      refused(await mintToken(ring, claimsOf(i))),
+    ),
+  );
   for (const f of floods.slice(0, 2)) if (f.accepted !== 0) throw new Error(`${f.what}: ${f.accepted} accepted`);
   const signed = floods[2] as Flood;
   if (signed.accepted !== SIGNED) throw new Error(`signed flood: only ${signed.accepted} of ${SIGNED} accepted`);

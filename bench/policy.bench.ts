@@ -93,7 +93,9 @@ function effectiveRules(roles: UserRoles, layers: Scope[][]): { rows: Effective;
       const repoRole = repo === null ? undefined : (roles.repos?.[repo] as RoleName | undefined);
       const held = onRepo
         ? [...(orgRole ? ROLE_TABLE[orgRole].repo : []), ...(repoRole ? ROLE_TABLE[repoRole].repo : [])]
-        : orgRole ? ROLE_TABLE[orgRole].org : [];
+        : orgRole
+          ? ROLE_TABLE[orgRole].org
+          : [];
       let result: string[][] | null = held.includes(p) ? [] : null;
       for (const l of layers) {
         if (result === null) break;
@@ -133,7 +135,10 @@ function buildOurs(): Engine {
 }
 
 function buildFloor(eff: Effective): Engine {
-  interface Row { mask: number; re: (RegExp | null)[] }
+  interface Row {
+    mask: number;
+    re: (RegExp | null)[];
+  }
   const table = new Map<string, Row>();
   for (const [key, perms] of eff) {
     const row: Row = { mask: 0, re: PERMISSIONS.map(() => null) };
@@ -237,10 +242,18 @@ async function buildCosts(): Promise<string[]> {
   let sink = 0;
   const bench = new Bench({ time: 500, warmupTime: 100 });
   bench
-    .add('`createGrant` with layers compiled once per token (`compileLayer`)', () => { sink += createGrant({ roles: ROLES, layers: compiled }) ? 1 : 0; })
-    .add('`createGrant` with raw scope layers', () => { sink += createGrant({ roles: ROLES, layers: LAYERS }) ? 1 : 0; })
-    .add('`compileLayer` of the own layer (6 entries)', () => { sink += compileLayer(OWN) ? 1 : 0; })
-    .add('CASL `createMongoAbility` from the folded rules', () => { sink += buildCasl(rows, repos) ? 1 : 0; });
+    .add('`createGrant` with layers compiled once per token (`compileLayer`)', () => {
+      sink += createGrant({ roles: ROLES, layers: compiled }) ? 1 : 0;
+    })
+    .add('`createGrant` with raw scope layers', () => {
+      sink += createGrant({ roles: ROLES, layers: LAYERS }) ? 1 : 0;
+    })
+    .add('`compileLayer` of the own layer (6 entries)', () => {
+      sink += compileLayer(OWN) ? 1 : 0;
+    })
+    .add('CASL `createMongoAbility` from the folded rules', () => {
+      sink += buildCasl(rows, repos) ? 1 : 0;
+    });
   await bench.run();
   if (sink < 0) throw new Error('unreachable');
   return [
@@ -298,10 +311,30 @@ export async function run(): Promise<string> {
   const times = new Map<string, number>();
   for (const [mix, queries] of mixes) {
     const fast = engines.filter(([n]) => !n.startsWith('casbin'));
-    const got = await interleaved(fast.map(([name, engine]) => ({ name, fn: () => { sink += loop(engine, queries); }, ops: REPEAT * queries.length })));
+    const got = await interleaved(
+      fast.map(([name, engine]) => ({
+        name,
+        fn: () => {
+          sink += loop(engine, queries);
+        },
+        ops: REPEAT * queries.length,
+      })),
+    );
     for (const [name, ns] of got) times.set(`${name}|${mix}`, ns);
     const [cname, cengine] = engines[3] as [string, Engine];
-    const c = await interleaved([{ name: cname, fn: () => { sink += loop(cengine, queries); }, ops: REPEAT * queries.length }], 2, QUICK ? 100 : 300);
+    const c = await interleaved(
+      [
+        {
+          name: cname,
+          fn: () => {
+            sink += loop(cengine, queries);
+          },
+          ops: REPEAT * queries.length,
+        },
+      ],
+      2,
+      QUICK ? 100 : 300,
+    );
     times.set(`${cname}|${mix}`, c.get(cname) as number);
   }
   if (sink < 0) throw new Error('unreachable');

@@ -169,7 +169,9 @@ async function distinctTokens(auth: Auth, n: number): Promise<string[]> {
   const session = await auth.authenticate(await auth.issueSession('alice'));
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
-    const { token } = await auth.client(session).token.create({ name: `goal-${i}`, scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
+    const { token } = await auth
+      .client(session)
+      .token.create({ name: `goal-${i}`, scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     await auth.authenticate(token); // signature cache hot
     out.push(token);
   }
@@ -232,7 +234,10 @@ async function goalRatios(pool: pg.Pool, auth: Auth, tokens: string[]): Promise<
     const b: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       // Sequential: one of each in turn, so both see the same moment of a shared machine.
-      const [x, y] = inFlight === 1 ? await interleaved(authOp, selectOp, ROUND_MS) : [await rate(authOp, inFlight, ROUND_MS), await rate(selectOp, inFlight, ROUND_MS)];
+      const [x, y] =
+        inFlight === 1
+          ? await interleaved(authOp, selectOp, ROUND_MS)
+          : [await rate(authOp, inFlight, ROUND_MS), await rate(selectOp, inFlight, ROUND_MS)];
       a.push(x);
       b.push(y);
       ratios.push(x / y);
@@ -264,8 +269,8 @@ async function goalRatios(pool: pg.Pool, auth: Auth, tokens: string[]): Promise<
     '',
     'What goal 2 costs where it is missed: the store itself is at about one round trip (its prepared chain read is a',
     'primary-key probe per level with a cached generic plan, cheaper on the wire than the simple-protocol `SELECT 1`);',
-    'the rest is the service around it: per request two guarded promises with a deadline timer each (the service\'s',
-    'store guard and the store\'s own deadline), the membership call, the grant cache lookup and building the principal,',
+    "the rest is the service around it: per request two guarded promises with a deadline timer each (the service's",
+    "store guard and the store's own deadline), the membership call, the grant cache lookup and building the principal,",
     'which on this shared 2-core machine weigh more than their few microseconds on an idle one. What would remove it: one',
     'deadline per request instead of two (the service could trust a store that enforces its own `statementTimeoutMs`),',
     'and reading the roles in the same turn as the chain instead of after it.',

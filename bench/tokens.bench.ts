@@ -49,7 +49,9 @@ async function fixture(alg: Alg): Promise<Fixture> {
   const nowSec = Math.floor(Date.now() / 1000);
   const tokens: string[] = [];
   for (let i = 0; i < TOKENS; i++) {
-    tokens.push(await mintToken(ring, { kind: 'pat', iss: ISS, sub: `user-${i % 50}`, jti: newTokenId(), iat: nowSec, exp: nowSec + 86400 }));
+    tokens.push(
+      await mintToken(ring, { kind: 'pat', iss: ISS, sub: `user-${i % 50}`, jti: newTokenId(), iat: nowSec, exp: nowSec + 86400 }),
+    );
   }
   return { alg, ring, tokens, nowSec, jwk: ring.exportPrivate().keys[0]! };
 }
@@ -82,11 +84,23 @@ function floorEngine(f: Fixture): Engine {
 
 async function engines(f: Fixture, hot: boolean): Promise<Engine[]> {
   const ours = new TokenVerifier({ ring: f.ring, issuer: ISS, cacheSize: hot ? 10_000 : 0 });
-  const pem = f.alg === 'HS256' ? Buffer.from(f.jwk.k!, 'base64url') : (createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: f.jwk.x! }, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string);
+  const pem =
+    f.alg === 'HS256'
+      ? Buffer.from(f.jwk.k!, 'base64url')
+      : (createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: f.jwk.x! }, format: 'jwk' }).export({
+          type: 'spki',
+          format: 'pem',
+        }) as string);
   const fast = createVerifier({ key: pem, algorithms: [f.alg], allowedIss: ISS, cache: hot ? 10_000 : false });
   const list: Engine[] = [
-    { name: hot ? 'svc-auth TokenVerifier (cache on)' : 'svc-auth TokenVerifier (cache off)', verify: async (t) => answer(await ours.verify(t, f.nowSec)) },
-    { name: hot ? 'fast-jwt createVerifier (cache on)' : 'fast-jwt createVerifier (no cache)', verify: (t) => answer(fast(t) as Record<string, unknown>) },
+    {
+      name: hot ? 'svc-auth TokenVerifier (cache on)' : 'svc-auth TokenVerifier (cache off)',
+      verify: async (t) => answer(await ours.verify(t, f.nowSec)),
+    },
+    {
+      name: hot ? 'fast-jwt createVerifier (cache on)' : 'fast-jwt createVerifier (no cache)',
+      verify: (t) => answer(fast(t) as Record<string, unknown>),
+    },
   ];
   if (hot) return list;
   // jose's importJWK gives bytes for an oct key, which jose would import again on
@@ -95,12 +109,18 @@ async function engines(f: Fixture, hot: boolean): Promise<Engine[]> {
     f.alg === 'HS256'
       ? await crypto.subtle.importKey('raw', Buffer.from(f.jwk.k!, 'base64url'), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
       : ((await importJWK({ kty: 'OKP', crv: 'Ed25519', x: f.jwk.x! }, f.alg)) as CryptoKey);
-  list.push({ name: 'jose jwtVerify (pre-imported key)', verify: async (t) => answer((await jwtVerify(t, joseKey, { algorithms: [f.alg], issuer: ISS })).payload) });
+  list.push({
+    name: 'jose jwtVerify (pre-imported key)',
+    verify: async (t) => answer((await jwtVerify(t, joseKey, { algorithms: [f.alg], issuer: ISS })).payload),
+  });
   if (f.alg === 'HS256') {
     // A KeyObject made once: given a Buffer, jsonwebtoken first tries it as a public
     // key and fails (an exception per call), about 30x slower than this.
     const secret = createSecretKey(Buffer.from(f.jwk.k!, 'base64url'));
-    list.push({ name: 'jsonwebtoken verify (KeyObject)', verify: (t) => answer(jsonwebtoken.verify(t, secret, { algorithms: ['HS256'], issuer: ISS }) as Record<string, unknown>) });
+    list.push({
+      name: 'jsonwebtoken verify (KeyObject)',
+      verify: (t) => answer(jsonwebtoken.verify(t, secret, { algorithms: ['HS256'], issuer: ISS }) as Record<string, unknown>),
+    });
   }
   list.push(floorEngine(f));
   return list;
@@ -129,7 +149,8 @@ const ROUNDS = 5;
 
 function nsPerOp(bench: Bench, name: string): number {
   const result = bench.tasks.find((t) => t.name === name)?.result;
-  if (result === undefined || (result.state !== 'completed' && result.state !== 'aborted-with-statistics')) throw new Error(`bench task ${name} did not complete`);
+  if (result === undefined || (result.state !== 'completed' && result.state !== 'aborted-with-statistics'))
+    throw new Error(`bench task ${name} did not complete`);
   return result.latency.mean * 1e6;
 }
 
@@ -187,7 +208,11 @@ export async function run(): Promise<string> {
   }
   const FLOOR = 'node:crypto floor (hand-written)';
   const coldCols = fixtures.map((f) => ({ title: `${f.alg} per verify`, times: cold.get(f.alg)!, base: FLOOR }));
-  const hotCols = fixtures.map((f) => ({ title: `${f.alg} per verify`, times: hot.get(f.alg)!, base: 'fast-jwt createVerifier (cache on)' }));
+  const hotCols = fixtures.map((f) => ({
+    title: `${f.alg} per verify`,
+    times: hot.get(f.alg)!,
+    base: 'fast-jwt createVerifier (cache on)',
+  }));
   return [
     '## Tokens: JWT verification',
     '',

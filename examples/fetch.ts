@@ -9,11 +9,13 @@ function repoParams(req: Request): { org: string; repo: string } {
 }
 
 export function createHandler(auth: Auth): (req: Request) => Promise<Response> {
-  const head = withAuth(
-    auth,
-    async (req, principal) => Response.json({ ...repoParams(req), user: principal.userId }),
-    { permission: 'repo:read', resource: (req) => { const p = repoParams(req); return `${p.org}/${p.repo}`; } },
-  );
+  const head = withAuth(auth, async (req, principal) => Response.json({ ...repoParams(req), user: principal.userId }), {
+    permission: 'repo:read',
+    resource: (req) => {
+      const p = repoParams(req);
+      return `${p.org}/${p.repo}`;
+    },
+  });
   return async (req) => {
     try {
       return await head(req);

@@ -42,7 +42,13 @@ function publicPaths() {
     if (!dist) throw new Error(`check-docs: cannot find the dist file of export ${sub}`);
     const base = dist.replace(/^\.\/dist\//, '').replace(/\.(d\.c?ts|c?js)$/, '');
     const candidates = base === 'index' ? ['src/index.ts'] : [`src/${base}/index.ts`, `src/${base}.ts`];
-    const src = candidates.find((c) => { try { return statSync(join(root, c)).isFile(); } catch { return false; } });
+    const src = candidates.find((c) => {
+      try {
+        return statSync(join(root, c)).isFile();
+      } catch {
+        return false;
+      }
+    });
     if (!src) throw new Error(`check-docs: no src entry for export ${sub} (tried ${candidates.join(', ')})`);
     paths[sub === '.' ? pkg.name : `${pkg.name}/${sub.slice(2)}`] = [join(root, src)];
   }
@@ -53,7 +59,13 @@ function publicPaths() {
 async function publicNames(paths) {
   const ts = (await import('typescript')).default;
   const entries = Object.values(paths).flat();
-  const program = ts.createProgram(entries, { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true });
+  const program = ts.createProgram(entries, {
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    target: ts.ScriptTarget.ES2022,
+    noEmit: true,
+    skipLibCheck: true,
+  });
   const checker = program.getTypeChecker();
   const names = new Map(); // name -> module specifier (the root entry wins)
   for (const [spec, [e]] of Object.entries(paths).sort(([a], [b]) => a.length - b.length)) {
@@ -73,7 +85,8 @@ function withImplicitImports(code) {
   return `${lines.join('\n')}\n${code}`;
 }
 const exported = await publicNames(publicPaths());
-const DECL = /^export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum)\s+([A-Za-z_$][\w$]*)/;
+const DECL =
+  /^export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum)\s+([A-Za-z_$][\w$]*)/;
 let private_ = 0;
 
 const blocks = []; // { where, code }
@@ -81,7 +94,16 @@ const skipped = []; // { where, reason }
 let internal = 0;
 
 // Markdown: README.md and docs/**/*.md.
-const mdFiles = [join(root, 'README.md'), ...(() => { try { return walk(join(root, 'docs'), '.md'); } catch { return []; } })()];
+const mdFiles = [
+  join(root, 'README.md'),
+  ...(() => {
+    try {
+      return walk(join(root, 'docs'), '.md');
+    } catch {
+      return [];
+    }
+  })(),
+];
 for (const file of mdFiles) {
   const lines = readFileSync(file, 'utf8').split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -109,7 +131,11 @@ for (const file of walk(join(root, 'src'), '.ts')) {
     const topLevel = !/^\s/.test(after);
     const declared = DECL.exec(after)?.[1];
     // A member's example is public when the class or interface around it is.
-    const owner = topLevel ? declared : [...text.slice(0, m.index).matchAll(/^export\s+(?:declare\s+)?(?:abstract\s+)?(?:class|interface)\s+([A-Za-z_$][\w$]*)/gm)].pop()?.[1];
+    const owner = topLevel
+      ? declared
+      : [
+          ...text.slice(0, m.index).matchAll(/^export\s+(?:declare\s+)?(?:abstract\s+)?(?:class|interface)\s+([A-Za-z_$][\w$]*)/gm),
+        ].pop()?.[1];
     const isPrivate = !after.startsWith('@module') && !(owner && exported.has(owner));
     for (let i = 0; i < body.length; i++) {
       if (!/^@example\b/.test(body[i].trim())) continue;
@@ -120,7 +146,11 @@ for (const file of walk(join(root, 'src'), '.ts')) {
       const line = text.slice(0, m.index).split('\n').length + i;
       const where = `${relative(root, file)}:${line}`;
       const code = body.slice(j + 1, end);
-      const marker = body.slice(i, j).concat(code.slice(0, 1)).map((l) => /not-checked:\s*(.+)/.exec(l)).find(Boolean);
+      const marker = body
+        .slice(i, j)
+        .concat(code.slice(0, 1))
+        .map((l) => /not-checked:\s*(.+)/.exec(l))
+        .find(Boolean);
       if (isInternal) internal++;
       else if (isPrivate) private_++;
       else if (marker) skipped.push({ where, reason: marker[1].trim() });
@@ -145,9 +175,19 @@ try {
     join(work, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: {
-        target: 'ES2022', lib: ['ES2022'], module: 'ESNext', moduleResolution: 'Bundler', strict: true,
-        noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules/@types')],
-        allowImportingTsExtensions: true, noUnusedLocals: false, baseUrl: root, paths: publicPaths(),
+        target: 'ES2022',
+        lib: ['ES2022'],
+        module: 'ESNext',
+        moduleResolution: 'Bundler',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+        typeRoots: [join(root, 'node_modules/@types')],
+        allowImportingTsExtensions: true,
+        noUnusedLocals: false,
+        baseUrl: root,
+        paths: publicPaths(),
       },
       files: [join(root, 'scripts/check-docs.prelude.d.ts'), ...names.map((f) => join(work, f))],
     }),
@@ -155,7 +195,10 @@ try {
   let output = '';
   let failed = false;
   try {
-    execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(work, 'tsconfig.json'), '--pretty', 'false'], { encoding: 'utf8', stdio: 'pipe' });
+    execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(work, 'tsconfig.json'), '--pretty', 'false'], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
   } catch (err) {
     failed = true;
     output = `${err.stdout ?? ''}${err.stderr ?? ''}`;
@@ -172,7 +215,9 @@ try {
     } else if (!/^\s/.test(line)) byBlock.set(line, []);
   }
   for (const s of skipped) console.log(`check-docs: not checked ${s.where} (${s.reason})`);
-  console.log(`check-docs: ${blocks.length} blocks type-checked, ${skipped.length} opted out, ${internal} @internal and ${private_} module-private examples not compiled`);
+  console.log(
+    `check-docs: ${blocks.length} blocks type-checked, ${skipped.length} opted out, ${internal} @internal and ${private_} module-private examples not compiled`,
+  );
   if (failed) {
     for (const [where, errs] of byBlock) console.error(`${where}\n${errs.join('\n')}`);
     console.error(`check-docs: ${byBlock.size} example(s) do not compile against the public exports`);

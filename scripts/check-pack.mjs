@@ -10,10 +10,30 @@ import { join, resolve } from 'node:path';
 // What must be importable from the tarball: the root's names and each subpath's (was package.json
 // checkExports/checkSubpaths; a package.json carries no custom fields).
 const ROOT_EXPORTS = [
-  'createAuth', 'authorize', 'createGrant', 'normalizeScopes', 'parseScopeFlags', 'parseScopesJson', 'formatScopeFlags',
-  'generateKeyRing', 'importKeyRing', 'MemoryTokenStore', 'TOKEN_PATTERN', 'AuthenticationError', 'errorResponse', 'sendError',
-  'compileLayer', 'requireAuth', 'withAuth', 'decisionError', 'canEverHold', 'findTokens', 'principalOf', 'EXPIRATION_HEADER',
-  'redactTokens', 'reportDenied',
+  'createAuth',
+  'authorize',
+  'createGrant',
+  'normalizeScopes',
+  'parseScopeFlags',
+  'parseScopesJson',
+  'formatScopeFlags',
+  'generateKeyRing',
+  'importKeyRing',
+  'MemoryTokenStore',
+  'TOKEN_PATTERN',
+  'AuthenticationError',
+  'errorResponse',
+  'sendError',
+  'compileLayer',
+  'requireAuth',
+  'withAuth',
+  'decisionError',
+  'canEverHold',
+  'findTokens',
+  'principalOf',
+  'EXPIRATION_HEADER',
+  'redactTokens',
+  'reportDenied',
 ];
 const SUBPATH_EXPORTS = {
   postgres: ['PostgresTokenStore'],
@@ -21,7 +41,16 @@ const SUBPATH_EXPORTS = {
   express: ['svcAuth', 'requirePermission', 'errorHandler'],
   hono: ['svcAuth', 'requirePermission', 'onError'],
   fastify: ['svcAuth', 'requirePermission', 'errorHandler'],
-  mcp: ['mcpTokenVerifier', 'mcpPrincipal', 'guardTool', 'canUseTool', 'protectedResourceMetadata', 'resourceMetadataUrl', 'mcpNodeHandlers', 'mcpFetchHandlers'],
+  mcp: [
+    'mcpTokenVerifier',
+    'mcpPrincipal',
+    'guardTool',
+    'canUseTool',
+    'protectedResourceMetadata',
+    'resourceMetadataUrl',
+    'mcpNodeHandlers',
+    'mcpFetchHandlers',
+  ],
 };
 
 const root = resolve(new URL('..', import.meta.url).pathname);
@@ -46,9 +75,16 @@ try {
   run('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], app);
 
   const names = ['PERMISSIONS', 'ROLES', 'SvcAuthError', 'ValidationError', ...ROOT_EXPORTS];
-  const probe = (names) => `for (const n of ${JSON.stringify(names)}) if (m[n] === undefined) { console.error('missing export ' + n); process.exit(1); }`;
-  writeFileSync(join(app, 'esm.mjs'), `import * as m from 'svc-auth';\n${probe(names)}\nconsole.log('esm ok', Object.keys(m).length, 'exports');\n`);
-  writeFileSync(join(app, 'cjs.cjs'), `const m = require('svc-auth');\n${probe(names)}\nconsole.log('cjs ok', Object.keys(m).length, 'exports');\n`);
+  const probe = (names) =>
+    `for (const n of ${JSON.stringify(names)}) if (m[n] === undefined) { console.error('missing export ' + n); process.exit(1); }`;
+  writeFileSync(
+    join(app, 'esm.mjs'),
+    `import * as m from 'svc-auth';\n${probe(names)}\nconsole.log('esm ok', Object.keys(m).length, 'exports');\n`,
+  );
+  writeFileSync(
+    join(app, 'cjs.cjs'),
+    `const m = require('svc-auth');\n${probe(names)}\nconsole.log('cjs ok', Object.keys(m).length, 'exports');\n`,
+  );
   console.log(run('node', ['esm.mjs'], app).trim());
   console.log(run('node', ['cjs.cjs'], app).trim());
   // Node 20.0-20.18 cannot require() an ES module; this flag makes Node 20.20 refuse the same way.
@@ -56,7 +92,8 @@ try {
   const oldNode = ['--no-experimental-require-module'];
   console.log(run('node', [...oldNode, 'cjs.cjs'], app).trim(), '(without require(esm), as Node < 20.19)');
   // `svc serve` mounts /mcp with the MCP SDK bundled into the CLI: it must answer before the optional peer is installed.
-  if (existsSync(join(app, 'node_modules', '@modelcontextprotocol'))) throw new Error('the optional MCP SDK peer was installed with svc-auth');
+  if (existsSync(join(app, 'node_modules', '@modelcontextprotocol')))
+    throw new Error('the optional MCP SDK peer was installed with svc-auth');
   console.log(await checkServeMcp(join(app, 'node_modules', '.bin', 'svc'), work));
   // Optional peers a user of a subpath installs themselves (svc-auth/testing needs vitest, svc-auth/mcp the MCP SDK).
   const dev = (name) => `${name}@${pkg.devDependencies[name]}`;
@@ -69,8 +106,14 @@ try {
   };
   for (const [sub, subNames] of Object.entries(SUBPATH_EXPORTS)) {
     if (peers[sub]) run('npm', ['install', '--no-audit', '--no-fund', '--silent', ...peers[sub]], app);
-    writeFileSync(join(app, 'sub.mjs'), `import * as m from 'svc-auth/${sub}';\n${probe(subNames)}\nconsole.log('esm svc-auth/${sub} ok');\n`);
-    writeFileSync(join(app, 'sub.cjs'), `const m = require('svc-auth/${sub}');\n${probe(subNames)}\nconsole.log('cjs svc-auth/${sub} ok');\n`);
+    writeFileSync(
+      join(app, 'sub.mjs'),
+      `import * as m from 'svc-auth/${sub}';\n${probe(subNames)}\nconsole.log('esm svc-auth/${sub} ok');\n`,
+    );
+    writeFileSync(
+      join(app, 'sub.cjs'),
+      `const m = require('svc-auth/${sub}');\n${probe(subNames)}\nconsole.log('cjs svc-auth/${sub} ok');\n`,
+    );
     console.log(run('node', ['sub.mjs'], app).trim());
     if (pkg.exports[`./${sub}`].require) {
       console.log(run('node', ['sub.cjs'], app).trim());
@@ -84,7 +127,15 @@ try {
   writeFileSync(
     join(app, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
+      compilerOptions: {
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        types: ['node'],
+      },
       files: ['consumer.ts'],
     }),
   );
@@ -100,7 +151,7 @@ try {
       "  const auth = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });",
       "  const read: Permission = 'repo:read';",
       "  const guard = requireAuth(auth, { permission: read, resource: () => 'acme/web' });",
-      "  const mw = [forExpress.svcAuth(auth), forHono.svcAuth(auth), forFastify.svcAuth, forExpress.requirePermission(read, { resource: (req) => String(req.params.org) })];",
+      '  const mw = [forExpress.svcAuth(auth), forHono.svcAuth(auth), forFastify.svcAuth, forExpress.requirePermission(read, { resource: (req) => String(req.params.org) })];',
       '  return [guard, mw, findTokens(""), PostgresTokenStore].length;',
       '}',
       '',
@@ -114,7 +165,8 @@ try {
     "import { MemoryTokenStore } from 'svc-auth';\nimport { tokenStoreConformance } from 'svc-auth/testing';\ntokenStoreConformance('MemoryTokenStore (packed)', () => new MemoryTokenStore());\n",
   );
   const conf = run(join(app, 'node_modules', '.bin', 'vitest'), ['run', '--reporter=dot'], app);
-  if (!/Tests\s+\d+ passed/.test(conf.replace(/\x1b\[[0-9;]*m/g, ''))) throw new Error(`conformance suite from the tarball did not pass:\n${conf}`);
+  if (!/Tests\s+\d+ passed/.test(conf.replace(/\x1b\[[0-9;]*m/g, '')))
+    throw new Error(`conformance suite from the tarball did not pass:\n${conf}`);
   console.log('svc-auth/testing conformance suite passes from the tarball');
 
   const bin = join(app, 'node_modules', '.bin', 'svc');
@@ -129,7 +181,10 @@ try {
 
 /** Start the packed `svc serve`, expect /mcp to ask for a bearer token with its metadata URL, stop it. */
 async function checkServeMcp(bin, dir) {
-  const child = spawn(bin, ['serve', '--port', '0'], { env: { ...process.env, SVC_HOME: join(dir, 'svc-home') }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(bin, ['serve', '--port', '0'], {
+    env: { ...process.env, SVC_HOME: join(dir, 'svc-home') },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const url = await new Promise((done, fail) => {
       let out = '';

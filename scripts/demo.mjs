@@ -22,7 +22,12 @@ let server;
 let serverLog = '';
 let step = 0;
 
-const show = (text) => text.trimEnd().split('\n').map((l) => `    ${l}`).join('\n');
+const show = (text) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 const mask = (token) => `${token.slice(0, 12)}…${token.slice(-6)}`;
 
 function svc(args, { quietToken = false } = {}) {

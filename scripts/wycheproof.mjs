@@ -22,7 +22,10 @@ const out = process.argv[3] ?? '.wycheproof';
 mkdirSync(out, { recursive: true });
 const commit = execFileSync('git', ['--git-dir', gitDir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 for (const name of FILES) {
-  const text = execFileSync('git', ['--git-dir', gitDir, 'show', `HEAD:testvectors_v1/${name}`], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const text = execFileSync('git', ['--git-dir', gitDir, 'show', `HEAD:testvectors_v1/${name}`], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   writeFileSync(join(out, name), text);
 }
 writeFileSync(

@@ -23,16 +23,7 @@ export {
 } from './errors';
 
 // 1 vocabulary
-export {
-  PERMISSIONS,
-  ROLES,
-  ROLE_TABLE,
-  isPermission,
-  isRoleName,
-  type Permission,
-  type RoleName,
-  type RoleExpansion,
-} from './vocabulary';
+export { PERMISSIONS, ROLES, ROLE_TABLE, isPermission, isRoleName, type Permission, type RoleName, type RoleExpansion } from './vocabulary';
 
 // 2 scopes
 export {

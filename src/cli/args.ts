@@ -74,13 +74,14 @@ function usageError(err: unknown): ValidationError {
       return new ValidationError([{ path: flag, message: 'unknown flag' }], { cause: err });
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL': {
       const arg = /'([^']*)'/.exec(message)?.[1] ?? '';
-      return new ValidationError([{ path: '', message: `unexpected argument '${arg}' (values go after a flag, e.g. --name ci)` }], { cause: err });
+      return new ValidationError([{ path: '', message: `unexpected argument '${arg}' (values go after a flag, e.g. --name ci)` }], {
+        cause: err,
+      });
     }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return new ValidationError(
-        [{ path: flag, message: "needs a value (a value starting with '-' is written --flag=value)" }],
-        { cause: err },
-      );
+      return new ValidationError([{ path: flag, message: "needs a value (a value starting with '-' is written --flag=value)" }], {
+        cause: err,
+      });
     default:
       return new ValidationError([{ path: flag, message: message.split('. ')[0] ?? 'invalid arguments' }], { cause: err });
   }

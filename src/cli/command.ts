@@ -91,8 +91,9 @@ export async function signIn(io: CliIO, dev: DevInstance): Promise<{ principal: 
     return { principal: await dev.auth.authenticate(token), source };
   } catch (err) {
     if (!(err instanceof AuthenticationError)) throw err;
-    const what = source === 'SVC_TOKEN' ? 'SVC_TOKEN was' : "the saved session (svc auth login) was";
-    const hint = source === 'session' && (err.reason === 'expired' || err.reason === 'signature') ? ": run 'svc auth login --user <id>' again" : '';
+    const what = source === 'SVC_TOKEN' ? 'SVC_TOKEN was' : 'the saved session (svc auth login) was';
+    const hint =
+      source === 'session' && (err.reason === 'expired' || err.reason === 'signature') ? ": run 'svc auth login --user <id>' again" : '';
     throw new AuthenticationError(err.reason, `${what} not accepted: ${REASON_TEXT[err.reason] ?? err.reason}${hint}`, { cause: err });
   }
 }

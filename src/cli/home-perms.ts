@@ -40,19 +40,31 @@ export async function secureHome(home: string, notice: (text: string) => void): 
   }
 }
 
-async function fix(path: string, st: { mode: number; uid: number }, want: number, what: string, uid: number, notice: (text: string) => void): Promise<void> {
+async function fix(
+  path: string,
+  st: { mode: number; uid: number },
+  want: number,
+  what: string,
+  uid: number,
+  notice: (text: string) => void,
+): Promise<void> {
   const loose = st.mode & 0o077;
   if (loose === 0) return;
   if (st.uid !== uid) {
     if ((st.mode & 0o022) !== 0) {
-      throw new UnavailableError(`${what} ${path} belongs to another user and others may write to it (mode ${octal(st.mode)}); refusing to use it`);
+      throw new UnavailableError(
+        `${what} ${path} belongs to another user and others may write to it (mode ${octal(st.mode)}); refusing to use it`,
+      );
     }
     return;
   }
   try {
     await chmod(path, want);
   } catch (err) {
-    throw new UnavailableError(`${what} ${path} has mode ${octal(st.mode)} and could not be tightened to ${octal(want)}: ${codeOf(err) ?? 'error'}`, { cause: err });
+    throw new UnavailableError(
+      `${what} ${path} has mode ${octal(st.mode)} and could not be tightened to ${octal(want)}: ${codeOf(err) ?? 'error'}`,
+      { cause: err },
+    );
   }
   notice(`${what} ${path} was readable or writable by others (mode ${octal(st.mode)}); tightened to ${octal(want)}`);
 }

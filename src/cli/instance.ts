@@ -149,7 +149,8 @@ export async function loadKeyRing(home: string): Promise<KeyRing> {
     label: 'key ring',
     parse: (data) => {
       const keys = (data as { keys?: unknown } | null)?.keys;
-      if (!Array.isArray(keys) || keys.length === 0) throw new ValidationError([{ path: 'keys', message: 'expected a non-empty list of JWKs' }]);
+      if (!Array.isArray(keys) || keys.length === 0)
+        throw new ValidationError([{ path: 'keys', message: 'expected a non-empty list of JWKs' }]);
       return { keys };
     },
   });

@@ -122,7 +122,8 @@ export function devMcpServer(dev: DevInstance, things: ThingStore, principal: Pr
     server.registerTool(
       'thing_put',
       {
-        description: 'Write a thing of a repository; the commit is attributed to the token committer identity unless `committer` overrides it. Needs repo:write on that thing.',
+        description:
+          'Write a thing of a repository; the commit is attributed to the token committer identity unless `committer` overrides it. Needs repo:write on that thing.',
         inputSchema: {
           ...thingShape,
           content: z.unknown().describe('the new content, any JSON value'),
@@ -154,7 +155,11 @@ const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
  * createServer((req, res) => { if (!mcp(req, res)) void handle(req, res); });
  * ```
  */
-export function mountMcp(dev: DevInstance, things: ThingStore, log?: (line: string) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function mountMcp(
+  dev: DevInstance,
+  things: ThingStore,
+  log?: (line: string) => void,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   const handlers = mcpNodeHandlers({
     auth: dev.auth,
     resourceName: 'svc dev instance',
@@ -171,7 +176,12 @@ export function mountMcp(dev: DevInstance, things: ThingStore, log?: (line: stri
         p = undefined;
       }
       const line = `${req.method ?? '-'} ${path} ${res.statusCode} user=${p?.userId ?? '-'} token=${p === undefined ? '-' : (p.tokenName ?? p.kind)} reason=mcp`;
-      log(line.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').replace(JWT_LIKE, '[redacted]').slice(0, 2048));
+      log(
+        line
+          .replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+          .replace(JWT_LIKE, '[redacted]')
+          .slice(0, 2048),
+      );
     });
   };
   return (req, res) => {

@@ -226,7 +226,14 @@ export function tokenDetail(t: TokenInfo, colour: boolean, nowMs?: number): stri
     ['created', dateText(t.createdAt)],
     ['expires', nowMs === undefined ? dateText(t.expiresAt) : `${dateText(t.expiresAt)} (${expiryText(t, nowMs)})`],
     ['revoked', dateText(t.revokedAt)],
-    ['last used', t.lastUsedAt === null ? 'never' : nowMs === undefined ? dateText(t.lastUsedAt) : `${dateText(t.lastUsedAt)} (${lastUsedText(t, nowMs)})`],
+    [
+      'last used',
+      t.lastUsedAt === null
+        ? 'never'
+        : nowMs === undefined
+          ? dateText(t.lastUsedAt)
+          : `${dateText(t.lastUsedAt)} (${lastUsedText(t, nowMs)})`,
+    ],
     ['committer', t.committerIdentity === null ? '(owner identity)' : clean(t.committerIdentity)],
     ['id', t.id],
     ['parent', t.parentId ?? '-'],

@@ -105,7 +105,11 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
   const command = group.commands.find((c) => c.name === second);
   if (command === undefined) {
-    const hint = suggest(second, group.commands.map((c) => c.name), `svc ${group.name}`);
+    const hint = suggest(
+      second,
+      group.commands.map((c) => c.name),
+      `svc ${group.name}`,
+    );
     return usage(io, `unknown command 'svc ${group.name} ${clean(second)}'`, hint, `svc ${group.name} --help`);
   }
   return runOne(command, argv.slice(2), io, `svc ${group.name} ${command.name} --help`);

@@ -84,8 +84,10 @@ export function writeInput(body: unknown): { content: unknown; committer?: strin
     .filter((k) => k !== 'content' && k !== 'committer')
     .map((k) => ({ path: `body.${k.slice(0, 64)}`, message: 'unknown field' }));
   if (!Object.hasOwn(rec, 'content')) issues.push({ path: 'body.content', message: 'is required' });
-  if (rec.committer !== undefined && typeof rec.committer !== 'string') issues.push({ path: 'body.committer', message: 'expected an identity wref string' });
-  if (tooDeep(rec.content, MAX_CONTENT_DEPTH)) issues.push({ path: 'body.content', message: `nested deeper than ${MAX_CONTENT_DEPTH} levels` });
+  if (rec.committer !== undefined && typeof rec.committer !== 'string')
+    issues.push({ path: 'body.committer', message: 'expected an identity wref string' });
+  if (tooDeep(rec.content, MAX_CONTENT_DEPTH))
+    issues.push({ path: 'body.content', message: `nested deeper than ${MAX_CONTENT_DEPTH} levels` });
   if (issues.length > 0) throw new ValidationError(issues);
   return typeof rec.committer === 'string' ? { content: rec.content, committer: rec.committer } : { content: rec.content };
 }

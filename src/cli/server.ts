@@ -21,7 +21,6 @@ import { mountMcp } from './mcp';
 import { readJson, segments, writeInput } from './server-input';
 import { ThingStore } from './things';
 
-
 /**
  * Options of {@link createDevServer}.
  *
@@ -133,7 +132,8 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
   const writeThing = guard({ permission: 'repo:write', thing: true });
 
   /** Runs `body` behind `g`; the log line learns who it was. */
-  const behind = (g: NodeMiddleware<Routed>, body: (req: Routed, res: ServerResponse) => Promise<void>): Handler =>
+  const behind =
+    (g: NodeMiddleware<Routed>, body: (req: Routed, res: ServerResponse) => Promise<void>): Handler =>
     (req, res) =>
       g(req, res, async () => {
         const p = principalOf(req);
@@ -216,7 +216,12 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
       const handler = Object.hasOwn(r.methods, method) ? r.methods[method] : undefined;
       if (handler === undefined) {
         trace.reason = 'method';
-        sendJson(res, 405, { error: 'method_not_allowed', message: `use ${Object.keys(r.methods).join(' or ')}` }, { allow: Object.keys(r.methods).join(', ') });
+        sendJson(
+          res,
+          405,
+          { error: 'method_not_allowed', message: `use ${Object.keys(r.methods).join(' or ')}` },
+          { allow: Object.keys(r.methods).join(', ') },
+        );
         return;
       }
       const routed = req as Routed;
@@ -231,7 +236,11 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
       if (log !== undefined) {
         const line = `${method} ${path} ${res.statusCode} user=${trace.user ?? '-'} token=${trace.token ?? '-'} reason=${trace.reason ?? '-'}`;
         // Paths come from the client: no control characters, and nothing shaped like a token, reach the log.
-        log(redactTokens(line).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').slice(0, 2048));
+        log(
+          redactTokens(line)
+            .replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+            .slice(0, 2048),
+        );
       }
     }
   }
@@ -239,9 +248,12 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
   const mcp = mountMcp(dev, things, log);
   // Hostile clients: a slow client that never finishes its headers or body is cut off,
   // and headers beyond 16 KiB get 431, so one client cannot hold the server's memory.
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: 1_000 }, (req, res) => {
-    if (!mcp(req, res)) void handle(req, res);
-  });
+  const server = createServer(
+    { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: 1_000 },
+    (req, res) => {
+      if (!mcp(req, res)) void handle(req, res);
+    },
+  );
 
   return {
     server,

@@ -8,13 +8,7 @@
  */
 
 /** The closed set of error codes. New codes are a breaking change. */
-export type ErrorCode =
-  | 'validation'
-  | 'authentication'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'unavailable';
+export type ErrorCode = 'validation' | 'authentication' | 'forbidden' | 'not_found' | 'conflict' | 'unavailable';
 
 /**
  * Base class of every error svc-auth throws.
@@ -43,14 +37,7 @@ export class SvcAuthError extends Error {
  * set, a key the shape does not have, too long or too many, too short or empty, something listed
  * twice, or a rule of its own (`custom`).
  */
-export type IssueCode =
-  | 'invalid_type'
-  | 'invalid_value'
-  | 'unrecognized_keys'
-  | 'too_big'
-  | 'too_small'
-  | 'duplicate'
-  | 'custom';
+export type IssueCode = 'invalid_type' | 'invalid_value' | 'unrecognized_keys' | 'too_big' | 'too_small' | 'duplicate' | 'custom';
 
 /** Where an issue is: property names and array indexes from the input's root, e.g. `[0, 'permissions', 1]`. */
 export type IssuePath = (string | number)[];
@@ -178,14 +165,7 @@ function formatIssues(issues: readonly ValidationIssue[]): string {
 }
 
 /** Why a credential was not accepted. */
-export type AuthenticationReason =
-  | 'missing'
-  | 'malformed'
-  | 'signature'
-  | 'expired'
-  | 'revoked'
-  | 'unknown'
-  | 'type';
+export type AuthenticationReason = 'missing' | 'malformed' | 'signature' | 'expired' | 'revoked' | 'unknown' | 'type';
 
 /**
  * The credential is missing, malformed, forged, expired, revoked, unknown or of
@@ -209,7 +189,11 @@ export class AuthenticationError extends SvcAuthError {
   readonly tokenId?: string;
 
   constructor(reason: AuthenticationReason, message?: string, options?: { cause?: unknown; tokenId?: string }) {
-    super('authentication', message ?? `authentication failed: ${reason}`, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      'authentication',
+      message ?? `authentication failed: ${reason}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.reason = reason;
     if (options?.tokenId !== undefined) this.tokenId = options.tokenId;
   }

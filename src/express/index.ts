@@ -69,14 +69,16 @@ export function svcAuth(auth: Auth, options?: GuardOptions): RequestHandler {
   const { gate } = adapterGate(auth, options);
   return (req, res, next) => {
     // admit never rejects: every failure is already an answer.
-    void admit(gate, req).then((admitted) => {
-      if ('answer' in admitted) return writeAnswer(res, admitted.answer);
-      req.principal = admitted.principal;
-      attach(req, gate, admitted.principal);
-      const expires = expiration(gate, admitted.principal);
-      if (expires !== undefined) res.setHeader(EXPIRATION_HEADER, expires);
-      next();
-    }).catch(next); // nothing above should throw; if it does, Express's error path answers it.
+    void admit(gate, req)
+      .then((admitted) => {
+        if ('answer' in admitted) return writeAnswer(res, admitted.answer);
+        req.principal = admitted.principal;
+        attach(req, gate, admitted.principal);
+        const expires = expiration(gate, admitted.principal);
+        if (expires !== undefined) res.setHeader(EXPIRATION_HEADER, expires);
+        next();
+      })
+      .catch(next); // nothing above should throw; if it does, Express's error path answers it.
   };
 }
 

@@ -47,7 +47,11 @@ export interface ErrorHandlerOptions {
 }
 
 /** @internal build an adapter's `svcAuth` gate; throws `ValidationError` on misuse. */
-export function adapterGate(auth: Auth, options: unknown, extraKeys: readonly string[] = []): { gate: Gate; rest: Record<string, unknown> } {
+export function adapterGate(
+  auth: Auth,
+  options: unknown,
+  extraKeys: readonly string[] = [],
+): { gate: Gate; rest: Record<string, unknown> } {
   const issues: IssueInput[] = [];
   const rec = readOptions(options, [...GUARD_KEYS, ...extraKeys], issues);
   const gate = makeGate(auth, rec, issues);
@@ -75,8 +79,10 @@ export interface ErrorAnswerer {
 export function errorAnswerer(options: ErrorHandlerOptions | undefined): ErrorAnswerer {
   const issues: IssueInput[] = [];
   const rec = readOptions(options, ['realm', 'onError'], issues);
-  if (rec.realm !== undefined && !isRealm(rec.realm)) issues.push({ path: 'options.realm', message: 'must be 1 to 128 printable ASCII characters without " or \\' });
-  if (rec.onError !== undefined && typeof rec.onError !== 'function') issues.push({ path: 'options.onError', message: 'must be a function' });
+  if (rec.realm !== undefined && !isRealm(rec.realm))
+    issues.push({ path: 'options.realm', message: 'must be 1 to 128 printable ASCII characters without " or \\' });
+  if (rec.onError !== undefined && typeof rec.onError !== 'function')
+    issues.push({ path: 'options.onError', message: 'must be a function' });
   finish(issues);
   const realm = rec.realm as string | undefined;
   const onError = rec.onError as ((err: unknown) => void) | undefined;

@@ -5,12 +5,7 @@
  * writes it to a fetch `Response` or a node `ServerResponse`.
  * @module
  */
-import {
-  AuthenticationError,
-  SvcAuthError,
-  ValidationError,
-  type AuthenticationReason,
-} from '../errors';
+import { AuthenticationError, SvcAuthError, ValidationError, type AuthenticationReason } from '../errors';
 import type { Decision } from '../policy';
 import { isHeaderProblem } from '../service';
 

@@ -94,12 +94,7 @@ export function readOptions(options: unknown, known: readonly string[], issues: 
 }
 
 /** @internal build the shared part of a guard; issues are collected, not thrown. */
-export function makeGate(
-  auth: unknown,
-  rec: Record<string, unknown>,
-  issues: IssueInput[],
-  observe?: Gate['observe'],
-): Gate {
+export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: IssueInput[], observe?: Gate['observe']): Gate {
   if (typeof auth !== 'object' || auth === null || typeof (auth as Auth).authenticateRequest !== 'function') {
     issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
   }
@@ -107,7 +102,10 @@ export function makeGate(
   if (realm !== undefined && !isRealm(realm)) {
     issues.push({ path: 'options.realm', message: 'must be 1 to 128 printable ASCII characters without " or \\' });
   }
-  for (const [name, value] of [['optional', optional], ['expirationHeader', expirationHeader]] as const) {
+  for (const [name, value] of [
+    ['optional', optional],
+    ['expirationHeader', expirationHeader],
+  ] as const) {
     if (value !== undefined && typeof value !== 'boolean') issues.push({ path: `options.${name}`, message: 'must be true or false' });
   }
   if (onError !== undefined && typeof onError !== 'function') issues.push({ path: 'options.onError', message: 'must be a function' });
@@ -122,16 +120,15 @@ export function makeGate(
 }
 
 /** @internal check a route's permission options; `required` when the guard cannot work without them. */
-export function makeRoute<R>(
-  rec: Record<string, unknown>,
-  issues: IssueInput[],
-  required: boolean,
-): RouteCheck<R> | undefined {
+export function makeRoute<R>(rec: Record<string, unknown>, issues: IssueInput[], required: boolean): RouteCheck<R> | undefined {
   const { permission, resource, thing } = rec;
   if (permission !== undefined && !isPermission(permission)) {
     issues.push({ path: required ? 'permission' : 'options.permission', message: 'is not a permission' });
   }
-  for (const [name, fn] of [['resource', resource], ['thing', thing]] as const) {
+  for (const [name, fn] of [
+    ['resource', resource],
+    ['thing', thing],
+  ] as const) {
     if (fn !== undefined && typeof fn !== 'function') issues.push({ path: `options.${name}`, message: 'must be a function' });
   }
   if (required && resource === undefined) {

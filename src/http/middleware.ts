@@ -147,11 +147,7 @@ export function nodeGuard<R extends IncomingMessage>({ gate, route }: NodeGuardP
  * const res = await head(new Request('http://localhost/api/repos/acme/web/head', { headers: { authorization: `Bearer ${token}` } }));
  * ```
  */
-export function withAuth(
-  auth: Auth,
-  handler: AuthedFetchHandler,
-  options?: AuthCheck<Request>,
-): (req: Request) => Promise<Response> {
+export function withAuth(auth: Auth, handler: AuthedFetchHandler, options?: AuthCheck<Request>): (req: Request) => Promise<Response> {
   const { gate, route } = build(auth, options);
   if (typeof handler !== 'function') {
     throw new ValidationError([{ path: 'handler', message: 'must be a function (req, principal) => Response' }]);

@@ -70,7 +70,9 @@ export function refusalText(reason: AuthenticationReason, renewHint: string): st
 export function checkRenewHint(value: unknown, path: string): string {
   if (value === undefined) return DEFAULT_RENEW_HINT;
   if (typeof value !== 'string' || value.length === 0 || value.length > 200 || /["\\\u0000-\u001f\u007f]/.test(value)) {
-    throw new ValidationError([{ path, message: 'must be 1 to 200 characters of plain text without quotes, backslashes or control characters' }]);
+    throw new ValidationError([
+      { path, message: 'must be 1 to 200 characters of plain text without quotes, backslashes or control characters' },
+    ]);
   }
   return value;
 }
@@ -91,7 +93,12 @@ export function checkUrl(value: unknown, path: string): string {
 
 /** @internal `auth` must at least authenticate; checked when the object is built. */
 export function checkAuth(auth: unknown): Auth {
-  if (typeof auth !== 'object' || auth === null || typeof (auth as Auth).authenticate !== 'function' || typeof (auth as Auth).authorize !== 'function') {
+  if (
+    typeof auth !== 'object' ||
+    auth === null ||
+    typeof (auth as Auth).authenticate !== 'function' ||
+    typeof (auth as Auth).authorize !== 'function'
+  ) {
     throw new ValidationError([{ path: 'auth', message: 'expected the object createAuth returned' }]);
   }
   return auth as Auth;
@@ -194,7 +201,8 @@ export function mcpPrincipal(authInfo: AuthInfo | undefined): Principal {
   let p: unknown;
   try {
     p = typeof authInfo === 'object' && authInfo !== null ? authInfo.extra?.['principal'] : undefined;
-    if (typeof p === 'object' && p !== null && grantTable((p as { [GRANT_SLOT]?: unknown })[GRANT_SLOT]) !== undefined) return p as Principal;
+    if (typeof p === 'object' && p !== null && grantTable((p as { [GRANT_SLOT]?: unknown })[GRANT_SLOT]) !== undefined)
+      return p as Principal;
   } catch {
     // A throwing getter or Proxy trap: no principal.
   }

@@ -74,12 +74,15 @@ export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8',
 
 /** @internal what both handler kinds share: option checks, authentication, error answers. */
 export function core(options: McpHandlerOptions) {
-  if (typeof options !== 'object' || options === null) throw new ValidationError([{ path: 'options', message: 'expected { auth, server, ... }' }]);
+  if (typeof options !== 'object' || options === null)
+    throw new ValidationError([{ path: 'options', message: 'expected { auth, server, ... }' }]);
   const issues: IssueInput[] = [];
   if (!checkOptions(options, OPTION_KEYS, 'options', issues)) throw new ValidationError(issues);
   const auth = checkAuth(options.auth);
-  if (typeof options.server !== 'function') throw new ValidationError([{ path: 'options.server', message: 'must be a function (principal, authInfo) => McpServer' }]);
-  if (options.onError !== undefined && typeof options.onError !== 'function') throw new ValidationError([{ path: 'options.onError', message: 'must be a function' }]);
+  if (typeof options.server !== 'function')
+    throw new ValidationError([{ path: 'options.server', message: 'must be a function (principal, authInfo) => McpServer' }]);
+  if (options.onError !== undefined && typeof options.onError !== 'function')
+    throw new ValidationError([{ path: 'options.onError', message: 'must be a function' }]);
   const fixed = options.resource === undefined ? undefined : checkUrl(options.resource, 'options.resource');
   const hint = checkRenewHint(options.renewHint, 'options.renewHint');
   const meta = (resource: string): ProtectedResourceMetadata =>
@@ -108,7 +111,10 @@ export function core(options: McpHandlerOptions) {
       const text = refusalText(reason, hint);
       const where = resource === undefined ? '' : `, resource_metadata="${resourceMetadataUrl(resource)}"`;
       // RFC 6750 section 3.1: no error code when the request carried no credential at all.
-      headers['www-authenticate'] = reason === 'missing' ? `Bearer realm="svc"${where}` : `Bearer realm="svc", error="invalid_token", error_description="${text}"${where}`;
+      headers['www-authenticate'] =
+        reason === 'missing'
+          ? `Bearer realm="svc"${where}`
+          : `Bearer realm="svc", error="invalid_token", error_description="${text}"${where}`;
       body.message = text;
     }
     return { status: answer.status, headers, body };
@@ -116,14 +122,18 @@ export function core(options: McpHandlerOptions) {
 
   function methodNotAllowed(): Answer {
     // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
-    return { status: 405, headers: { ...JSON_HEADERS, allow: 'POST' }, body: { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, use POST' }, id: null } };
+    return {
+      status: 405,
+      headers: { ...JSON_HEADERS, allow: 'POST' },
+      body: { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, use POST' }, id: null },
+    };
   }
 
   function metadataAnswer(resource: string | undefined): Answer {
-    if (resource === undefined) return { status: 404, headers: { ...JSON_HEADERS }, body: { error: 'not_found', message: 'no protected resource here' } };
+    if (resource === undefined)
+      return { status: 404, headers: { ...JSON_HEADERS }, body: { error: 'not_found', message: 'no protected resource here' } };
     return { status: 200, headers: { ...JSON_HEADERS, 'cache-control': 'max-age=300' }, body: meta(resource) };
   }
 
   return { fixed, authenticate, failure, methodNotAllowed, metadataAnswer, build: options.server, onError: options.onError };
 }
-

@@ -64,7 +64,8 @@ function pathOf(url: string | undefined): string {
 /** The origin a node request was sent to; `ValidationError` for a Host header that could not be one. */
 function nodeOrigin(req: IncomingMessage): string {
   const host = req.headers.host;
-  if (typeof host !== 'string' || !HOST.test(host)) throw new ValidationError([{ path: 'headers.host', message: 'missing or not a host name' }]);
+  if (typeof host !== 'string' || !HOST.test(host))
+    throw new ValidationError([{ path: 'headers.host', message: 'missing or not a host name' }]);
   const tls = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
   return `${tls ? 'https' : 'http'}://${host}`;
 }

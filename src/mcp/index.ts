@@ -8,7 +8,21 @@
  * fetch runtimes.
  * @module
  */
-export { mcpTokenVerifier, mcpPrincipal, DEFAULT_RENEW_HINT, type McpVerifierOptions, type AuthInfo, type OAuthTokenVerifier } from './auth-info';
+export {
+  mcpTokenVerifier,
+  mcpPrincipal,
+  DEFAULT_RENEW_HINT,
+  type McpVerifierOptions,
+  type AuthInfo,
+  type OAuthTokenVerifier,
+} from './auth-info';
 export { guardTool, canUseTool, toolError, type McpToolPolicy, type McpToolExtra, type GuardedToolHandler } from './tools';
 export { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata, type ProtectedResourceOptions } from './metadata';
-export { mcpNodeHandlers, mcpFetchHandlers, type McpHandlerOptions, type McpNodeHandlers, type McpFetchHandlers, type McpServerLike } from './handler';
+export {
+  mcpNodeHandlers,
+  mcpFetchHandlers,
+  type McpHandlerOptions,
+  type McpNodeHandlers,
+  type McpFetchHandlers,
+  type McpServerLike,
+} from './handler';

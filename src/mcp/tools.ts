@@ -66,12 +66,15 @@ export type GuardedToolHandler<Args, Extra extends McpToolExtra, R extends CallT
 
 /** @internal check a policy once, when the tool is built. */
 export function checkPolicy<Args>(policy: McpToolPolicy<Args>): McpToolPolicy<Args> {
-  if (typeof policy !== 'object' || policy === null) throw new ValidationError([{ path: 'policy', message: 'expected { permission, resource, thing? }' }]);
+  if (typeof policy !== 'object' || policy === null)
+    throw new ValidationError([{ path: 'policy', message: 'expected { permission, resource, thing? }' }]);
   const issues = [];
-  for (const k of Object.keys(policy)) if (k !== 'permission' && k !== 'resource' && k !== 'thing') issues.push({ path: `policy.${k.slice(0, 40)}`, message: 'unknown key' });
+  for (const k of Object.keys(policy))
+    if (k !== 'permission' && k !== 'resource' && k !== 'thing') issues.push({ path: `policy.${k.slice(0, 40)}`, message: 'unknown key' });
   if (!isPermission(policy.permission)) issues.push({ path: 'policy.permission', message: 'must be one of the seven permissions' });
   if (typeof policy.resource !== 'function') issues.push({ path: 'policy.resource', message: 'must be a function of the tool arguments' });
-  if (policy.thing !== undefined && typeof policy.thing !== 'function') issues.push({ path: 'policy.thing', message: 'must be a function of the tool arguments' });
+  if (policy.thing !== undefined && typeof policy.thing !== 'function')
+    issues.push({ path: 'policy.thing', message: 'must be a function of the tool arguments' });
   if (issues.length > 0) throw new ValidationError(issues);
   return Object.freeze({ ...policy });
 }
@@ -92,7 +95,11 @@ export function toolError(code: string, message: string, details: Record<string,
   const text = String(message).replace(JWT_LIKE, '[redacted]');
   const safe: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(details)) safe[k] = typeof v === 'string' ? v.replace(JWT_LIKE, '[redacted]') : v;
-  return { isError: true, content: [{ type: 'text', text: `${code}: ${text}` }], structuredContent: { error: code, message: text, ...safe } };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${code}: ${text}` }],
+    structuredContent: { error: code, message: text, ...safe },
+  };
 }
 
 const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;

@@ -42,4 +42,3 @@ export function fold(ms: ThingMatcher[]): readonly ThingMatcher[] {
   }
   return [folded];
 }
-

@@ -151,7 +151,15 @@ function orgPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolicy
   return row;
 }
 
-const INVALID_ROW: readonly Decision[] = Object.freeze([DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_INVALID]);
+const INVALID_ROW: readonly Decision[] = Object.freeze([
+  DENY_INVALID,
+  DENY_INVALID,
+  DENY_INVALID,
+  DENY_INVALID,
+  DENY_INVALID,
+  DENY_INVALID,
+  DENY_INVALID,
+]);
 const NO_MATCHERS: readonly null[] = Object.freeze([null, null, null, null, null, null, null]);
 
 /** @internal the row of an org named nowhere: the user holds nothing there. */

@@ -29,4 +29,3 @@ export interface Principal {
 
 /** @internal the private slot; not exported from the package root. */
 export const GRANT_SLOT: unique symbol = Symbol('svc-auth.grant');
-

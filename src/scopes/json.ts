@@ -99,7 +99,11 @@ function addZodIssue(issue: ZodIssueLike, data: unknown, issues: IssueList): voi
   if (issue.code === 'unrecognized_keys') {
     for (const key of issue.keys ?? []) {
       if (FORBIDDEN_KEYS.has(key)) continue; // already reported by the scan
-      issues.add(formatPath([...path, key]), 'unknown key: an entry has only resource, permissions and allowedMatches', 'unrecognized_keys');
+      issues.add(
+        formatPath([...path, key]),
+        'unknown key: an entry has only resource, permissions and allowedMatches',
+        'unrecognized_keys',
+      );
     }
     return;
   }

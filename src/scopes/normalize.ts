@@ -8,7 +8,16 @@
  * @module
  */
 import { ValidationError } from '../errors';
-import { PERMISSIONS, ROLE_TABLE, isPermission, isRoleName, permissionBit, permissionTier, permissionsOf, type Permission } from '../vocabulary';
+import {
+  PERMISSIONS,
+  ROLE_TABLE,
+  isPermission,
+  isRoleName,
+  permissionBit,
+  permissionTier,
+  permissionsOf,
+  type Permission,
+} from '../vocabulary';
 import { IssueList, describe, formatPath, guardInput, own, preview } from './issues';
 import { checkPattern } from './glob';
 import { NAME_PATTERN, parseResource } from './names';
@@ -74,7 +83,9 @@ export function checkNormalizedScopes(scopes: unknown): Scope[] {
 function check(entries: unknown, strict: boolean): { scopes: Scope[]; warnings: string[] } {
   return guardInput('scope entries', () => {
     if (!Array.isArray(entries)) {
-      throw new ValidationError([{ code: 'invalid_type', path: [], message: `scopes must be an array of scope entries, got ${describe(entries)}` }]);
+      throw new ValidationError([
+        { code: 'invalid_type', path: [], message: `scopes must be an array of scope entries, got ${describe(entries)}` },
+      ]);
     }
     const n = entries.length;
     if (n === 0 && !strict) {
@@ -116,7 +127,11 @@ function normalizeOne(
   for (const key of Object.keys(rec)) {
     if (ENTRY_KEYS.has(key)) continue;
     const seg = formatPath([key]);
-    issues.add(seg.startsWith('[') ? path + seg : `${path}.${seg}`, 'unknown key: an entry has only resource, permissions and allowedMatches', 'unrecognized_keys');
+    issues.add(
+      seg.startsWith('[') ? path + seg : `${path}.${seg}`,
+      'unknown key: an entry has only resource, permissions and allowedMatches',
+      'unrecognized_keys',
+    );
   }
   const hasResource = own(rec, 'resource');
   const hasMatches = own(rec, 'allowedMatches');
@@ -148,7 +163,10 @@ function normalizeOne(
     const first = seen.get(p);
     if (first !== undefined) {
       const where = key === GLOBAL_KEY ? 'the global wildcard' : preview(key);
-      issues.add(`${path}.permissions`, `"${p}" on ${where} is already granted by entry ${first}: each (resource, permission) pair may appear once`);
+      issues.add(
+        `${path}.permissions`,
+        `"${p}" on ${where} is already granted by entry ${first}: each (resource, permission) pair may appear once`,
+      );
     } else {
       seen.set(p, path);
     }
@@ -220,7 +238,14 @@ function expandPermissions(raw: unknown, tier: Tier, path: string, issues: Issue
 }
 
 /** The checked patterns (frozen) for a repo entry; null when stripped or wrong. */
-function checkMatches(raw: unknown, tier: Tier, path: string, issues: IssueList, warnings: string[], strict: boolean): readonly string[] | null {
+function checkMatches(
+  raw: unknown,
+  tier: Tier,
+  path: string,
+  issues: IssueList,
+  warnings: string[],
+  strict: boolean,
+): readonly string[] | null {
   if (!Array.isArray(raw)) {
     issues.add(path, `expected a list of glob patterns, got ${describe(raw)}`);
     return null;
@@ -245,7 +270,8 @@ function checkMatches(raw: unknown, tier: Tier, path: string, issues: IssueList,
     const p: unknown = raw[k];
     const at = `${path}[${k}]`;
     const problem = checkPattern(p);
-    if (problem !== null) issues.add(at, typeof p === 'string' ? `${preview(p)}: ${problem}` : `expected a pattern string, got ${describe(p)}`);
+    if (problem !== null)
+      issues.add(at, typeof p === 'string' ? `${preview(p)}: ${problem}` : `expected a pattern string, got ${describe(p)}`);
     else if (seen.has(p as string)) issues.add(at, `${preview(p as string)} is listed twice`);
     else {
       seen.add(p as string);

@@ -139,7 +139,9 @@ export function createAuthenticator(
     if (!(err instanceof AuthenticationError)) return err;
     const known = claims !== undefined && claims.kind !== 'session';
     const out =
-      known && err.tokenId === undefined ? new AuthenticationError(err.reason, err.message, { cause: err.cause, tokenId: claims.jti }) : err;
+      known && err.tokenId === undefined
+        ? new AuthenticationError(err.reason, err.message, { cause: err.cause, tokenId: claims.jti })
+        : err;
     if (events !== null) {
       const actor: EventActor =
         claims === undefined
@@ -163,7 +165,10 @@ export function createAuthenticator(
       let chain: readonly TokenRecord[] | null = null;
       if (claims.kind !== 'session') {
         const now = readChainNow(claims.jti);
-        chain = now === undefined ? await readValidChain(claims as TokenClaims & ChainClaims, at) : checkChain(now, claims as TokenClaims & ChainClaims, at);
+        chain =
+          now === undefined
+            ? await readValidChain(claims as TokenClaims & ChainClaims, at)
+            : checkChain(now, claims as TokenClaims & ChainClaims, at);
       }
       // An in-process membership source answers without a promise (no await, no timer).
       const got = rolesOf(claims.sub);

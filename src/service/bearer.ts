@@ -39,8 +39,15 @@ function isOws(c: number): boolean {
 // token68 minus the trailing '=' padding: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/".
 function isToken68(c: number): boolean {
   return (
-    (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) ||
-    c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e || c === 0x2b || c === 0x2f
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2d ||
+    c === 0x2e ||
+    c === 0x5f ||
+    c === 0x7e ||
+    c === 0x2b ||
+    c === 0x2f
   );
 }
 

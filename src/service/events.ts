@@ -12,7 +12,15 @@ import type { Principal } from '../policy';
 import type { TokenRecord } from '../stores';
 import type { AccessDeniedEvent, AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './event-types';
 
-export type { AccessDeniedEvent, AuthEvent, AuthEventHook, AuthFailedEvent, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './event-types';
+export type {
+  AccessDeniedEvent,
+  AuthEvent,
+  AuthEventHook,
+  AuthFailedEvent,
+  EventActor,
+  TokenCreatedEvent,
+  TokenRevokedEvent,
+} from './event-types';
 
 /**
  * Counters of an {@link EventDispatcher}.
@@ -33,8 +41,7 @@ export interface EventStats {
   dropped: number;
 }
 
-const later: (fn: () => void) => void =
-  typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
+const later: (fn: () => void) => void = typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
 
 /**
  * Queue and deliver events to a hook, off the request path. One per `Auth` instance.

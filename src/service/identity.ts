@@ -93,7 +93,10 @@ export function checkUserId(userId: unknown, needsSegment: boolean): string {
   const id = checkUserIdRule(userId);
   if (needsSegment && !isIdentitySegment(id)) {
     throw new ValidationError([
-      { path: 'userId', message: 'must use only letters, digits, . _ - unless createAuth is given identityOf (it forms the default identity)' },
+      {
+        path: 'userId',
+        message: 'must use only letters, digits, . _ - unless createAuth is given identityOf (it forms the default identity)',
+      },
     ]);
   }
   return id;

@@ -7,7 +7,15 @@ export { isIdentityWref, IDENTITY_PATTERN, defaultIdentity } from './identity';
 export { bearerFromRequest, parseAuthorization } from './bearer';
 export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput, ListTokensOptions } from './types';
 export { reportDenied } from './events';
-export type { AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent, AuthFailedEvent, AccessDeniedEvent } from './events';
+export type {
+  AuthEvent,
+  AuthEventHook,
+  EventActor,
+  TokenCreatedEvent,
+  TokenRevokedEvent,
+  AuthFailedEvent,
+  AccessDeniedEvent,
+} from './events';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isHeaderProblem } from './bearer';

@@ -3,7 +3,15 @@
  * and revoke PATs under rules M1-M5 and T3, T6-T9.
  * @module
  */
-import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, ValidationError, type IssueInput } from '../errors';
+import {
+  AuthenticationError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  UnavailableError,
+  ValidationError,
+  type IssueInput,
+} from '../errors';
 import type { Principal } from '../policy';
 import { normalizeScopes, LIMITS, type Scope } from '../scopes';
 import type { TokenRecord } from '../stores';
@@ -51,7 +59,9 @@ interface CheckedCreate {
 /** Read and check a create input; a hostile object (throwing getters, Proxy) is a `ValidationError`. */
 function checkCreateInput(input: unknown): CheckedCreate {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ValidationError([{ path: '', message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity? }' }]);
+    throw new ValidationError([
+      { path: '', message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity? }' },
+    ]);
   }
   let fields: Partial<Record<keyof CreateTokenInput, unknown>>;
   let keys: (string | symbol)[];
@@ -63,13 +73,17 @@ function checkCreateInput(input: unknown): CheckedCreate {
     throw new ValidationError([{ path: '', message: 'create input could not be read' }], { cause: err });
   }
   const issues: IssueInput[] = [];
-  for (const k of keys) if (typeof k !== 'string' || !CREATE_KEYS.has(k)) issues.push({ code: 'unrecognized_keys', path: [String(k)], message: 'unknown field' });
+  for (const k of keys)
+    if (typeof k !== 'string' || !CREATE_KEYS.has(k))
+      issues.push({ code: 'unrecognized_keys', path: [String(k)], message: 'unknown field' });
   const name = collect(issues, () => checkName(fields.name));
   const description = collect(issues, () => {
     const d = fields.description;
     if (d === undefined) return null;
     if (typeof d !== 'string' || d.length > LIMITS.maxDescriptionLength) {
-      throw new ValidationError([{ path: 'description', message: `must be a string of at most ${LIMITS.maxDescriptionLength} characters` }]);
+      throw new ValidationError([
+        { path: 'description', message: `must be a string of at most ${LIMITS.maxDescriptionLength} characters` },
+      ]);
     }
     return checkStoredText(d, 'description', true);
   });
@@ -99,7 +113,8 @@ function checkCreateInput(input: unknown): CheckedCreate {
 }
 
 /** Warning of `create` without scopes: a token that can do all its owner can is rarely what a script needs. */
-const FULL_ACCESS_WARNING = "no scopes given: this token carries its owner's full access (every role, now and later); pass scopes to limit it";
+const FULL_ACCESS_WARNING =
+  "no scopes given: this token carries its owner's full access (every role, now and later); pass scopes to limit it";
 
 /** `list` options: `null` for no filter, else the window in milliseconds. */
 function checkListOptions(options: unknown): number | null {
@@ -152,7 +167,10 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
       const checked = checkCreateInput(input);
       const warnings = checked.warnings;
       if (chain !== null && checked.scopes !== null) {
-        checkNarrowing(checked.scopes, chain.filter((r) => r.scopes !== null).map((r) => r.scopes as readonly Scope[]));
+        checkNarrowing(
+          checked.scopes,
+          chain.filter((r) => r.scopes !== null).map((r) => r.scopes as readonly Scope[]),
+        );
       }
       if (checked.scopes !== null) warnings.push(...roleWarnings(checked.scopes, state.roles));
       // Under a scoped parent an unscoped child inherits the parent's limits (A5): nothing to warn about.
@@ -165,7 +183,8 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
         if (exp > limit) {
           exp = limit;
           // Without an explicit expiry, taking the parent's remaining lifetime is the expected default.
-          if (checked.explicitExpiry) warnings.push(`expiry clamped to ${new Date(limit * 1000).toISOString()}, when the token that creates it expires`);
+          if (checked.explicitExpiry)
+            warnings.push(`expiry clamped to ${new Date(limit * 1000).toISOString()}, when the token that creates it expires`);
         }
       }
       const record: TokenRecord = Object.freeze({

@@ -114,7 +114,8 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     issues.push({ path: 'signatureCacheSize', message: 'must be an integer from 0 to 1 000 000' });
   }
   for (const name of ['layerCacheSize', 'grantCacheSize'] as const) {
-    if (o[name] !== undefined && !intInRange(o[name], 0, 1_000_000)) issues.push({ path: name, message: 'must be an integer from 0 to 1 000 000' });
+    if (o[name] !== undefined && !intInRange(o[name], 0, 1_000_000))
+      issues.push({ path: name, message: 'must be an integer from 0 to 1 000 000' });
   }
   if (o.storeTimeoutMs !== undefined && !intInRange(o.storeTimeoutMs, 1, 600_000)) {
     issues.push({ path: 'storeTimeoutMs', message: 'must be an integer from 1 to 600 000' });

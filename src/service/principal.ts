@@ -36,7 +36,14 @@ export const CHAIN_SLOT: unique symbol = Symbol('svc-auth.chain');
  */
 export interface PrincipalFactory {
   /** A frozen principal with `grant` attached; `head` is the token's own record (none for a session). */
-  make(kind: Principal['kind'], userId: string, expiresAt: Date, head: TokenRecord | undefined, grant: unknown, state: PrincipalState): Principal;
+  make(
+    kind: Principal['kind'],
+    userId: string,
+    expiresAt: Date,
+    head: TokenRecord | undefined,
+    grant: unknown,
+    state: PrincipalState,
+  ): Principal;
   /** The state of a principal made by this very factory, else `undefined`. */
   stateOf(p: unknown): PrincipalState | undefined;
 }
@@ -63,7 +70,14 @@ export function principalFactory(): PrincipalFactory {
     readonly #state: PrincipalState;
     readonly #grant: unknown;
 
-    constructor(kind: Principal['kind'], userId: string, expiresAt: Date, head: TokenRecord | undefined, grant: unknown, state: PrincipalState) {
+    constructor(
+      kind: Principal['kind'],
+      userId: string,
+      expiresAt: Date,
+      head: TokenRecord | undefined,
+      grant: unknown,
+      state: PrincipalState,
+    ) {
       this.kind = kind;
       this.userId = userId;
       this.expiresAt = expiresAt;

@@ -41,7 +41,12 @@ export function checkStoredText(text: string, path: string, multiline: boolean):
   if (!isWellFormedText(text)) throw new ValidationError([{ path, message: 'must be valid Unicode text (no lone surrogate)' }]);
   const control = multiline ? CONTROL_BUT_TAB_LF : /[\u0000-\u001f\u007f-\u009f]/;
   if (control.test(text)) {
-    throw new ValidationError([{ path, message: multiline ? 'must not contain control characters other than tab and line feed' : 'must not contain control characters' }]);
+    throw new ValidationError([
+      {
+        path,
+        message: multiline ? 'must not contain control characters other than tab and line feed' : 'must not contain control characters',
+      },
+    ]);
   }
   return text;
 }

@@ -146,13 +146,22 @@ export class JsonFile<T> {
     try {
       data = JSON.parse(text);
     } catch (err) {
-      throw new UnavailableError(`the ${this.label} ${this.path} is corrupt (not valid JSON); it was left untouched: repair it or move it away`, { cause: err });
+      throw new UnavailableError(
+        `the ${this.label} ${this.path} is corrupt (not valid JSON); it was left untouched: repair it or move it away`,
+        { cause: err },
+      );
     }
     if (this.parseFn === undefined) return data as T;
     try {
       return this.parseFn(data);
     } catch (err) {
-      const detail = err instanceof ValidationError ? `: ${err.issues.slice(0, 3).map((i) => `${i.pathText || '(file)'} ${i.message}`).join('; ')}` : '';
+      const detail =
+        err instanceof ValidationError
+          ? `: ${err.issues
+              .slice(0, 3)
+              .map((i) => `${i.pathText || '(file)'} ${i.message}`)
+              .join('; ')}`
+          : '';
       throw new UnavailableError(
         `the ${this.label} ${this.path} is corrupt (unexpected shape${detail}); it was left untouched: repair it or move it away`,
         { cause: err },
@@ -207,7 +216,10 @@ export class JsonFile<T> {
       if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
       const pid = Number(name.slice(prefix.length).split('.')[0]);
       const full = join(this.dir, name);
-      const old = await stat(full).then((s) => Date.now() - s.mtimeMs > this.timing.staleMs, () => false);
+      const old = await stat(full).then(
+        (s) => Date.now() - s.mtimeMs > this.timing.staleMs,
+        () => false,
+      );
       if (pid === process.pid || !isAlive(pid) || old) await unlink(full).catch(() => undefined);
     }
   }

@@ -129,4 +129,3 @@ export function isAlive(pid: number): boolean {
     return codeOf(err) === 'EPERM';
   }
 }
-

@@ -9,7 +9,16 @@ import { ConflictError, SvcAuthError, UnavailableError } from '../errors';
 
 /** SQLSTATE classes and codes that mean the connection or server, not the statement, failed. */
 const CONNECTION_STATES = /^(08|57P0[1-4]|53)/;
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** Map a driver failure to the library's errors: everything is unavailable (fail closed), except our own. */
 export function toStoreError(err: unknown): SvcAuthError {

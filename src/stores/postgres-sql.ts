@@ -14,7 +14,8 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 const MAX_IDENTIFIER = 63;
 
 /** The columns a record is read back from, in one place so every query agrees. */
-const COLUMNS = 'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at';
+const COLUMNS =
+  'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at';
 
 // A corrupted parent link must not spin a recursive query forever.
 const MAX_CHAIN_DEPTH = 1000;
@@ -39,9 +40,7 @@ export function parseTableName(value: unknown): TableName {
   }
   const parts = value.split('.');
   if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p))) {
-    throw new ValidationError([
-      { path: 'table', message: 'expected name or schema.name, each matching ^[a-z_][a-z0-9_]{0,62}$' },
-    ]);
+    throw new ValidationError([{ path: 'table', message: 'expected name or schema.name, each matching ^[a-z_][a-z0-9_]{0,62}$' }]);
   }
   const table = parts[parts.length - 1] as string;
   const schema = parts.length === 2 ? (parts[0] as string) : null;

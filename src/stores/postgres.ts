@@ -83,7 +83,10 @@ export class PostgresTokenStore implements TokenStore {
         // One id alone takes the single-id statement: nothing to encode or unpack.
         fetch: (ids, ms) =>
           this.run(ms, async (client) => {
-            const query = ids.length === 1 ? this.read('chain', this.sql.readChain, [ids[0]]) : this.read('chains', this.sql.readChains, [JSON.stringify(ids)]);
+            const query =
+              ids.length === 1
+                ? this.read('chain', this.sql.readChain, [ids[0]])
+                : this.read('chains', this.sql.readChains, [JSON.stringify(ids)]);
             return (await client.query(query)).rows;
           }),
         decode: (rows) => rows.map(rowToRecord),
@@ -189,7 +192,10 @@ export class PostgresTokenStore implements TokenStore {
   async listByOwner(ownerId: string): Promise<TokenRecord[]> {
     if (typeof ownerId !== 'string') throw new ValidationError([{ path: 'ownerId', message: 'expected a string' }]);
     if (ownerId.length === 0 || ownerId.length > MAX_ID_LENGTH || !storable(ownerId)) return [];
-    const rows = await this.run(this.timeoutMs, async (client) => (await client.query(this.read('owner', this.sql.listByOwner, [ownerId]))).rows);
+    const rows = await this.run(
+      this.timeoutMs,
+      async (client) => (await client.query(this.read('owner', this.sql.listByOwner, [ownerId]))).rows,
+    );
     return rows.map(rowToRecord);
   }
 

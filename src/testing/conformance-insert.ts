@@ -33,12 +33,23 @@ export function insertCases(it: (name: string, run: (store: () => TokenStore) =>
       expiresAt: at(7 * DAY),
       committerIdentity: 'svc:default/users/Identity/bot',
     });
-    const child = f.record({ id: f.id('c'), kind: 'component', name: 'action-1', scopes: null, parentId: parent.id, createdAt: at(2000), expiresAt: at(HOUR) });
+    const child = f.record({
+      id: f.id('c'),
+      kind: 'component',
+      name: 'action-1',
+      scopes: null,
+      parentId: parent.id,
+      createdAt: at(2000),
+      expiresAt: at(HOUR),
+    });
     expect(await store().insert(parent, at(1000))).toBe('ok');
     expect(await store().insert(child, at(2000))).toBe('ok');
     const chain = await store().readChain(child.id);
     expect(chain).toHaveLength(2);
-    for (const [got, want] of [[chain?.[0], child], [chain?.[1], parent]] as const) {
+    for (const [got, want] of [
+      [chain?.[0], child],
+      [chain?.[1], parent],
+    ] as const) {
       expect(got).toBeDefined();
       const g = got as TokenRecord;
       // lastUsedAt is optional in a record: absent and null both mean "never used".
@@ -132,7 +143,9 @@ export function insertCases(it: (name: string, run: (store: () => TokenStore) =>
     const f = fixtures();
     const first = f.record({ id: f.id('x'), name: 'first' });
     expect(await store().insert(first, at(0))).toBe('ok');
-    await expect(store().insert(f.record({ id: first.id, name: 'second', ownerId: f.owner('other') }), at(0))).rejects.toBeInstanceOf(Error);
+    await expect(store().insert(f.record({ id: first.id, name: 'second', ownerId: f.owner('other') }), at(0))).rejects.toBeInstanceOf(
+      Error,
+    );
     const chain = await store().readChain(first.id);
     expect(chain?.[0]?.name).toBe('first');
     expect(chain?.[0]?.ownerId).toBe(f.owner());

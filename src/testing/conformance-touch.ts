@@ -16,7 +16,8 @@ import { at, fixtures } from './fixtures';
  * ```
  */
 export function touchCases(it: (name: string, run: (store: () => TokenStore) => Promise<void>) => void): void {
-  const lastUsed = (r: TokenRecord | undefined): number | null => (r?.lastUsedAt instanceof Date ? r.lastUsedAt.getTime() - at(0).getTime() : null);
+  const lastUsed = (r: TokenRecord | undefined): number | null =>
+    r?.lastUsedAt instanceof Date ? r.lastUsedAt.getTime() - at(0).getTime() : null;
 
   it('touch (optional): sets lastUsedAt of each id, seen by readChain and listByOwner; unknown ids ignored', async (store) => {
     const s = store();

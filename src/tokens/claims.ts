@@ -65,7 +65,8 @@ export interface ClaimSet {
  * ```
  */
 export function checkClaimSet(value: unknown): { ok: true; claims: ClaimSet } | { ok: false; path: string; message: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, path: '', message: 'claims must be an object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, path: '', message: 'claims must be an object' };
   const rec = value as Record<string, unknown>;
   for (const name of Object.keys(rec)) {
     if (!(CLAIM_NAMES as readonly string[]).includes(name)) return { ok: false, path: name, message: 'unexpected claim' };
@@ -78,7 +79,8 @@ export function checkClaimSet(value: unknown): { ok: true; claims: ClaimSet } | 
   }
   for (const name of ['iat', 'exp'] as const) {
     const v = rec[name];
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return { ok: false, path: name, message: 'must be whole seconds since the epoch' };
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+      return { ok: false, path: name, message: 'must be whole seconds since the epoch' };
   }
   const claims = rec as unknown as ClaimSet;
   if (claims.exp <= claims.iat) return { ok: false, path: 'exp', message: 'must be later than iat' };

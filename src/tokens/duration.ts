@@ -68,9 +68,7 @@ export function parsePatExpiry(input: string | number | undefined): number {
     if (m?.[1] !== undefined) days = Number(m[1]);
   }
   if (days === undefined || days < 1 || days * DAY > LIFETIMES.pat.maxSec) {
-    throw new ValidationError([
-      { path: 'expiresIn', message: 'expected <N>d or a whole number of days, N from 1 to 365' },
-    ]);
+    throw new ValidationError([{ path: 'expiresIn', message: 'expected <N>d or a whole number of days, N from 1 to 365' }]);
   }
   return days * DAY;
 }

@@ -102,7 +102,8 @@ export async function generateKeyRing(options?: { alg?: KeyAlgorithm }): Promise
       throw new ValidationError([{ path: 'options', message: 'expected { alg?: "EdDSA" | "ES256" | "HS256" }' }]);
     }
     if (options.alg !== undefined) {
-      if (!ALGORITHMS.includes(options.alg)) throw new ValidationError([{ path: 'options.alg', message: 'expected EdDSA, ES256 or HS256' }]);
+      if (!ALGORITHMS.includes(options.alg))
+        throw new ValidationError([{ path: 'options.alg', message: 'expected EdDSA, ES256 or HS256' }]);
       alg = options.alg;
     }
   }

@@ -57,22 +57,45 @@ const b64u = (exactLen?: number) =>
 const common = {
   kid: z.string().regex(KID_PATTERN, 'kid must match ^[A-Za-z0-9_-]{1,64}$'),
   use: z.literal('sig').optional(),
-  key_ops: z.array(z.enum(['sign', 'verify'])).max(2).optional(),
+  key_ops: z
+    .array(z.enum(['sign', 'verify']))
+    .max(2)
+    .optional(),
   ext: z.boolean().optional(),
 };
 
 const secret = (schema: z.ZodString) =>
-  schema.refine((s) => hasEntropy(s), `has too little entropy (fewer than ${MIN_DISTINCT_BYTES} distinct byte values); generate it from random bytes`);
+  schema.refine(
+    (s) => hasEntropy(s),
+    `has too little entropy (fewer than ${MIN_DISTINCT_BYTES} distinct byte values); generate it from random bytes`,
+  );
 
 // Ed25519 and P-256 coordinates and scalars are 32 bytes: 43 base64url characters.
-const okpSchema = z.strictObject({ ...common, kty: z.literal('OKP'), crv: z.literal('Ed25519'), alg: z.literal('EdDSA').optional(), x: b64u(43), d: secret(b64u(43)) });
-const ecSchema = z.strictObject({ ...common, kty: z.literal('EC'), crv: z.literal('P-256'), alg: z.literal('ES256').optional(), x: b64u(43), y: b64u(43), d: secret(b64u(43)) });
+const okpSchema = z.strictObject({
+  ...common,
+  kty: z.literal('OKP'),
+  crv: z.literal('Ed25519'),
+  alg: z.literal('EdDSA').optional(),
+  x: b64u(43),
+  d: secret(b64u(43)),
+});
+const ecSchema = z.strictObject({
+  ...common,
+  kty: z.literal('EC'),
+  crv: z.literal('P-256'),
+  alg: z.literal('ES256').optional(),
+  x: b64u(43),
+  y: b64u(43),
+  d: secret(b64u(43)),
+});
 const octSchema = z.strictObject({
   ...common,
   kty: z.literal('oct'),
   alg: z.literal('HS256').optional(),
   k: secret(
-    b64u().refine((s) => byteLength(s) >= MIN_HMAC_BYTES, `HS256 secret must be at least ${MIN_HMAC_BYTES} bytes`).refine((s) => byteLength(s) <= MAX_HMAC_BYTES, `HS256 secret must be at most ${MAX_HMAC_BYTES} bytes`),
+    b64u()
+      .refine((s) => byteLength(s) >= MIN_HMAC_BYTES, `HS256 secret must be at least ${MIN_HMAC_BYTES} bytes`)
+      .refine((s) => byteLength(s) <= MAX_HMAC_BYTES, `HS256 secret must be at most ${MAX_HMAC_BYTES} bytes`),
   ),
 });
 const privateJwkSchema = z.discriminatedUnion('kty', [okpSchema, ecSchema, octSchema]);

@@ -100,7 +100,8 @@ export class TokenVerifier {
    * @throws ValidationError when `nowSec` is not a finite number (a caller bug, not a bad token).
    */
   async verify(token: unknown, nowSec: number): Promise<TokenClaims> {
-    if (typeof nowSec !== 'number' || !Number.isFinite(nowSec)) throw new ValidationError([{ path: 'nowSec', message: 'expected seconds since the epoch' }]);
+    if (typeof nowSec !== 'number' || !Number.isFinite(nowSec))
+      throw new ValidationError([{ path: 'nowSec', message: 'expected seconds since the epoch' }]);
     const now = Math.floor(nowSec);
     if (typeof token !== 'string') throw fail('malformed', 'token is not a string');
     if (token.length > MAX_TOKEN_CHARS) throw fail('malformed', 'token is longer than 8 KiB');
@@ -125,7 +126,8 @@ export class TokenVerifier {
     const key = findKey(this.#ring, header.kid);
     if (key === undefined) throw fail('signature', 'unknown or retired key');
     if (header.alg !== key.alg) throw fail('signature', 'algorithm does not match the key');
-    if (key.alg === 'ES256' && !isLowS(token.slice(token.lastIndexOf('.') + 1))) throw fail('signature', 'ES256 signature not in low-S form');
+    if (key.alg === 'ES256' && !isLowS(token.slice(token.lastIndexOf('.') + 1)))
+      throw fail('signature', 'ES256 signature not in low-S form');
 
     let payload: unknown;
     try {
@@ -224,7 +226,8 @@ function decodeHeader(segment: string): { typ: string; alg: string; kid: string 
   if (typeof typ !== 'string' || !KIND_BY_TYPE.has(typ)) throw fail('type', 'not an svc-auth token type');
   if (typeof alg !== 'string' || !ALGORITHMS.has(alg)) throw fail('signature', 'algorithm not accepted');
   const names = Object.keys(rec);
-  if (names.length !== HEADER_NAMES.size || names.some((n) => !HEADER_NAMES.has(n))) throw fail('malformed', 'header must hold exactly typ, alg and kid');
+  if (names.length !== HEADER_NAMES.size || names.some((n) => !HEADER_NAMES.has(n)))
+    throw fail('malformed', 'header must hold exactly typ, alg and kid');
   if (typeof kid !== 'string' || !KID_PATTERN.test(kid)) throw fail('signature', 'unusable key id');
   return { typ, alg, kid };
 }
@@ -262,26 +265,37 @@ function readOptions(options: unknown): ReadOptions {
   for (const name of Object.keys(o)) if (!known.has(name)) issues.push({ path: name, message: 'unknown option' });
   if (!isKeyRing(o['ring'])) issues.push({ path: 'ring', message: 'expected a key ring made by generateKeyRing or importKeyRing' });
   const issuer = o['issuer'];
-  if (typeof issuer !== 'string' || issuer.length === 0 || issuer.length > 1024) issues.push({ path: 'issuer', message: 'expected a non-empty string' });
+  if (typeof issuer !== 'string' || issuer.length === 0 || issuer.length > 1024)
+    issues.push({ path: 'issuer', message: 'expected a non-empty string' });
   const toleranceSec = o['clockToleranceSec'] ?? 5;
-  if (!isIntIn(toleranceSec, 0, MAX_TOLERANCE_SEC)) issues.push({ path: 'clockToleranceSec', message: `expected whole seconds from 0 to ${MAX_TOLERANCE_SEC}` });
+  if (!isIntIn(toleranceSec, 0, MAX_TOLERANCE_SEC))
+    issues.push({ path: 'clockToleranceSec', message: `expected whole seconds from 0 to ${MAX_TOLERANCE_SEC}` });
   const cacheSize = o['cacheSize'] ?? 10_000;
-  if (!isIntIn(cacheSize, 0, MAX_CACHE_SIZE)) issues.push({ path: 'cacheSize', message: `expected a whole number from 0 to ${MAX_CACHE_SIZE}` });
+  if (!isIntIn(cacheSize, 0, MAX_CACHE_SIZE))
+    issues.push({ path: 'cacheSize', message: `expected a whole number from 0 to ${MAX_CACHE_SIZE}` });
   const maxLifetime = { pat: LIFETIMES.pat.maxSec, session: LIFETIMES.session.maxSec, component: LIFETIMES.component.maxSec };
   const given = o['maxLifetimeSec'];
   if (given !== undefined) {
-    if (typeof given !== 'object' || given === null) issues.push({ path: 'maxLifetimeSec', message: 'expected { pat?, session?, component? } in seconds' });
+    if (typeof given !== 'object' || given === null)
+      issues.push({ path: 'maxLifetimeSec', message: 'expected { pat?, session?, component? } in seconds' });
     else {
       for (const [name, v] of Object.entries(given)) {
         if (!(KINDS as readonly string[]).includes(name)) issues.push({ path: `maxLifetimeSec.${name}`, message: 'unknown token kind' });
         else if (v === undefined) continue;
-        else if (!isIntIn(v, 1, Number.MAX_SAFE_INTEGER)) issues.push({ path: `maxLifetimeSec.${name}`, message: 'expected positive whole seconds' });
+        else if (!isIntIn(v, 1, Number.MAX_SAFE_INTEGER))
+          issues.push({ path: `maxLifetimeSec.${name}`, message: 'expected positive whole seconds' });
         else maxLifetime[name as TokenKind] = v;
       }
     }
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  return { ring: o['ring'] as KeyRing, issuer: issuer as string, toleranceSec: toleranceSec as number, cacheSize: cacheSize as number, maxLifetime: Object.freeze(maxLifetime) };
+  return {
+    ring: o['ring'] as KeyRing,
+    issuer: issuer as string,
+    toleranceSec: toleranceSec as number,
+    cacheSize: cacheSize as number,
+    maxLifetime: Object.freeze(maxLifetime),
+  };
 }
 
 function isIntIn(v: unknown, min: number, max: number): v is number {

@@ -33,7 +33,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * issues; // [{ code: 'unrecognized_keys', path: ['options', 'optinal'], message: 'unknown option' }]
  * ```
  */
-export function checkOptions(value: object, knownKeys: ReadonlySet<string> | readonly string[], path: string, issues: IssueInput[]): boolean {
+export function checkOptions(
+  value: object,
+  knownKeys: ReadonlySet<string> | readonly string[],
+  path: string,
+  issues: IssueInput[],
+): boolean {
   const known = knownKeys instanceof Set ? knownKeys : new Set(knownKeys as readonly string[]);
   let ok = true;
   for (const key of Reflect.ownKeys(value)) {

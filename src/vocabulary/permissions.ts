@@ -5,14 +5,7 @@
  */
 
 /** A permission a scope entry can list (docs/concepts.md). */
-export type Permission =
-  | 'repo:read'
-  | 'repo:write'
-  | 'repo:configure'
-  | 'repo:admin'
-  | 'org:read'
-  | 'org:configure'
-  | 'org:admin';
+export type Permission = 'repo:read' | 'repo:write' | 'repo:configure' | 'repo:admin' | 'org:read' | 'org:configure' | 'org:admin';
 
 /**
  * Every permission, in the documented order (repo, then org). Repo permissions come first.
@@ -41,7 +34,6 @@ export const ORG_PERMISSIONS: readonly Permission[] = Object.freeze(PERMISSIONS.
 // A Map, not an object: a hostile permission string such as "__proto__" or
 // "constructor" must not find anything.
 const INDEX: ReadonlyMap<string, number> = new Map(PERMISSIONS.map((p, i) => [p, i]));
-
 
 /**
  * Is `value` one of the seven permissions?

@@ -42,7 +42,10 @@ const ALL_REPO: readonly Permission[] = Object.freeze(['repo:read', 'repo:write'
 export const ROLE_TABLE: Readonly<Record<RoleName, RoleExpansion>> = Object.freeze({
   owner: Object.freeze({ repo: ALL_REPO, org: Object.freeze(['org:read', 'org:configure', 'org:admin'] as Permission[]) }),
   admin: Object.freeze({ repo: ALL_REPO, org: Object.freeze(['org:read', 'org:configure'] as Permission[]) }),
-  editor: Object.freeze({ repo: Object.freeze(['repo:read', 'repo:write'] as Permission[]), org: Object.freeze(['org:read'] as Permission[]) }),
+  editor: Object.freeze({
+    repo: Object.freeze(['repo:read', 'repo:write'] as Permission[]),
+    org: Object.freeze(['org:read'] as Permission[]),
+  }),
   viewer: Object.freeze({ repo: Object.freeze(['repo:read'] as Permission[]), org: Object.freeze(['org:read'] as Permission[]) }),
 });
 

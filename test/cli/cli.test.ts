@@ -55,7 +55,18 @@ describe('svc: the spec flow on a fresh dev instance', { timeout: 120_000 }, () 
 
   let ci = '';
   it('C4: create prints the token alone on stdout and a once-only notice on stderr', async () => {
-    const r = await svc(home, ['token', 'create', '-n', 'ci', '--scope', 'acme/web=repo:read,repo:write', '--scope', 'acme=role:viewer', '-d', 'CI bot']);
+    const r = await svc(home, [
+      'token',
+      'create',
+      '-n',
+      'ci',
+      '--scope',
+      'acme/web=repo:read,repo:write',
+      '--scope',
+      'acme=role:viewer',
+      '-d',
+      'CI bot',
+    ]);
     expect(r.code).toBe(0);
     ci = r.stdout.trimEnd();
     expect(r.stdout).toBe(`${ci}\n`);
@@ -69,7 +80,19 @@ describe('svc: the spec flow on a fresh dev instance', { timeout: 120_000 }, () 
       { resource: 'acme/web', permissions: ['repo:read', 'repo:write'], allowedMatches: ['Doc/*'] },
       { resource: 'acme', permissions: ['repo:read'], allowedMatches: ['Img/*'] },
     ]);
-    const r = await svc(home, ['token', 'create', '--name', 'docs', '--scopes-json', scopes, '--expires', '7d', '--committer-identity', 'svc:acme/users/Identity/docs-bot', '--json']);
+    const r = await svc(home, [
+      'token',
+      'create',
+      '--name',
+      'docs',
+      '--scopes-json',
+      scopes,
+      '--expires',
+      '7d',
+      '--committer-identity',
+      'svc:acme/users/Identity/docs-bot',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(out).toMatchObject({ name: 'docs', status: 'active', committerIdentity: 'svc:acme/users/Identity/docs-bot', parentId: null });
@@ -100,7 +123,10 @@ describe('svc: the spec flow on a fresh dev instance', { timeout: 120_000 }, () 
   it('C2/M2: with SVC_TOKEN a PAT manages only its subtree and is refused outside it', async () => {
     const child = await svc(home, ['token', 'create', '-n', 'child', '--scope', 'acme/web=repo:read'], { SVC_TOKEN: ci });
     expect(child.code).toBe(0);
-    const list = JSON.parse((await svc(home, ['token', 'list', '--json'], { SVC_TOKEN: ci })).stdout) as { name: string; parentId: string }[];
+    const list = JSON.parse((await svc(home, ['token', 'list', '--json'], { SVC_TOKEN: ci })).stdout) as {
+      name: string;
+      parentId: string;
+    }[];
     expect(list.map((t) => t.name)).toEqual(['child']);
     const outside = await svc(home, ['token', 'revoke', '--name', 'docs'], { SVC_TOKEN: ci });
     expect(outside.code).toBe(1);
@@ -130,7 +156,10 @@ describe('svc: the spec flow on a fresh dev instance', { timeout: 120_000 }, () 
     const table = await svc(home, ['token', 'list'], clock);
     expect(table.stdout).toMatch(/^docs\s+expired\s/m);
     // SVC_NOW alone does nothing: the test clock needs SVC_ALLOW_TEST_CLOCK=1.
-    const ignored = JSON.parse((await svc(home, ['token', 'list', '--json'], { SVC_NOW: later })).stdout) as { name: string; status: string }[];
+    const ignored = JSON.parse((await svc(home, ['token', 'list', '--json'], { SVC_NOW: later })).stdout) as {
+      name: string;
+      status: string;
+    }[];
     expect(ignored.find((t) => t.name === 'docs')?.status).toBe('active');
   });
 
@@ -219,7 +248,9 @@ describe('svc: several processes at once (C3)', { timeout: 120_000 }, () => {
   it('C3: processes starting together on an empty home agree on one key ring', async () => {
     const { home, cleanup } = await tempHome();
     try {
-      const logins = await Promise.all(['u1', 'u2', 'u3', 'u4'].map((u) => svc(home, ['member', 'set', '-u', u, '-r', 'acme', '--role', 'viewer'])));
+      const logins = await Promise.all(
+        ['u1', 'u2', 'u3', 'u4'].map((u) => svc(home, ['member', 'set', '-u', u, '-r', 'acme', '--role', 'viewer'])),
+      );
       expect(logins.map((r) => r.code)).toEqual([0, 0, 0, 0]);
       await svc(home, ['auth', 'login', '-u', 'u1']);
       const created = await Promise.all([1, 2, 3].map((i) => svc(home, ['token', 'create', '-n', `k${i}`])));

@@ -50,7 +50,10 @@ export async function tempHome(): Promise<{ home: string; cleanup: () => Promise
 }
 
 /** Start `svc serve --port 0` and wait for its base URL line and its `listening on <url>` line. */
-export function serve(home: string, extra: Record<string, string | undefined> = {}): Promise<{ url: string; child: ChildProcess; stderr: () => string; firstLine: string }> {
+export function serve(
+  home: string,
+  extra: Record<string, string | undefined> = {},
+): Promise<{ url: string; child: ChildProcess; stderr: () => string; firstLine: string }> {
   return new Promise((done, fail) => {
     const child = start(['serve', '--port', '0'], baseEnv(home, extra));
     let out = '';

@@ -48,7 +48,10 @@ describe.skipIf(!posix)('SVC_HOME permissions', () => {
     await writeFile(join(h, 'keys.json'), '{"keys":[]}');
     await chown(h, 65534, 65534);
     await chmod(h, 0o777);
-    const err = await openInstance({ SVC_HOME: h }).then(() => null, (e: unknown) => e);
+    const err = await openInstance({ SVC_HOME: h }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: 'unavailable' });
     expect(await modeOf(h)).toBe(0o777);
   });

@@ -84,9 +84,15 @@ describe('mcp-remote as the stdio bridge, with a PAT', { timeout: 120_000 }, () 
 
     const who = (await client.callTool({ name: 'whoami', arguments: {} })) as CallToolResult;
     expect(who.structuredContent).toEqual({ kind: 'pat', user: 'alice', token: 'bridge' });
-    const put = (await client.callTool({ name: 'thing_put', arguments: { org: 'acme', repo: 'web', name: 'Doc/bridged', content: 'via mcp-remote' } })) as CallToolResult;
+    const put = (await client.callTool({
+      name: 'thing_put',
+      arguments: { org: 'acme', repo: 'web', name: 'Doc/bridged', content: 'via mcp-remote' },
+    })) as CallToolResult;
     expect(put.isError, JSON.stringify(put)).toBeFalsy();
-    const got = (await client.callTool({ name: 'thing_get', arguments: { org: 'acme', repo: 'web', name: 'Doc/bridged' } })) as CallToolResult;
+    const got = (await client.callTool({
+      name: 'thing_get',
+      arguments: { org: 'acme', repo: 'web', name: 'Doc/bridged' },
+    })) as CallToolResult;
     expect(got.structuredContent).toMatchObject({ name: 'Doc/bridged', content: 'via mcp-remote' });
 
     // The token never reached the bridge's logs, and no OAuth state was written: no OAuth flow ran.

@@ -12,7 +12,9 @@ import { exited, serve, svc, tempHome } from './helpers';
 
 async function connect(url: string, token: string): Promise<Client> {
   const client = new Client({ name: 'svc-auth-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   return client;
 }
 
@@ -39,9 +41,21 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     ({ home, cleanup } = await tempHome());
     expect((await svc(home, ['member', 'set', '--user', 'alice', '--resource', 'acme', '--role', 'editor'])).code).toBe(0);
     expect((await svc(home, ['auth', 'login', '--user', 'alice'])).code).toBe(0);
-    full = await token(['-n', 'full', '--scope', 'acme/web=repo:read,repo:write', '--committer-identity', 'svc:acme/users/Identity/mcp-bot']);
+    full = await token([
+      '-n',
+      'full',
+      '--scope',
+      'acme/web=repo:read,repo:write',
+      '--committer-identity',
+      'svc:acme/users/Identity/mcp-bot',
+    ]);
     reader = await token(['-n', 'reader', '--scope', 'acme/web=repo:read']);
-    docs = await token(['-n', 'docs', '--scopes-json', JSON.stringify([{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'], allowedMatches: ['Doc/**'] }])]);
+    docs = await token([
+      '-n',
+      'docs',
+      '--scopes-json',
+      JSON.stringify([{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'], allowedMatches: ['Doc/**'] }]),
+    ]);
     ({ url, child } = await serve(home));
   });
   afterAll(async () => {
@@ -79,7 +93,10 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     expect(structured(put)).toEqual({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), committer: 'svc:acme/users/Identity/mcp-bot' });
     const commit = structured(put)['commit'];
 
-    const over = await c.callTool({ name: 'thing_put', arguments: { org: 'acme', repo: 'web', name: 'Doc/other', content: { n: 1 }, committer: 'svc:acme/users/Identity/someone' } });
+    const over = await c.callTool({
+      name: 'thing_put',
+      arguments: { org: 'acme', repo: 'web', name: 'Doc/other', content: { n: 1 }, committer: 'svc:acme/users/Identity/someone' },
+    });
     expect(structured(over)['committer']).toBe('svc:acme/users/Identity/someone');
 
     const head = await c.callTool({ name: 'repo_head', arguments: { org: 'Acme', repo: 'Web' } });
@@ -103,7 +120,14 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     const c = await open(docs);
     const r = await c.callTool({ name: 'thing_put', arguments: { org: 'acme', repo: 'web', name: 'Img/logo', content: 'x' } });
     expect(r.isError).toBe(true);
-    expect(structured(r)).toEqual({ error: 'forbidden', message: expect.stringContaining('repo:write on acme/web'), permission: 'repo:write', resource: 'acme/web', thing: 'Img/logo', reason: 'thing' });
+    expect(structured(r)).toEqual({
+      error: 'forbidden',
+      message: expect.stringContaining('repo:write on acme/web'),
+      permission: 'repo:write',
+      resource: 'acme/web',
+      thing: 'Img/logo',
+      reason: 'thing',
+    });
     const inside = await c.callTool({ name: 'thing_put', arguments: { org: 'acme', repo: 'web', name: 'Doc/guide', content: 'ok' } });
     expect(inside.isError).toBeFalsy();
   });
@@ -122,7 +146,11 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
   });
 
   it('no header is a 401 carrying resource_metadata, and the metadata lists no authorization server', async () => {
-    const r = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const r = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(r.status).toBe(401);
     const meta = `${url}/.well-known/oauth-protected-resource/mcp`;
     expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${meta}"`);
@@ -136,11 +164,20 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     const c = await open(victim);
     expect(structured(await c.callTool({ name: 'whoami', arguments: {} }))).toMatchObject({ token: 'victim' });
     expect((await svc(home, ['token', 'revoke', '--name', 'victim'])).code).toBe(0);
-    await expect(c.callTool({ name: 'whoami', arguments: {} })).rejects.toMatchObject({ code: 401, message: expect.stringContaining('token revoked') });
-    const raw = await fetch(`${url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${victim}`, 'content-type': 'application/json' }, body: '{}' });
+    await expect(c.callTool({ name: 'whoami', arguments: {} })).rejects.toMatchObject({
+      code: 401,
+      message: expect.stringContaining('token revoked'),
+    });
+    const raw = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${victim}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(raw.status).toBe(401);
     const challenge = raw.headers.get('www-authenticate') ?? '';
-    expect(challenge).toMatch(/^Bearer realm="svc", error="invalid_token", error_description="token revoked: create a new one with `svc token create`", resource_metadata="http:/);
+    expect(challenge).toMatch(
+      /^Bearer realm="svc", error="invalid_token", error_description="token revoked: create a new one with `svc token create`", resource_metadata="http:/,
+    );
     expect(challenge).not.toContain(victim);
     expect(await raw.text()).not.toContain(victim);
   });

@@ -49,7 +49,8 @@ withDb('svc and svc serve with SVC_DATABASE_URL (PostgreSQL)', { timeout: 120_00
       a = await serve(home, env);
       b = await serve(other.home, env);
       expect(a.url).not.toBe(b.url);
-      const head = (s: Served): Promise<Response> => fetch(`${s.url}/api/repos/acme/web/head`, { headers: { authorization: `Bearer ${token}` } });
+      const head = (s: Served): Promise<Response> =>
+        fetch(`${s.url}/api/repos/acme/web/head`, { headers: { authorization: `Bearer ${token}` } });
 
       for (const s of [a, b]) {
         const ok = await head(s);

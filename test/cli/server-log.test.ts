@@ -24,7 +24,10 @@ describe('svc serve: a refused request is logged with the token id, never the to
       s.child.kill('SIGTERM');
       await exited(s.child);
     }
-    const line = s.stderr().split('\n').find((l) => l.includes(' 401 '));
+    const line = s
+      .stderr()
+      .split('\n')
+      .find((l) => l.includes(' 401 '));
     expect(line).toContain(`token=id:${id}`);
     expect(line).toContain('reason=revoked');
     expect(s.stderr()).not.toContain(token);

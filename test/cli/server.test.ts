@@ -22,11 +22,13 @@ describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000
     await dev.members.set('bob', 'acme/web', 'viewer');
     session = await dev.auth.issueSession('alice');
     const client = dev.auth.client(await dev.auth.authenticate(session));
-    docs = (await client.token.create({
-      name: 'docs',
-      scopes: [{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'], allowedMatches: ['Doc/**'] }],
-      committerIdentity: 'svc:acme/users/Identity/docs-bot',
-    })).token;
+    docs = (
+      await client.token.create({
+        name: 'docs',
+        scopes: [{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'], allowedMatches: ['Doc/**'] }],
+        committerIdentity: 'svc:acme/users/Identity/docs-bot',
+      })
+    ).token;
     reader = (await client.token.create({ name: 'reader', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] })).token;
     server = await createDevServer({ instance: dev, log: (l) => logs.push(l) });
     url = await server.listen({ port: 0 });
@@ -38,7 +40,10 @@ describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000
   });
 
   const call = (path: string, token?: string, init: RequestInit = {}): Promise<Response> =>
-    fetch(`${url}${path}`, { ...init, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.headers as Record<string, string> | undefined) } });
+    fetch(`${url}${path}`, {
+      ...init,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.headers as Record<string, string> | undefined) },
+    });
 
   it('H2: no credential is 401 with WWW-Authenticate Bearer realm="svc" and no error code', async () => {
     const r = await call('/api/repos/acme/web/head');
@@ -71,7 +76,10 @@ describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000
   });
 
   it('A4: allowedMatches lets a write match Doc/** and refuses other thing names with reason thing', async () => {
-    const ok = await call('/api/repos/acme/web/things/Doc/guide/intro', docs, { method: 'PUT', body: JSON.stringify({ content: { text: 'hi' } }) });
+    const ok = await call('/api/repos/acme/web/things/Doc/guide/intro', docs, {
+      method: 'PUT',
+      body: JSON.stringify({ content: { text: 'hi' } }),
+    });
     expect(ok.status).toBe(200);
     const written = (await ok.json()) as { commit: string; committer: string };
     expect(written.commit).toMatch(/^[0-9a-f]{40}$/);
@@ -87,7 +95,9 @@ describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000
 
   it('T9: committer is the override, else the token identity, else the owner identity', async () => {
     const put = async (token: string, body: unknown) =>
-      (await (await call('/api/repos/acme/web/things/Doc/c', token, { method: 'PUT', body: JSON.stringify(body) })).json()) as { committer: string };
+      (await (await call('/api/repos/acme/web/things/Doc/c', token, { method: 'PUT', body: JSON.stringify(body) })).json()) as {
+        committer: string;
+      };
     expect((await put(docs, { content: 1 })).committer).toBe('svc:acme/users/Identity/docs-bot');
     expect((await put(docs, { content: 1, committer: 'svc:acme/users/Identity/ops' })).committer).toBe('svc:acme/users/Identity/ops');
     expect((await put(session, { content: 1 })).committer).toBe('svc:default/users/Identity/alice');
@@ -104,7 +114,10 @@ describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000
     expect(method.headers.get('allow')).toBe('GET');
     expect((await call('/api/repos/acme/web/things/Doc/j', docs, { method: 'PUT', body: '{nope' })).status).toBe(400);
     expect((await call('/api/repos/acme/web/things/Doc/j', docs, { method: 'PUT', body: '{"content":1,"extra":2}' })).status).toBe(400);
-    const big = await call('/api/repos/acme/web/things/Doc/j', docs, { method: 'PUT', body: JSON.stringify({ content: 'a'.repeat(1024 * 1024) }) });
+    const big = await call('/api/repos/acme/web/things/Doc/j', docs, {
+      method: 'PUT',
+      body: JSON.stringify({ content: 'a'.repeat(1024 * 1024) }),
+    });
     expect(big.status).toBe(413);
   });
 

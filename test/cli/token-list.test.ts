@@ -29,8 +29,17 @@ describe('relative times (svc token list, svc token get)', () => {
 
   it('a hostile token name with terminal escapes is cleaned in the table', () => {
     const info: TokenInfo = {
-      id: 'x', name: 'a\u001b[2Jb', description: null, status: 'active', scopes: null, createdAt: new Date(NOW),
-      expiresAt: new Date(NOW + DAY), revokedAt: null, committerIdentity: null, parentId: null, lastUsedAt: null,
+      id: 'x',
+      name: 'a\u001b[2Jb',
+      description: null,
+      status: 'active',
+      scopes: null,
+      createdAt: new Date(NOW),
+      expiresAt: new Date(NOW + DAY),
+      revokedAt: null,
+      committerIdentity: null,
+      parentId: null,
+      lastUsedAt: null,
     };
     expect(tokenTable([info], false, NOW)).not.toContain('\u001b');
   });
@@ -46,10 +55,17 @@ describe('svc token list: last used, relative expiry, --expiring, the notice', {
     ({ home, cleanup } = await tempHome());
     expect((await svc(home, ['member', 'set', '-u', 'alice', '-r', 'acme', '--role', 'owner'])).code).toBe(0);
     expect((await svc(home, ['auth', 'login', '--user', 'alice', '--expires', '30d'], at('2030-01-01T00:00:00Z'))).code).toBe(0);
-    const created = await svc(home, ['token', 'create', '-n', 'ci', '--scope', 'acme/web=repo:read', '--expires', '3d'], at('2030-01-01T00:00:00Z'));
+    const created = await svc(
+      home,
+      ['token', 'create', '-n', 'ci', '--scope', 'acme/web=repo:read', '--expires', '3d'],
+      at('2030-01-01T00:00:00Z'),
+    );
     expect(created.code).toBe(0);
     ci = created.stdout.trim();
-    expect((await svc(home, ['token', 'create', '-n', 'docs', '--scope', 'acme/web=repo:read', '--expires', '30d'], at('2030-01-01T00:00:00Z'))).code).toBe(0);
+    expect(
+      (await svc(home, ['token', 'create', '-n', 'docs', '--scope', 'acme/web=repo:read', '--expires', '30d'], at('2030-01-01T00:00:00Z')))
+        .code,
+    ).toBe(0);
   });
   afterAll(() => cleanup());
 
@@ -73,7 +89,10 @@ describe('svc token list: last used, relative expiry, --expiring, the notice', {
     const list = JSON.parse(r.stdout) as { name: string; lastUsedAt: string | null }[];
     expect(list.map((t) => t.name)).toEqual(['ci']);
     expect(list[0]?.lastUsedAt).toBe('2030-01-01T02:00:00.000Z');
-    const all = JSON.parse((await svc(home, ['token', 'list', '--json'], at('2030-01-01T05:00:00Z'))).stdout) as { name: string; lastUsedAt: string | null }[];
+    const all = JSON.parse((await svc(home, ['token', 'list', '--json'], at('2030-01-01T05:00:00Z'))).stdout) as {
+      name: string;
+      lastUsedAt: string | null;
+    }[];
     expect(all.find((t) => t.name === 'docs')?.lastUsedAt).toBeNull();
   });
 

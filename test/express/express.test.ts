@@ -31,21 +31,33 @@ describe.each(versions)('svc-auth/express on %s', (_name, express) => {
     app.get('/open', svcAuth(w.auth, { optional: true, realm: 'acme' }), (req, res) => {
       res.json({ user: req.principal === null ? null : req.principal?.userId });
     });
-    app.get('/open/repos/:org/:repo', svcAuth(w.auth, { optional: true }), requirePermission('repo:read', { resource: (req) => `${req.params.org}/${req.params.repo}` }), (_req, res) => {
-      res.json({ ok: true });
-    });
+    app.get(
+      '/open/repos/:org/:repo',
+      svcAuth(w.auth, { optional: true }),
+      requirePermission('repo:read', { resource: (req) => `${req.params.org}/${req.params.repo}` }),
+      (_req, res) => {
+        res.json({ ok: true });
+      },
+    );
     app.get('/quiet', svcAuth(w.auth, { expirationHeader: false }), (_req, res) => {
       res.json({ ok: true });
     });
-    app.get('/unguarded/:org/:repo', requirePermission('repo:read', { resource: (req) => `${req.params.org}/${req.params.repo}` }), (_req, res) => {
-      res.json({ ok: true });
-    });
+    app.get(
+      '/unguarded/:org/:repo',
+      requirePermission('repo:read', { resource: (req) => `${req.params.org}/${req.params.repo}` }),
+      (_req, res) => {
+        res.json({ ok: true });
+      },
+    );
     app.get('/sync-throw', svcAuth(w.auth), () => {
       throw new (class extends Error {})('not ours');
     });
     app.get('/revoke/:name', svcAuth(w.auth), (req, res, next) => {
       // Express 4 does not catch async rejections: pass them to next as its docs say.
-      w.auth.client(req.principal!).token.revoke(String(req.params.name)).then((info) => res.json({ revoked: info.name }), next);
+      w.auth
+        .client(req.principal!)
+        .token.revoke(String(req.params.name))
+        .then((info) => res.json({ revoked: info.name }), next);
     });
     app.use(errorHandler());
     app.use((_err: unknown, _req: express5.Request, res: express5.Response, _next: express5.NextFunction) => {

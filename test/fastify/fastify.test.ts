@@ -11,7 +11,10 @@ beforeAll(async () => {
 });
 
 type Repo = { Params: { org: string; repo: string } };
-const headers = (token?: string): Record<string, string> => ({ origin: 'https://app.test', ...(token ? { authorization: `Bearer ${token}` } : {}) });
+const headers = (token?: string): Record<string, string> => ({
+  origin: 'https://app.test',
+  ...(token ? { authorization: `Bearer ${token}` } : {}),
+});
 
 async function build(options: Record<string, unknown> = {}) {
   const app = Fastify();
@@ -19,7 +22,11 @@ async function build(options: Record<string, unknown> = {}) {
   await app.register(svcAuth, { auth: w.auth, ...options });
   app.setErrorHandler(errorHandler());
   app.get('/', async (req) => ({ user: req.principal?.userId ?? null }));
-  app.get<Repo>('/repos/:org/:repo', { preHandler: requirePermission('repo:write', { resource: (req: FastifyRequest<Repo>) => `${req.params.org}/${req.params.repo}` }) }, async () => ({ ok: true }));
+  app.get<Repo>(
+    '/repos/:org/:repo',
+    { preHandler: requirePermission('repo:write', { resource: (req: FastifyRequest<Repo>) => `${req.params.org}/${req.params.repo}` }) },
+    async () => ({ ok: true }),
+  );
   app.get('/nf', async () => {
     throw new NotFoundError('nope');
   });

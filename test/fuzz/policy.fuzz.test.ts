@@ -6,35 +6,48 @@ import { expectNoPollution, hostileString, PARAMS, TIMEOUT } from './harness';
 
 const grant = createGrant({
   roles: { orgs: { acme: 'owner' }, repos: { 'other/web': 'editor' } },
-  layers: [normalizeScopes([{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'], allowedMatches: ['Doc/**'] }, { resource: 'other', permissions: ['repo:read'] }]).scopes],
+  layers: [
+    normalizeScopes([
+      { resource: 'acme/web', permissions: ['repo:read', 'repo:write'], allowedMatches: ['Doc/**'] },
+      { resource: 'other', permissions: ['repo:read'] },
+    ]).scopes,
+  ],
 });
 
 describe('fuzz: policy', () => {
-  it('authorize: arbitrary subject and arguments never throw; a non-subject never allows', () => {
-    fc.assert(
-      fc.property(fc.anything(), fc.anything(), fc.anything(), fc.anything(), (subject, resource, permission, thing) => {
-        const d = authorize(subject as never, resource as never, permission as never, thing as never);
-        expect(d.allowed).toBe(false);
-        expectNoPollution();
-      }),
-      PARAMS,
-    );
-  }, TIMEOUT);
+  it(
+    'authorize: arbitrary subject and arguments never throw; a non-subject never allows',
+    () => {
+      fc.assert(
+        fc.property(fc.anything(), fc.anything(), fc.anything(), fc.anything(), (subject, resource, permission, thing) => {
+          const d = authorize(subject as never, resource as never, permission as never, thing as never);
+          expect(d.allowed).toBe(false);
+          expectNoPollution();
+        }),
+        PARAMS,
+      );
+    },
+    TIMEOUT,
+  );
 
-  it('authorize: with a real grant, an allow only ever comes for a well-formed resource and permission', () => {
-    const permission = fc.oneof(fc.constantFrom(...PERMISSIONS), hostileString, fc.anything());
-    const resource = fc.oneof(fc.constantFrom('acme', 'acme/web', 'ACME/Web', 'other', 'other/web', 'x/y'), hostileString, fc.anything());
-    const thing = fc.oneof(fc.constant(undefined), fc.constantFrom('Doc/a', 'Doc/a/b', 'Src/x'), hostileString, fc.anything());
-    fc.assert(
-      fc.property(resource, permission, thing, (r, p, t) => {
-        const d = authorize(grant, r as never, p as never, t as never);
-        if (d.allowed) {
-          expect(typeof r === 'string' && parseResource(r) !== null).toBe(true);
-          expect((PERMISSIONS as readonly unknown[]).includes(p)).toBe(true);
-        }
-        expectNoPollution();
-      }),
-      PARAMS,
-    );
-  }, TIMEOUT);
+  it(
+    'authorize: with a real grant, an allow only ever comes for a well-formed resource and permission',
+    () => {
+      const permission = fc.oneof(fc.constantFrom(...PERMISSIONS), hostileString, fc.anything());
+      const resource = fc.oneof(fc.constantFrom('acme', 'acme/web', 'ACME/Web', 'other', 'other/web', 'x/y'), hostileString, fc.anything());
+      const thing = fc.oneof(fc.constant(undefined), fc.constantFrom('Doc/a', 'Doc/a/b', 'Src/x'), hostileString, fc.anything());
+      fc.assert(
+        fc.property(resource, permission, thing, (r, p, t) => {
+          const d = authorize(grant, r as never, p as never, t as never);
+          if (d.allowed) {
+            expect(typeof r === 'string' && parseResource(r) !== null).toBe(true);
+            expect((PERMISSIONS as readonly unknown[]).includes(p)).toBe(true);
+          }
+          expectNoPollution();
+        }),
+        PARAMS,
+      );
+    },
+    TIMEOUT,
+  );
 });

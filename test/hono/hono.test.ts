@@ -12,7 +12,11 @@ beforeAll(async () => {
 });
 
 const get = (app: { request: (r: Request) => Response | Promise<Response> }, path: string, token?: string) =>
-  app.request(new Request(`http://127.0.0.1${path}`, { headers: { origin: 'https://app.test', ...(token ? { authorization: `Bearer ${token}` } : {}) } }));
+  app.request(
+    new Request(`http://127.0.0.1${path}`, {
+      headers: { origin: 'https://app.test', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    }),
+  );
 
 describe('svc-auth/hono', () => {
   it('401 keeps the CORS headers other middleware prepared', async () => {
@@ -33,7 +37,11 @@ describe('svc-auth/hono', () => {
     const app = new Hono<PrincipalEnv>();
     app.use(cors({ origin: 'https://app.test' }));
     app.use(svcAuth(w.auth));
-    app.get('/repos/:org/:repo', requirePermission('repo:write', { resource: (c) => `${c.req.param('org')}/${c.req.param('repo')}` }), (c) => c.text('ok'));
+    app.get(
+      '/repos/:org/:repo',
+      requirePermission('repo:write', { resource: (c) => `${c.req.param('org')}/${c.req.param('repo')}` }),
+      (c) => c.text('ok'),
+    );
     const r = await get(app, '/repos/acme/web', w.reader);
     expect(r.status).toBe(403);
     expect(r.headers.get('www-authenticate')).toBe('Bearer realm="svc", error="insufficient_scope"');

@@ -45,9 +45,13 @@ beforeAll(async () => {
 
   const e = express();
   e.use(svcAuth(auth));
-  e.put('/repos/:org/:repo', requirePermission('repo:write', { resource: (req) => `${req.params.org}/${req.params.repo}` }), (_req, res) => {
-    res.json({ ok: true });
-  });
+  e.put(
+    '/repos/:org/:repo',
+    requirePermission('repo:write', { resource: (req) => `${req.params.org}/${req.params.repo}` }),
+    (_req, res) => {
+      res.json({ ok: true });
+    },
+  );
   app = e.listen(0, '127.0.0.1');
   await new Promise((r) => app.once('listening', r));
   appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}`;

@@ -68,7 +68,12 @@ describe('H2: httpError maps each error to its status and challenge', () => {
   });
 
   it('H2: ValidationError lists its issues in the body', () => {
-    const a = httpError(new ValidationError([{ path: '[0].permissions[1]', message: 'unknown' }, { path: 'name', message: 'x' }]));
+    const a = httpError(
+      new ValidationError([
+        { path: '[0].permissions[1]', message: 'unknown' },
+        { path: 'name', message: 'x' },
+      ]),
+    );
     expect(a.body.issues?.map((i) => i.path)).toEqual(['[0].permissions[1]', 'name']);
   });
 

@@ -71,8 +71,7 @@ let server: Server | undefined;
 async function serveMiddleware(
   auth: Auth,
   check: AuthCheck<IncomingMessage> | undefined,
-  after: (req: IncomingMessage, res: ServerResponse) => void = (req, res) =>
-    sendJson(res, 200, { user: principalOf(req).userId }),
+  after: (req: IncomingMessage, res: ServerResponse) => void = (req, res) => sendJson(res, 200, { user: principalOf(req).userId }),
 ): Promise<{ url: string; port: number }> {
   const mw = requireAuth(auth, check);
   server = createServer((req, res) => void mw(req, res, () => after(req, res)));
@@ -238,7 +237,13 @@ describe('H1/H2: requireAuth on a real node server', () => {
   });
 
   it('fails closed: an authorize that returns garbage or throws never lets the request through', async () => {
-    for (const authorize of [() => undefined, () => ({ allowed: 'yes' }), () => { throw new Error(SECRET); }]) {
+    for (const authorize of [
+      () => undefined,
+      () => ({ allowed: 'yes' }),
+      () => {
+        throw new Error(SECRET);
+      },
+    ]) {
       const auth = fakeAuth({ authorize: authorize as unknown as Auth['authorize'] });
       const { url } = await serveMiddleware(auth, readCheck);
       const res = await fetch(`${url}/api/repos/acme/web/head`, { headers: { authorization: 'Bearer alice' } });

@@ -94,7 +94,11 @@ describe('H2: sendJson and sendError (node)', () => {
     });
     // Depending on buffering the client sees no answer at all or a cut-off body; never a complete one.
     const outcome = await fetch(url).then(
-      (res) => res.text().then(() => 'complete', () => 'broken'),
+      (res) =>
+        res.text().then(
+          () => 'complete',
+          () => 'broken',
+        ),
       () => 'broken',
     );
     expect(outcome).toBe('broken');

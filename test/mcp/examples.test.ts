@@ -27,7 +27,11 @@ interface Started {
 
 function start(file: string): Promise<Started> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', file)], { cwd: ROOT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', file)], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
@@ -55,7 +59,9 @@ describe.skipIf(!built).each(['mcp-node.ts', 'mcp-fetch.ts'])('examples/%s', { t
   });
   const connect = async (token: string): Promise<Client> => {
     const c = new Client({ name: 'example-test', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(ex!.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(ex!.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
     clients.push(c);
     return c;
   };

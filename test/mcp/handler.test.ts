@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { mcpFetchHandlers, mcpNodeHandlers, mcpPrincipal, protectedResourceMetadata, resourceMetadataUrl, type McpHandlerOptions } from '../../src/mcp';
+import {
+  mcpFetchHandlers,
+  mcpNodeHandlers,
+  mcpPrincipal,
+  protectedResourceMetadata,
+  resourceMetadataUrl,
+  type McpHandlerOptions,
+} from '../../src/mcp';
 import { MemoryTokenStore } from '../../src/stores/memory';
 import type { Auth } from '../../src/service/types';
 import { setup, type Setup } from '../service/fixture';
@@ -13,10 +20,16 @@ import { caught } from '../support/errors';
 
 function whoamiServer(): McpServer {
   const server = new McpServer({ name: 't', version: '1' });
-  server.registerTool('whoami', { inputSchema: {} }, (_a, extra) => ({ content: [{ type: 'text', text: mcpPrincipal(extra.authInfo).userId }] }));
+  server.registerTool('whoami', { inputSchema: {} }, (_a, extra) => ({
+    content: [{ type: 'text', text: mcpPrincipal(extra.authInfo).userId }],
+  }));
   return server;
 }
-const options = (auth: Auth, extra: Partial<McpHandlerOptions> = {}): McpHandlerOptions => ({ auth, server: () => whoamiServer(), ...extra });
+const options = (auth: Auth, extra: Partial<McpHandlerOptions> = {}): McpHandlerOptions => ({
+  auth,
+  server: () => whoamiServer(),
+  ...extra,
+});
 
 describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', () => {
   let s: Setup;
@@ -46,7 +59,9 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
     const h = mcpFetchHandlers(options(s.auth, { resource: 'https://svc.test/api/mcp' }));
     const r = await h.mcp(new Request('http://internal:3000/mcp', { method: 'POST', body: '{}' }));
     expect(r.status).toBe(401);
-    expect(r.headers.get('www-authenticate')).toBe('Bearer realm="svc", resource_metadata="https://svc.test/.well-known/oauth-protected-resource/api/mcp"');
+    expect(r.headers.get('www-authenticate')).toBe(
+      'Bearer realm="svc", resource_metadata="https://svc.test/.well-known/oauth-protected-resource/api/mcp"',
+    );
     expect(await r.json()).toMatchObject({ error: 'authentication', reason: 'missing' });
   });
 
@@ -80,7 +95,9 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
     const dev = mcpFetchHandlers(options(s.auth));
     const doc = await dev.metadata(new Request('http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp')).json();
     expect(doc).toEqual({ resource: 'http://127.0.0.1:9/mcp', bearer_methods_supported: ['header'] });
-    const prod = mcpFetchHandlers(options(s.auth, { resource: 'https://svc.test/mcp', authorizationServers: ['https://login.svc.test'], resourceName: 'svc' }));
+    const prod = mcpFetchHandlers(
+      options(s.auth, { resource: 'https://svc.test/mcp', authorizationServers: ['https://login.svc.test'], resourceName: 'svc' }),
+    );
     expect(await prod.metadata(new Request('http://x/.well-known/oauth-protected-resource/mcp')).json()).toEqual({
       resource: 'https://svc.test/mcp',
       authorization_servers: ['https://login.svc.test/'],
@@ -108,7 +125,11 @@ describe('mcpNodeHandlers', () => {
 
   it('serves the SDK client over node:http with a session credential', async () => {
     const client = new Client({ name: 't', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${await s.auth.issueSession('bob')}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${await s.auth.issueSession('bob')}` } },
+      }),
+    );
     expect(await client.callTool({ name: 'whoami', arguments: {} })).toMatchObject({ content: [{ text: 'bob' }] });
     await client.close();
   });
@@ -130,7 +151,11 @@ describe('mcpNodeHandlers', () => {
   it('a malformed Authorization header is 401 invalid_token with resource_metadata from the request', async () => {
     const r = await fetch(`${base}/mcp?x=1`, { method: 'POST', headers: { authorization: 'Basic abc' }, body: '{}' });
     expect(r.status).toBe(401);
-    expect(r.headers.get('www-authenticate')).toMatch(new RegExp(`^Bearer realm="svc", error="invalid_token", error_description="[^"]+", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"$`));
+    expect(r.headers.get('www-authenticate')).toMatch(
+      new RegExp(
+        `^Bearer realm="svc", error="invalid_token", error_description="[^"]+", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"$`,
+      ),
+    );
   });
 
   it('options are checked when the handlers are built', () => {
@@ -163,11 +188,17 @@ describe('mcpNodeHandlers in Express, behind a JSON body parser and a mount path
     try {
       const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
       const client = new Client({ name: 't', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${await s.auth.issueSession('alice')}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${await s.auth.issueSession('alice')}` } },
+        }),
+      );
       expect(await client.callTool({ name: 'whoami', arguments: {} })).toMatchObject({ content: [{ text: 'alice' }] });
       await client.close();
       const r = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp"`);
+      expect(r.headers.get('www-authenticate')).toBe(
+        `Bearer realm="svc", resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp"`,
+      );
     } finally {
       await new Promise<void>((done) => srv.close(() => done()));
     }
@@ -182,6 +213,9 @@ describe('protected resource metadata helpers', () => {
   });
 
   it('a dev instance without OAuth lists no authorization server', () => {
-    expect(protectedResourceMetadata({ resource: 'http://127.0.0.1:8080/mcp', authorizationServers: [] })).toEqual({ resource: 'http://127.0.0.1:8080/mcp', bearer_methods_supported: ['header'] });
+    expect(protectedResourceMetadata({ resource: 'http://127.0.0.1:8080/mcp', authorizationServers: [] })).toEqual({
+      resource: 'http://127.0.0.1:8080/mcp',
+      bearer_methods_supported: ['header'],
+    });
   });
 });

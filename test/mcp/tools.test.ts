@@ -16,13 +16,26 @@ describe('guardTool and canUseTool', () => {
     s = await setup();
     const alice = s.auth.client(await s.auth.authenticate(await s.auth.issueSession('alice')));
     const v = mcpTokenVerifier(s.auth);
-    docs = await v.verifyAccessToken((await alice.token.create({ name: 'docs', scopes: [{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'], allowedMatches: ['Doc/**'] }] })).token);
-    reader = await v.verifyAccessToken((await alice.token.create({ name: 'reader', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] })).token);
+    docs = await v.verifyAccessToken(
+      (
+        await alice.token.create({
+          name: 'docs',
+          scopes: [{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'], allowedMatches: ['Doc/**'] }],
+        })
+      ).token,
+    );
+    reader = await v.verifyAccessToken(
+      (await alice.token.create({ name: 'reader', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] })).token,
+    );
   });
 
   it('runs the handler with the principal when authorize allows', async () => {
-    const tool = guardTool(s.auth, write, (a: Args, _extra, p) => ({ content: [{ type: 'text' as const, text: `${p.tokenName}:${a.name}` }] }));
-    expect(await tool({ org: 'acme', repo: 'web', name: 'Doc/a' }, { authInfo: docs })).toEqual({ content: [{ type: 'text', text: 'docs:Doc/a' }] });
+    const tool = guardTool(s.auth, write, (a: Args, _extra, p) => ({
+      content: [{ type: 'text' as const, text: `${p.tokenName}:${a.name}` }],
+    }));
+    expect(await tool({ org: 'acme', repo: 'web', name: 'Doc/a' }, { authInfo: docs })).toEqual({
+      content: [{ type: 'text', text: 'docs:Doc/a' }],
+    });
   });
 
   it('a deny is isError naming permission, resource, thing and reason; the handler never runs', async () => {
@@ -32,7 +45,10 @@ describe('guardTool and canUseTool', () => {
       return { content: [] };
     });
     const thing = await tool({ org: 'acme', repo: 'web', name: 'Img/logo' }, { authInfo: docs });
-    expect(thing).toMatchObject({ isError: true, structuredContent: { error: 'forbidden', permission: 'repo:write', resource: 'acme/web', thing: 'Img/logo', reason: 'thing' } });
+    expect(thing).toMatchObject({
+      isError: true,
+      structuredContent: { error: 'forbidden', permission: 'repo:write', resource: 'acme/web', thing: 'Img/logo', reason: 'thing' },
+    });
     expect((thing.content[0] as { text: string }).text).toBe('forbidden: repo:write on acme/web (thing Img/logo) was refused (thing)');
     const scope = await tool({ org: 'acme', repo: 'web', name: 'Doc/a' }, { authInfo: reader });
     expect(scope).toMatchObject({ isError: true, structuredContent: { reason: 'scope' } });
@@ -41,14 +57,23 @@ describe('guardTool and canUseTool', () => {
 
   it('path smuggling in arguments: an org holding a slash or a bad thing name is refused as invalid', async () => {
     const tool = guardTool(s.auth, write, () => ({ content: [] }));
-    expect(await tool({ org: 'acme/web', repo: 'x', name: 'Doc/a' }, { authInfo: docs })).toMatchObject({ isError: true, structuredContent: { reason: 'invalid' } });
-    expect(await tool({ org: 'acme', repo: 'web', name: 'Doc/../Img/logo' }, { authInfo: docs })).toMatchObject({ isError: true, structuredContent: { reason: 'invalid' } });
+    expect(await tool({ org: 'acme/web', repo: 'x', name: 'Doc/a' }, { authInfo: docs })).toMatchObject({
+      isError: true,
+      structuredContent: { reason: 'invalid' },
+    });
+    expect(await tool({ org: 'acme', repo: 'web', name: 'Doc/../Img/logo' }, { authInfo: docs })).toMatchObject({
+      isError: true,
+      structuredContent: { reason: 'invalid' },
+    });
   });
 
   it('forged authInfo: a copied principal gets a tool error, not a call', async () => {
     const principal = { ...(docs.extra?.['principal'] as object) };
     const tool = guardTool(s.auth, read, () => ({ content: [{ type: 'text' as const, text: 'secret' }] }));
-    expect(await tool({ org: 'acme', repo: 'web' }, { authInfo: { ...docs, extra: { principal } } })).toMatchObject({ isError: true, structuredContent: { error: 'authentication' } });
+    expect(await tool({ org: 'acme', repo: 'web' }, { authInfo: { ...docs, extra: { principal } } })).toMatchObject({
+      isError: true,
+      structuredContent: { error: 'authentication' },
+    });
     expect(await tool({ org: 'acme', repo: 'web' }, {})).toMatchObject({ isError: true, structuredContent: { error: 'authentication' } });
   });
 
@@ -64,7 +89,10 @@ describe('guardTool and canUseTool', () => {
     const tool = guardTool(s.auth, read, () => {
       throw new NotFoundError('no thing Doc/x in acme/web');
     });
-    expect(await tool({ org: 'acme', repo: 'web' }, { authInfo: reader })).toMatchObject({ isError: true, structuredContent: { error: 'not_found', message: 'no thing Doc/x in acme/web' } });
+    expect(await tool({ org: 'acme', repo: 'web' }, { authInfo: reader })).toMatchObject({
+      isError: true,
+      structuredContent: { error: 'not_found', message: 'no thing Doc/x in acme/web' },
+    });
   });
 
   it('a policy that is not usable fails when the tool is built', () => {
@@ -97,13 +125,25 @@ describe('guardTool and the audit hook', () => {
     const alice = s.auth.client(await s.auth.authenticate(await s.auth.issueSession('alice')));
     const v = mcpTokenVerifier(s.auth);
     const docs = await v.verifyAccessToken(
-      (await alice.token.create({ name: 'docs', scopes: [{ resource: 'acme/web', permissions: ['repo:write'], allowedMatches: ['Doc/**'] }] })).token,
+      (
+        await alice.token.create({
+          name: 'docs',
+          scopes: [{ resource: 'acme/web', permissions: ['repo:write'], allowedMatches: ['Doc/**'] }],
+        })
+      ).token,
     );
     const tool = guardTool(s.auth, write, () => ({ content: [] }));
     await tool({ org: 'acme', repo: 'web', name: 'Img/logo' }, { authInfo: docs });
-    for (let i = 0; i < 100 && !seen.some((e) => (e as { type: string }).type === 'access.denied'); i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 100 && !seen.some((e) => (e as { type: string }).type === 'access.denied'); i++)
+      await new Promise((r) => setTimeout(r, 5));
     expect(seen).toContainEqual(
-      expect.objectContaining({ type: 'access.denied', resource: 'acme/web', permission: 'repo:write', thingName: 'Img/logo', reason: 'thing' }),
+      expect.objectContaining({
+        type: 'access.denied',
+        resource: 'acme/web',
+        permission: 'repo:write',
+        thingName: 'Img/logo',
+        reason: 'thing',
+      }),
     );
   });
 });

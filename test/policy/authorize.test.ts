@@ -35,7 +35,24 @@ describe('A1: malformed input is invalid, never a throw', () => {
   });
 
   it('A1: resource syntax breaks S7', () => {
-    const bad = ['', '/', 'acme/', '/web', 'acme//web', 'acme/web/x', '-acme', 'acme/.web', 'ac me', 'acme/w b', 'acme\\web', 'a'.repeat(101), `acme/${'w'.repeat(101)}`, 'acme/web\n', 'é', 'ac\u212Ae'];
+    const bad = [
+      '',
+      '/',
+      'acme/',
+      '/web',
+      'acme//web',
+      'acme/web/x',
+      '-acme',
+      'acme/.web',
+      'ac me',
+      'acme/w b',
+      'acme\\web',
+      'a'.repeat(101),
+      `acme/${'w'.repeat(101)}`,
+      'acme/web\n',
+      'é',
+      'ac\u212Ae',
+    ];
     for (const r of bad) {
       expect(authorize(g, r, r.includes('/') ? 'repo:read' : 'org:read')).toBe(DENY_INVALID);
     }
@@ -56,7 +73,19 @@ describe('A1: malformed input is invalid, never a throw', () => {
   });
 
   it('A1: bad thing names per S7', () => {
-    const bad = ['', 'Doc', 'Doc/', '/Doc', 'Doc//a', 'Doc/./a', 'Doc/../etc', 'Doc/a\\b', 'Doc/a\u0000', 'Doc/a\u0085', `Doc/${'a'.repeat(1021)}`];
+    const bad = [
+      '',
+      'Doc',
+      'Doc/',
+      '/Doc',
+      'Doc//a',
+      'Doc/./a',
+      'Doc/../etc',
+      'Doc/a\\b',
+      'Doc/a\u0000',
+      'Doc/a\u0085',
+      `Doc/${'a'.repeat(1021)}`,
+    ];
     for (const t of bad) expect(authorize(g, 'acme/web', 'repo:read', t)).toBe(DENY_INVALID);
     expect(authorize(g, 'acme/web', 'repo:read', `Doc/${'a'.repeat(1020)}`)).toBe(ALLOW);
   });
@@ -98,7 +127,10 @@ describe('A1: the subject', () => {
   });
 
   it('A1: a principal whose slot holds something other than a real Grant is invalid', () => {
-    const fake = attachGrant({ kind: 'pat', userId: 'u', expiresAt: new Date(0) } as Principal, { exact: new Map(), repoDefault: new Map() });
+    const fake = attachGrant({ kind: 'pat', userId: 'u', expiresAt: new Date(0) } as Principal, {
+      exact: new Map(),
+      repoDefault: new Map(),
+    });
     expect(authorize(fake, 'acme/web', 'repo:read')).toBe(DENY_INVALID);
     const lookalike = Object.create(Grant.prototype) as Grant;
     expect(authorize(lookalike, 'acme/web', 'repo:read')).toBe(DENY_INVALID);
@@ -111,12 +143,23 @@ describe('A1: the subject', () => {
   });
 
   it('attack: a Proxy subject whose every trap throws is invalid, not a throw', () => {
-    const hostile = new Proxy({}, {
-      get() { throw new Error('boom'); },
-      has() { throw new Error('boom'); },
-      getPrototypeOf() { throw new Error('boom'); },
-      getOwnPropertyDescriptor() { throw new Error('boom'); },
-    });
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('boom');
+        },
+        has() {
+          throw new Error('boom');
+        },
+        getPrototypeOf() {
+          throw new Error('boom');
+        },
+        getOwnPropertyDescriptor() {
+          throw new Error('boom');
+        },
+      },
+    );
     expect(authorize(hostile as never, 'acme/web', 'repo:read')).toBe(DENY_INVALID);
   });
 
@@ -182,7 +225,11 @@ describe('A3: the role cap', () => {
   });
 
   it('A3: scopes never add to the role cap', () => {
-    const everything: Scope[] = [{ resource: 'acme/web', permissions: REPO_PERMS }, { resource: 'acme', permissions: [...PERMISSIONS] }, { permissions: [...PERMISSIONS] }];
+    const everything: Scope[] = [
+      { resource: 'acme/web', permissions: REPO_PERMS },
+      { resource: 'acme', permissions: [...PERMISSIONS] },
+      { permissions: [...PERMISSIONS] },
+    ];
     const g = grant({ orgs: { acme: 'viewer' } }, everything);
     expect(authorize(g, 'acme/web', 'repo:write')).toBe(DENY_ROLE);
     expect(authorize(g, 'acme', 'org:admin')).toBe(DENY_ROLE);
@@ -203,7 +250,10 @@ describe('A4: one layer, the most specific tier decides', () => {
   const roles = OWNER_ALL;
 
   it('A4: the repo tier wins over the org tier', () => {
-    const g = grant(roles, [{ resource: 'acme', permissions: ['repo:read', 'repo:write'] }, { resource: 'acme/web', permissions: ['repo:read'] }]);
+    const g = grant(roles, [
+      { resource: 'acme', permissions: ['repo:read', 'repo:write'] },
+      { resource: 'acme/web', permissions: ['repo:read'] },
+    ]);
     expect(authorize(g, 'acme/web', 'repo:read')).toBe(ALLOW);
     expect(authorize(g, 'acme/web', 'repo:write')).toBe(DENY_SCOPE);
     expect(authorize(g, 'acme/api', 'repo:write')).toBe(ALLOW);
@@ -213,7 +263,10 @@ describe('A4: one layer, the most specific tier decides', () => {
     const g = grant(roles, [{ permissions: ['repo:read', 'org:read'] }, { resource: 'acme', permissions: ['org:read'] }]);
     expect(authorize(g, 'acme/web', 'repo:read')).toBe(DENY_SCOPE);
     expect(authorize(g, 'acme', 'org:read')).toBe(ALLOW);
-    const g2 = grant({ orgs: { acme: 'owner', beta: 'owner' } }, [{ permissions: ['repo:read'] }, { resource: 'acme', permissions: ['org:read'] }]);
+    const g2 = grant({ orgs: { acme: 'owner', beta: 'owner' } }, [
+      { permissions: ['repo:read'] },
+      { resource: 'acme', permissions: ['org:read'] },
+    ]);
     expect(authorize(g2, 'beta/web', 'repo:read')).toBe(ALLOW);
   });
 
@@ -250,7 +303,10 @@ describe('A4: one layer, the most specific tier decides', () => {
   });
 
   it('A4: a thing name given to an entry without allowedMatches is fine', () => {
-    const g = grant(roles, [{ resource: 'acme/web', permissions: ['repo:read'] }, { resource: 'acme', permissions: ['repo:write'] }]);
+    const g = grant(roles, [
+      { resource: 'acme/web', permissions: ['repo:read'] },
+      { resource: 'acme', permissions: ['repo:write'] },
+    ]);
     expect(authorize(g, 'acme/web', 'repo:read', 'Any/thing/at/all')).toBe(ALLOW);
     expect(authorize(g, 'acme/api', 'repo:write', 'Doc/x')).toBe(ALLOW);
   });
@@ -273,8 +329,10 @@ describe('A4: one layer, the most specific tier decides', () => {
   });
 
   it('spec 2.4 rule 3: role:owner and role:admin differ only on org entries', () => {
-    const expand = (role: 'owner' | 'admin', resource: string): Scope =>
-      ({ resource, permissions: resource.includes('/') ? [...ROLE_TABLE[role].repo] : [...ROLE_TABLE[role].repo, ...ROLE_TABLE[role].org] });
+    const expand = (role: 'owner' | 'admin', resource: string): Scope => ({
+      resource,
+      permissions: resource.includes('/') ? [...ROLE_TABLE[role].repo] : [...ROLE_TABLE[role].repo, ...ROLE_TABLE[role].org],
+    });
     const onRepo = (role: 'owner' | 'admin') => grant(roles, [expand(role, 'acme/web')]);
     for (const p of REPO_PERMS) expect(authorize(onRepo('owner'), 'acme/web', p)).toBe(authorize(onRepo('admin'), 'acme/web', p));
     const onOrg = (role: 'owner' | 'admin') => grant(roles, [expand(role, 'acme')]);
@@ -289,7 +347,11 @@ describe('A5: every layer and the role cap must allow', () => {
     const roles: UserRoles = { orgs: { acme: 'editor' }, repos: { 'beta/api': 'admin' } };
     const session = createGrant({ roles });
     const unscoped = createGrant({ roles, layers: [] });
-    for (const [r, p] of [['acme/web', 'repo:write'], ['acme', 'org:read'], ['beta/api', 'repo:admin']] as const) {
+    for (const [r, p] of [
+      ['acme/web', 'repo:write'],
+      ['acme', 'org:read'],
+      ['beta/api', 'repo:admin'],
+    ] as const) {
       expect(authorize(session, r, p)).toBe(ALLOW);
       expect(authorize(unscoped, r, p)).toBe(ALLOW);
     }
@@ -304,7 +366,11 @@ describe('A5: every layer and the role cap must allow', () => {
   });
 
   it('A5: a parent layer narrows a wider child', () => {
-    const g = grant(OWNER_ALL, [{ resource: 'acme', permissions: ['repo:read', 'repo:write'] }], [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: ['Doc/*'] }]);
+    const g = grant(
+      OWNER_ALL,
+      [{ resource: 'acme', permissions: ['repo:read', 'repo:write'] }],
+      [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: ['Doc/*'] }],
+    );
     expect(authorize(g, 'acme/w', 'repo:read', 'Doc/a')).toBe(ALLOW);
     expect(authorize(g, 'acme/w', 'repo:read', 'Img/a')).toBe(DENY_THING);
     expect(authorize(g, 'acme/w', 'repo:write')).toBe(DENY_SCOPE);
@@ -312,7 +378,11 @@ describe('A5: every layer and the role cap must allow', () => {
   });
 
   it('A5: a thing must match a pattern of every restricting layer', () => {
-    const g = grant(OWNER_ALL, [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: ['Doc/**'] }], [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: ['*/a'] }]);
+    const g = grant(
+      OWNER_ALL,
+      [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: ['Doc/**'] }],
+      [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: ['*/a'] }],
+    );
     expect(authorize(g, 'acme/w', 'repo:read', 'Doc/a')).toBe(ALLOW);
     expect(authorize(g, 'acme/w', 'repo:read', 'Doc/b')).toBe(DENY_THING);
     expect(authorize(g, 'acme/w', 'repo:read', 'Img/a')).toBe(DENY_THING);
@@ -328,7 +398,9 @@ describe('A5: every layer and the role cap must allow', () => {
   it('A5: across layers a missing permission (scope) is reported before a thing restriction, in any layer order', () => {
     const own: Scope[] = [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: ['Doc/*'] }];
     const parent: Scope[] = [{ resource: 'acme/w', permissions: ['repo:write'] }];
-    const results: Decision[] = [grant(OWNER_ALL, own, parent), grant(OWNER_ALL, parent, own)].map((g) => authorize(g, 'acme/w', 'repo:read', 'Img/x'));
+    const results: Decision[] = [grant(OWNER_ALL, own, parent), grant(OWNER_ALL, parent, own)].map((g) =>
+      authorize(g, 'acme/w', 'repo:read', 'Img/x'),
+    );
     expect(results).toEqual([DENY_SCOPE, DENY_SCOPE]);
     const closed: Scope[] = [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: [] }];
     for (const g of [grant(OWNER_ALL, closed, parent), grant(OWNER_ALL, parent, closed)]) {
@@ -338,12 +410,20 @@ describe('A5: every layer and the role cap must allow', () => {
   });
 
   it('A5: compiled layers decide exactly like raw scopes and can be reused across grants', () => {
-    const own: Scope[] = [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: ['Doc/*'] }, { resource: 'acme', permissions: ['org:read'] }];
+    const own: Scope[] = [
+      { resource: 'acme/w', permissions: ['repo:read'], allowedMatches: ['Doc/*'] },
+      { resource: 'acme', permissions: ['org:read'] },
+    ];
     const layer = compileLayer(own);
     const a = createGrant({ roles: OWNER_ALL, layers: [layer] });
     const b = createGrant({ roles: { orgs: { acme: 'viewer' } }, layers: [layer, layer] });
     const raw = createGrant({ roles: OWNER_ALL, layers: [own] });
-    for (const [r, p, t] of [['acme/w', 'repo:read', 'Doc/x'], ['acme/w', 'repo:read', 'Img/x'], ['acme', 'org:read', undefined], ['acme/v', 'repo:read', undefined]] as const) {
+    for (const [r, p, t] of [
+      ['acme/w', 'repo:read', 'Doc/x'],
+      ['acme/w', 'repo:read', 'Img/x'],
+      ['acme', 'org:read', undefined],
+      ['acme/v', 'repo:read', undefined],
+    ] as const) {
       expect(authorize(a, r, p, t)).toBe(authorize(raw, r, p, t));
     }
     expect(authorize(b, 'acme/w', 'repo:read', 'Doc/x')).toBe(ALLOW);

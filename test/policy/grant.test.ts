@@ -49,9 +49,18 @@ describe('createGrant: hostile role maps', () => {
 
   it('refuses bad org and repo keys', () => {
     const paths = pathsOf(() =>
-      createGrant({ roles: { orgs: { 'acme/web': 'owner', '-x': 'owner', '': 'owner' }, repos: { acme: 'owner', 'a/b/c': 'owner', 'a/': 'owner' } } }),
+      createGrant({
+        roles: { orgs: { 'acme/web': 'owner', '-x': 'owner', '': 'owner' }, repos: { acme: 'owner', 'a/b/c': 'owner', 'a/': 'owner' } },
+      }),
     );
-    expect(paths).toEqual(['roles.orgs["acme/web"]', 'roles.orgs.-x', 'roles.orgs[""]', 'roles.repos.acme', 'roles.repos["a/b/c"]', 'roles.repos["a/"]']);
+    expect(paths).toEqual([
+      'roles.orgs["acme/web"]',
+      'roles.orgs.-x',
+      'roles.orgs[""]',
+      'roles.repos.acme',
+      'roles.repos["a/b/c"]',
+      'roles.repos["a/"]',
+    ]);
   });
 
   it('refuses keys that differ only in case with different roles; accepts them with the same role', () => {
@@ -68,15 +77,40 @@ describe('createGrant: hostile role maps', () => {
 
   it('attack: a getter is not called and its role not trusted', () => {
     let calls = 0;
-    const orgs = Object.defineProperty({}, 'acme', { enumerable: true, get: () => { calls++; return 'owner'; } });
+    const orgs = Object.defineProperty({}, 'acme', {
+      enumerable: true,
+      get: () => {
+        calls++;
+        return 'owner';
+      },
+    });
     expect(pathsOf(() => createGrant({ roles: { orgs } }))).toEqual(['roles.orgs.acme']);
     expect(calls).toBe(0);
   });
 
   it('attack: a Proxy role map whose traps throw ends as ValidationError, not a raw TypeError', () => {
-    const boom = new Proxy({}, { ownKeys() { throw new TypeError('boom'); }, getPrototypeOf: () => Object.prototype });
+    const boom = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new TypeError('boom');
+        },
+        getPrototypeOf: () => Object.prototype,
+      },
+    );
     expect(() => createGrant({ roles: { orgs: boom } })).toThrow(ValidationError);
-    expect(() => createGrant(new Proxy({ roles: {} }, { get() { throw new Error('boom'); } }))).toThrow(ValidationError);
+    expect(() =>
+      createGrant(
+        new Proxy(
+          { roles: {} },
+          {
+            get() {
+              throw new Error('boom');
+            },
+          },
+        ),
+      ),
+    ).toThrow(ValidationError);
   });
 
   it('attack: a hostile key is cut short in the issue path', () => {
@@ -122,7 +156,10 @@ describe('compileLayer and createGrant: layers', () => {
   });
 
   it('S2: a repeated (resource, permission) pair is refused, also across entries and letter case', () => {
-    const dup: Scope[] = [{ resource: 'acme/web', permissions: ['repo:read'] }, { resource: 'ACME/web', permissions: ['repo:write', 'repo:read'] }];
+    const dup: Scope[] = [
+      { resource: 'acme/web', permissions: ['repo:read'] },
+      { resource: 'ACME/web', permissions: ['repo:write', 'repo:read'] },
+    ];
     expect(pathsOf(() => compileLayer(dup))).toEqual(['[1].permissions']);
     expect(pathsOf(() => compileLayer([{ permissions: ['repo:read', 'repo:read'] }]))).toEqual(['[0].permissions[1]']);
   });
@@ -131,7 +168,9 @@ describe('compileLayer and createGrant: layers', () => {
     const many: Scope[] = Array.from({ length: 101 }, (_, i) => ({ resource: `acme/r${i}`, permissions: ['repo:read'] }));
     expect(pathsOf(() => compileLayer(many))).toEqual(['']);
     const patterns = Array.from({ length: 65 }, (_, i) => `Doc/p${i}`);
-    expect(pathsOf(() => compileLayer([{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: patterns }]))).toEqual(['[0].allowedMatches']);
+    expect(pathsOf(() => compileLayer([{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: patterns }]))).toEqual([
+      '[0].allowedMatches',
+    ]);
   });
 
   it('a look-alike object is not a compiled layer', () => {
@@ -140,13 +179,21 @@ describe('compileLayer and createGrant: layers', () => {
   });
 
   it('attack: a Proxy scope list whose traps throw ends as ValidationError', () => {
-    const boom = new Proxy([], { get() { throw new Error('boom'); } });
+    const boom = new Proxy([], {
+      get() {
+        throw new Error('boom');
+      },
+    });
     expect(() => compileLayer(boom)).toThrow(ValidationError);
     expect(() => createGrant({ roles: {}, layers: [boom] })).toThrow(ValidationError);
   });
 
   it('accepts frozen scopes as normalizeScopes returns them', () => {
-    const s: Scope = Object.freeze({ resource: 'acme/web', permissions: Object.freeze(['repo:read' as const]), allowedMatches: Object.freeze(['Doc/*']) });
+    const s: Scope = Object.freeze({
+      resource: 'acme/web',
+      permissions: Object.freeze(['repo:read' as const]),
+      allowedMatches: Object.freeze(['Doc/*']),
+    });
     const g = createGrant({ roles: { orgs: { acme: 'viewer' } }, layers: [Object.freeze([s])] });
     expect(authorize(g, 'acme/web', 'repo:read', 'Doc/a')).toBe(ALLOW);
   });

@@ -20,7 +20,9 @@ const THINGS = ['Doc/a', 'Doc/a/b', 'Img/x.png', 'Other/z'];
 
 const roleArb = fc.constantFrom<RoleName>(...ROLES);
 const roleMapArb = (keys: readonly string[]): fc.Arbitrary<Record<string, RoleName>> =>
-  fc.uniqueArray(fc.tuple(fc.constantFrom(...keys), roleArb), { selector: (t) => t[0], maxLength: 3 }).map((rows) => Object.fromEntries(rows));
+  fc
+    .uniqueArray(fc.tuple(fc.constantFrom(...keys), roleArb), { selector: (t) => t[0], maxLength: 3 })
+    .map((rows) => Object.fromEntries(rows));
 const rolesArb: fc.Arbitrary<UserRoles> = fc.record({ orgs: roleMapArb(ORGS), repos: roleMapArb(REPO_KEYS) }, { requiredKeys: [] });
 
 const entryArb: fc.Arbitrary<Scope> = fc.option(fc.constantFrom(...ORGS, ...REPO_KEYS), { nil: undefined }).chain((resource) => {
@@ -28,7 +30,9 @@ const entryArb: fc.Arbitrary<Scope> = fc.option(fc.constantFrom(...ORGS, ...REPO
   return fc
     .record({
       permissions: fc.subarray<Permission>(isRepo ? PERMISSIONS.slice(0, 4) : [...PERMISSIONS], { minLength: 1 }),
-      allowedMatches: isRepo ? fc.option(fc.oneof(fc.constant([]), fc.subarray(PATTERNS, { minLength: 1, maxLength: 2 })), { nil: undefined }) : fc.constant(undefined),
+      allowedMatches: isRepo
+        ? fc.option(fc.oneof(fc.constant([]), fc.subarray(PATTERNS, { minLength: 1, maxLength: 2 })), { nil: undefined })
+        : fc.constant(undefined),
     })
     .map(({ permissions, allowedMatches }): Scope => ({
       ...(resource === undefined ? {} : { resource }),
@@ -98,8 +102,18 @@ describe('canEverHold', () => {
 
   it('a thing restriction does not hide the permission, an empty allowedMatches does', () => {
     const roles: UserRoles = { orgs: { acme: 'editor' } };
-    expect(canEverHold(createGrant({ roles, layers: [[{ resource: 'acme/web', permissions: ['repo:write'], allowedMatches: ['Doc/**'] }]] }), 'repo:write')).toBe(true);
-    expect(canEverHold(createGrant({ roles, layers: [[{ resource: 'acme/web', permissions: ['repo:write'], allowedMatches: [] }]] }), 'repo:write')).toBe(false);
+    expect(
+      canEverHold(
+        createGrant({ roles, layers: [[{ resource: 'acme/web', permissions: ['repo:write'], allowedMatches: ['Doc/**'] }]] }),
+        'repo:write',
+      ),
+    ).toBe(true);
+    expect(
+      canEverHold(
+        createGrant({ roles, layers: [[{ resource: 'acme/web', permissions: ['repo:write'], allowedMatches: [] }]] }),
+        'repo:write',
+      ),
+    ).toBe(false);
   });
 
   it('an empty layer holds nothing; a session (no layers) holds what its role allows', () => {
@@ -119,7 +133,17 @@ describe('canEverHold', () => {
   it('hostile input is false, never a throw: unknown permissions, proxies, primitives', () => {
     const grant = createGrant({ roles: { orgs: { acme: 'owner' } } });
     for (const bad of ['repo:*', '__proto__', 'REPO:READ', '', undefined, 7]) expect(canEverHold(grant, bad as string)).toBe(false);
-    const trap = new Proxy({}, { get: () => { throw new Error('trap'); }, has: () => { throw new Error('trap'); } });
+    const trap = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap');
+        },
+        has: () => {
+          throw new Error('trap');
+        },
+      },
+    );
     for (const subject of [trap, null, undefined, 'grant', 1, {}]) expect(canEverHold(subject as never, 'repo:read')).toBe(false);
   });
 });

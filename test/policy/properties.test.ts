@@ -17,7 +17,21 @@ const ORGS = ['acme', 'beta', 'gamma'];
 const REPO_KEYS = ORGS.flatMap((o) => ['web', 'api'].map((r) => `${o}/${r}`));
 const REPO_PERMS = PERMISSIONS.slice(0, 4);
 const PATTERNS = ['Doc/*', 'Doc/**', 'Img/*.png', '**', 'Doc/a?', 'Img/**/*.png', '*/a', 'Other/z'];
-const RESOURCES = [...ORGS, ...REPO_KEYS, 'zeta', 'zeta/web', 'acme/other', 'ACME/Web', 'Beta', 'gamma/API', '', 'acme/', 'a/b/c', '-x', 'acme/we b'];
+const RESOURCES = [
+  ...ORGS,
+  ...REPO_KEYS,
+  'zeta',
+  'zeta/web',
+  'acme/other',
+  'ACME/Web',
+  'Beta',
+  'gamma/API',
+  '',
+  'acme/',
+  'a/b/c',
+  '-x',
+  'acme/we b',
+];
 const REQ_PERMS = [...PERMISSIONS, 'repo:*', '__proto__', 'REPO:READ'];
 const THINGS = ['Doc/a', 'Doc/ab', 'Doc/a/b', 'Img/x.png', 'Img/y/x.png', 'Other/z', 'Doc/.x', 'bad', 'Doc//x', 'Doc/../x'];
 
@@ -28,8 +42,7 @@ function outcome(d: Decision): Outcome {
   return d.allowed ? 'allow' : d.reason;
 }
 
-const withCase = (s: string, c: number): string =>
-  c === 0 ? s : c === 1 ? s.toUpperCase() : s.charAt(0).toUpperCase() + s.slice(1);
+const withCase = (s: string, c: number): string => (c === 0 ? s : c === 1 ? s.toUpperCase() : s.charAt(0).toUpperCase() + s.slice(1));
 
 const roleArb = fc.constantFrom<RoleName>(...ROLES);
 
@@ -46,16 +59,18 @@ const entryArb: fc.Arbitrary<Scope> = fc
   .chain((res) => {
     const resource = res === undefined ? undefined : withCase(res[0], res[1] > 2 ? 0 : res[1]);
     const isRepo = resource !== undefined && resource.includes('/');
-    return fc.record({
-      permissions: fc.subarray<Permission>(isRepo ? REPO_PERMS : [...PERMISSIONS], { minLength: 1 }),
-      allowedMatches: isRepo
-        ? fc.option(fc.oneof(fc.constant([]), fc.subarray(PATTERNS, { minLength: 1, maxLength: 3 })), { nil: undefined })
-        : fc.constant(undefined),
-    }).map(({ permissions, allowedMatches }): Scope => ({
-      ...(resource === undefined ? {} : { resource }),
-      permissions,
-      ...(allowedMatches === undefined ? {} : { allowedMatches }),
-    }));
+    return fc
+      .record({
+        permissions: fc.subarray<Permission>(isRepo ? REPO_PERMS : [...PERMISSIONS], { minLength: 1 }),
+        allowedMatches: isRepo
+          ? fc.option(fc.oneof(fc.constant([]), fc.subarray(PATTERNS, { minLength: 1, maxLength: 3 })), { nil: undefined })
+          : fc.constant(undefined),
+      })
+      .map(({ permissions, allowedMatches }): Scope => ({
+        ...(resource === undefined ? {} : { resource }),
+        permissions,
+        ...(allowedMatches === undefined ? {} : { allowedMatches }),
+      }));
   });
 
 /** Drop repeated (resource, permission) pairs, as normalizeScopes guarantees (S2). */

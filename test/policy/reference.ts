@@ -29,7 +29,14 @@ function roleIn(map: Record<string, RoleName> | undefined, key: string): RoleNam
 }
 
 /** What one layer says (A4). */
-function layerOutcome(layer: readonly Scope[], key: string, org: string, isRepo: boolean, permission: string, thing: string | undefined): Outcome {
+function layerOutcome(
+  layer: readonly Scope[],
+  key: string,
+  org: string,
+  isRepo: boolean,
+  permission: string,
+  thing: string | undefined,
+): Outcome {
   let tier = isRepo ? layer.filter((e) => e.resource?.toLowerCase() === key) : [];
   if (tier.length === 0) tier = layer.filter((e) => e.resource?.toLowerCase() === org);
   if (tier.length === 0) tier = layer.filter((e) => e.resource === undefined);

@@ -5,14 +5,26 @@ import { PERMISSIONS, REPO_PERMISSIONS, ROLES } from '../../src/vocabulary';
 
 const org = fc.constantFrom('acme', 'Acme', 'beta', 'x.y', 'o-1');
 const repo = fc.constantFrom('web', 'Web', 'api', 'r_2');
-const resource = fc.oneof(fc.constant(undefined), org, fc.tuple(org, repo).map(([o, r]) => `${o}/${r}`));
+const resource = fc.oneof(
+  fc.constant(undefined),
+  org,
+  fc.tuple(org, repo).map(([o, r]) => `${o}/${r}`),
+);
 const patterns = fc.uniqueArray(fc.constantFrom('Doc/*', 'Img/**', 'a/b', 'x?/*', '**', 'T/*.md'), { maxLength: 4 });
 const role = fc.constantFrom(...ROLES).map((r) => `role:${r}`);
 
 function entryFor(res: string | undefined): fc.Arbitrary<ScopeEntry> {
   const tier = res === undefined ? 'global' : res.includes('/') ? 'repo' : 'org';
-  const plain = fc.subarray([...(tier === 'repo' ? REPO_PERMISSIONS : PERMISSIONS)], { minLength: 1 }).chain((ps) => fc.shuffledSubarray(ps, { minLength: ps.length }));
-  const perms = tier === 'global' ? plain : fc.oneof(plain, role.map((r) => [r]));
+  const plain = fc
+    .subarray([...(tier === 'repo' ? REPO_PERMISSIONS : PERMISSIONS)], { minLength: 1 })
+    .chain((ps) => fc.shuffledSubarray(ps, { minLength: ps.length }));
+  const perms =
+    tier === 'global'
+      ? plain
+      : fc.oneof(
+          plain,
+          role.map((r) => [r]),
+        );
   const matches = fc.option(patterns, { nil: undefined });
   return fc.tuple(perms, matches).map(([permissions, allowedMatches]) => {
     const e: ScopeEntry = { permissions };

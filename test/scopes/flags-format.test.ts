@@ -42,9 +42,23 @@ describe('formatScopeFlags', () => {
 
   it('bad input is a ValidationError, never a TypeError', () => {
     expect(pathsOf(() => formatScopeFlags(null as unknown as Scope[]))).toEqual(['']);
-    const bad = [null, { permissions: ['role:owner'] }, { resource: 5, permissions: ['repo:read'] }, { permissions: ['repo:read'], allowedMatches: [1] }];
-    expect(pathsOf(() => formatScopeFlags(bad as unknown as Scope[]))).toEqual(['[0]', '[1].permissions', '[2].resource', '[3].allowedMatches']);
-    const hostile = new Proxy([], { get() { throw new Error('boom'); } });
+    const bad = [
+      null,
+      { permissions: ['role:owner'] },
+      { resource: 5, permissions: ['repo:read'] },
+      { permissions: ['repo:read'], allowedMatches: [1] },
+    ];
+    expect(pathsOf(() => formatScopeFlags(bad as unknown as Scope[]))).toEqual([
+      '[0]',
+      '[1].permissions',
+      '[2].resource',
+      '[3].allowedMatches',
+    ]);
+    const hostile = new Proxy([], {
+      get() {
+        throw new Error('boom');
+      },
+    });
     expect(() => formatScopeFlags(hostile)).toThrow(ValidationError);
   });
 

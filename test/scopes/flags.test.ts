@@ -5,7 +5,6 @@ import { normalizeScopes } from '../../src/scopes/normalize';
 import { LIMITS } from '../../src/scopes/types';
 import { issuesOf } from '../support/errors';
 
-
 describe('parseScopeFlags', () => {
   it('S1: parses the repo, org and global forms, one entry per value', () => {
     expect(parseScopeFlags(['acme/web=repo:read,repo:write', 'acme=org:read', 'repo:read'])).toEqual([

@@ -144,12 +144,20 @@ describe('compileMatcher', () => {
     expect(compileMatcher([p])(n)).toBe(expected);
   });
 
-  it.each([[''], ['Doc'], ['Doc/'], ['/Doc/a'], ['Doc//a'], ['Doc/../a'], ['Doc/./a'], ['Doc/a\\b'], ['Doc/a\nb'], ['Doc/' + 'a'.repeat(1021)]])(
-    'S7: a name that is not a valid thing name (%j) matches nothing, even **',
-    (n) => {
-      expect(compileMatcher(['**', '*/**', 'Doc/*'])(n)).toBe(false);
-    },
-  );
+  it.each([
+    [''],
+    ['Doc'],
+    ['Doc/'],
+    ['/Doc/a'],
+    ['Doc//a'],
+    ['Doc/../a'],
+    ['Doc/./a'],
+    ['Doc/a\\b'],
+    ['Doc/a\nb'],
+    ['Doc/' + 'a'.repeat(1021)],
+  ])('S7: a name that is not a valid thing name (%j) matches nothing, even **', (n) => {
+    expect(compileMatcher(['**', '*/**', 'Doc/*'])(n)).toBe(false);
+  });
 
   // micromatch's globs are built on regex `.`, which stops at these line terminators
   // (its `Doc/x*` matches `Doc/x\u2028` but `Doc/*` does not match `Doc/\u2028`); S7 rejects them.
@@ -326,7 +334,12 @@ describe('hostile patterns and names (no catastrophic backtracking)', () => {
   function expectLinear(hostile: readonly string[], tame: readonly string[], name: string): void {
     const h = compileMatcher(hostile);
     const t = compileMatcher(tame);
-    expect(costRatio(() => h(name), () => t(name))).toBeLessThan(100);
+    expect(
+      costRatio(
+        () => h(name),
+        () => t(name),
+      ),
+    ).toBeLessThan(100);
   }
 
   it('S6 ReDoS: the hostile cases below cost under 100x a tame pattern on the same name', () => {

@@ -5,7 +5,6 @@ import { parseScopesJson } from '../../src/scopes/json';
 import { LIMITS } from '../../src/scopes/types';
 import { caught, issuesOf, pathsOf } from '../support/errors';
 
-
 describe('parseScopesJson', () => {
   it('S4: parses an array of entries with resource, permissions and allowedMatches', () => {
     const text = JSON.stringify([
@@ -30,10 +29,9 @@ describe('parseScopesJson', () => {
   });
 
   it('S4: unknown keys are a ValidationError at their path', () => {
-    expect(pathsOf(() => parseScopesJson('[{"permissions":["repo:read"],"allowed_matches":["Doc/*"]},{"permissions":["repo:read"],"x y":1}]'))).toEqual([
-      '[0].allowed_matches',
-      '[1]["x y"]',
-    ]);
+    expect(
+      pathsOf(() => parseScopesJson('[{"permissions":["repo:read"],"allowed_matches":["Doc/*"]},{"permissions":["repo:read"],"x y":1}]')),
+    ).toEqual(['[0].allowed_matches', '[1]["x y"]']);
   });
 
   it('S4: wrong types are reported with paths like [0].permissions[1]', () => {
@@ -113,14 +111,21 @@ describe('parseScopesJson', () => {
 
   it('property: arbitrary text is either parsed or a ValidationError, never another error', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.json(), fc.string(), fc.jsonValue().map((v) => JSON.stringify([v]))), (text) => {
-        try {
-          const out = parseScopesJson(text);
-          for (const e of out) expect(Object.keys(e).every((k) => ['resource', 'permissions', 'allowedMatches'].includes(k))).toBe(true);
-        } catch (err) {
-          expect(err).toBeInstanceOf(ValidationError);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.json(),
+          fc.string(),
+          fc.jsonValue().map((v) => JSON.stringify([v])),
+        ),
+        (text) => {
+          try {
+            const out = parseScopesJson(text);
+            for (const e of out) expect(Object.keys(e).every((k) => ['resource', 'permissions', 'allowedMatches'].includes(k))).toBe(true);
+          } catch (err) {
+            expect(err).toBeInstanceOf(ValidationError);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -9,7 +9,22 @@ describe('parseResource', () => {
   });
 
   it('S7: refuses names outside ^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$', () => {
-    for (const bad of ['', '/', 'acme/', '/web', 'a/b/c', '.acme', '-acme', 'acme/_web', 'ac me', 'a'.repeat(101), `a/${'b'.repeat(101)}`, 'ac\u200bme', 'acme\n', 'ä']) {
+    for (const bad of [
+      '',
+      '/',
+      'acme/',
+      '/web',
+      'a/b/c',
+      '.acme',
+      '-acme',
+      'acme/_web',
+      'ac me',
+      'a'.repeat(101),
+      `a/${'b'.repeat(101)}`,
+      'ac\u200bme',
+      'acme\n',
+      'ä',
+    ]) {
       expect(parseResource(bad)).toBeNull();
     }
     expect(parseResource('a'.repeat(100))).not.toBeNull();
@@ -43,7 +58,20 @@ describe('isValidThingName', () => {
   });
 
   it('S7: refuses a missing name, empty, . and .. segments, control characters and backslashes', () => {
-    for (const bad of ['Doc', 'Doc/', '/readme', 'Doc//a', 'Doc/./a', 'Doc/..', '../etc', 'Doc/a\u0000', 'Doc/a\nb', 'Doc\\a/b', 'Doc/\u0085', '']) {
+    for (const bad of [
+      'Doc',
+      'Doc/',
+      '/readme',
+      'Doc//a',
+      'Doc/./a',
+      'Doc/..',
+      '../etc',
+      'Doc/a\u0000',
+      'Doc/a\nb',
+      'Doc\\a/b',
+      'Doc/\u0085',
+      '',
+    ]) {
       expect(isValidThingName(bad)).toBe(false);
     }
   });

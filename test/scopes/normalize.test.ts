@@ -87,7 +87,9 @@ describe('normalizeScopes', () => {
   });
 
   it('S2: a pair repeated within one entry after role expansion is refused', () => {
-    expect(pathsOf(() => normalizeScopes([{ resource: 'acme/web', permissions: ['role:editor', 'repo:read'] }]))).toEqual(['[0].permissions[1]']);
+    expect(pathsOf(() => normalizeScopes([{ resource: 'acme/web', permissions: ['role:editor', 'repo:read'] }]))).toEqual([
+      '[0].permissions[1]',
+    ]);
     expect(pathsOf(() => normalizeScopes([{ resource: 'acme', permissions: ['role:viewer', 'role:editor'] }])).length).toBeGreaterThan(0);
     expect(pathsOf(() => normalizeScopes([{ permissions: ['repo:read', 'repo:read'] }]))).toEqual(['[0].permissions[1]']);
   });
@@ -174,13 +176,17 @@ describe('normalizeScopes', () => {
 
   it('S6: every pattern is checked and each bad one reported', () => {
     const bad = ['Doc/{a,b}', '!Doc/*', 'Doc/', '', 'Doc/[ab]', 'a**/b'];
-    const p = pathsOf(() => normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: ['Doc/*', ...bad, 7] as string[] }]));
+    const p = pathsOf(() =>
+      normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: ['Doc/*', ...bad, 7] as string[] }]),
+    );
     expect(p).toEqual([...bad, 7].map((_, k) => `[0].allowedMatches[${k + 1}]`));
   });
 
   it('S6: more than LIMITS.maxPatterns patterns are refused', () => {
     const many = Array.from({ length: LIMITS.maxPatterns + 1 }, (_, k) => `Doc/p${k}`);
-    expect(pathsOf(() => normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: many }]))).toEqual(['[0].allowedMatches']);
+    expect(pathsOf(() => normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: many }]))).toEqual([
+      '[0].allowedMatches',
+    ]);
     expect(normalizeScopes([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: many.slice(1) }]).scopes).toHaveLength(1);
   });
 
@@ -226,12 +232,16 @@ describe('normalizeScopes', () => {
   });
 
   it('S4: unknown keys on an in-process entry are refused (a misspelled restriction must not vanish)', () => {
-    expect(pathsOf(() => norm([{ resource: 'a/b', permissions: ['repo:read'], allowed_matches: ['Doc/*'] }]))).toEqual(['[0].allowed_matches']);
+    expect(pathsOf(() => norm([{ resource: 'a/b', permissions: ['repo:read'], allowed_matches: ['Doc/*'] }]))).toEqual([
+      '[0].allowed_matches',
+    ]);
   });
 
   it('a key present with the value undefined is refused, never read as omitted', () => {
     expect(pathsOf(() => norm([{ resource: undefined, permissions: ['repo:read'] }]))).toEqual(['[0].resource']);
-    expect(pathsOf(() => norm([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: undefined }]))).toEqual(['[0].allowedMatches']);
+    expect(pathsOf(() => norm([{ resource: 'a/b', permissions: ['repo:read'], allowedMatches: undefined }]))).toEqual([
+      '[0].allowedMatches',
+    ]);
   });
 
   it('S4 attack: an own __proto__ key (as JSON.parse makes it) is refused', () => {
@@ -281,11 +291,26 @@ describe('normalizeScopes', () => {
   });
 
   it('attack: Proxies whose getters or traps throw become a ValidationError', () => {
-    const throwingGetter = { get permissions(): string[] { throw new Error('boom'); } };
+    const throwingGetter = {
+      get permissions(): string[] {
+        throw new Error('boom');
+      },
+    };
     expect(() => norm([throwingGetter])).toThrow(ValidationError);
-    const trap = new Proxy({ permissions: ['repo:read'] }, { ownKeys() { throw new Error('boom'); } });
+    const trap = new Proxy(
+      { permissions: ['repo:read'] },
+      {
+        ownKeys() {
+          throw new Error('boom');
+        },
+      },
+    );
     expect(() => norm([trap])).toThrow(ValidationError);
-    const list = new Proxy([{ permissions: ['repo:read'] }], { get() { throw new RangeError('boom'); } });
+    const list = new Proxy([{ permissions: ['repo:read'] }], {
+      get() {
+        throw new RangeError('boom');
+      },
+    });
     expect(() => norm(list)).toThrow(ValidationError);
   });
 
@@ -338,9 +363,16 @@ describe('normalizeScopes', () => {
     const entry = fc.oneof(
       fc.record(
         {
-          resource: fc.oneof(fc.constantFrom('acme', 'Acme', 'acme/web', 'ACME/web', 'a/b/c', '', '__proto__'), fc.string(), fc.constant(undefined)),
+          resource: fc.oneof(
+            fc.constantFrom('acme', 'Acme', 'acme/web', 'ACME/web', 'a/b/c', '', '__proto__'),
+            fc.string(),
+            fc.constant(undefined),
+          ),
           permissions: fc.oneof(fc.array(item, { maxLength: 6 }), item),
-          allowedMatches: fc.oneof(fc.array(fc.oneof(fc.constantFrom('Doc/*', 'Img/**', 'a{b}'), fc.string()), { maxLength: 4 }), fc.constant(undefined)),
+          allowedMatches: fc.oneof(
+            fc.array(fc.oneof(fc.constantFrom('Doc/*', 'Img/**', 'a{b}'), fc.string()), { maxLength: 4 }),
+            fc.constant(undefined),
+          ),
         },
         { requiredKeys: [] },
       ),
@@ -374,14 +406,31 @@ describe('one scope validator, one issue model', () => {
     for (const scopes of bad) {
       const viaNormalize = catchIssues(() => normalizeScopes(scopes));
       expect(catchIssues(() => compileLayer(scopes))).toEqual(viaNormalize);
-      const record = { id: 't', kind: 'pat', ownerId: 'u', name: 'n', description: null, scopes, parentId: null,
-        createdAt: new Date(0), expiresAt: new Date(1000), revokedAt: null, committerIdentity: null };
+      const record = {
+        id: 't',
+        kind: 'pat',
+        ownerId: 'u',
+        name: 'n',
+        description: null,
+        scopes,
+        parentId: null,
+        createdAt: new Date(0),
+        expiresAt: new Date(1000),
+        revokedAt: null,
+        committerIdentity: null,
+      };
       const viaCodec = catchIssues(() => toEntry(record, 'date'));
       expect(viaCodec.map((i) => ({ ...i, path: i.path.slice(1) }))).toEqual(
-        viaNormalize.map((i) => ({ ...i, pathText: `scopes${i.pathText.startsWith('[') ? '' : '.'}${i.pathText}` })).map((i) => ({ ...i, path: i.path })),
+        viaNormalize
+          .map((i) => ({ ...i, pathText: `scopes${i.pathText.startsWith('[') ? '' : '.'}${i.pathText}` }))
+          .map((i) => ({ ...i, path: i.path })),
       );
     }
-    expect(catchIssues(() => normalizeScopes(bad[0] as Scope[]))[0]).toEqual({ code: 'unrecognized_keys', path: [0, 'foo'], pathText: '[0].foo' });
+    expect(catchIssues(() => normalizeScopes(bad[0] as Scope[]))[0]).toEqual({
+      code: 'unrecognized_keys',
+      path: [0, 'foo'],
+      pathText: '[0].foo',
+    });
     expect(catchIssues(() => normalizeScopes(bad[3] as Scope[]))[0]?.path).toEqual([0, 'a b']);
   });
 });

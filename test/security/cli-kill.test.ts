@@ -16,54 +16,60 @@ const PER_ROUND = 3;
 const posix = process.platform !== 'win32';
 
 describe.skipIf(!posix)('CLI crashes: SIGKILL at random moments', () => {
-  it(`${LOOPS} rounds of ${PER_ROUND} concurrent token creates, some killed: nothing printed is lost, the state always loads`, async () => {
-    const { home, cleanup } = await tempHome();
-    try {
-      expect((await svc(home, ['member', 'set', '--user', 'alice', '--resource', 'acme', '--role', 'owner'])).code).toBe(0);
-      expect((await svc(home, ['auth', 'login', '--user', 'alice'])).code).toBe(0);
-      const printed = new Map<string, string>();
-      let killed = 0;
-      let finished = 0;
-      for (let round = 0; round < LOOPS; round++) {
-        await Promise.all(
-          Array.from({ length: PER_ROUND }, async (_, j) => {
-            const name = `r${round}-${j}`;
-            const child = start(['token', 'create', '-n', name, '--scope', 'acme/web=repo:read'], baseEnv(home));
-            let out = '';
-            child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
-            // Node with tsx starts in roughly 1-2 s here; kill anywhere from start-up to after the write.
-            const timer = setTimeout(() => child.kill('SIGKILL'), 300 + Math.random() * 2400);
-            const end = await exited(child);
-            clearTimeout(timer);
-            if (end.signal === 'SIGKILL') killed++;
-            else finished++;
-            const token = out.trim();
-            // A value printed whole is a promise that the token exists, killed or not.
-            if (/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) printed.set(name, token);
-          }),
-        );
-        // The state loads after every round: no half-written record, no corrupt file.
-        await new FileTokenStore(home).listByOwner('alice');
-      }
-      const dev = await openInstance({ SVC_HOME: home });
+  it(
+    `${LOOPS} rounds of ${PER_ROUND} concurrent token creates, some killed: nothing printed is lost, the state always loads`,
+    async () => {
+      const { home, cleanup } = await tempHome();
       try {
-        for (const [name, token] of printed) {
-          const p = await dev.auth.authenticate(token);
-          expect(p.tokenName).toBe(name);
+        expect((await svc(home, ['member', 'set', '--user', 'alice', '--resource', 'acme', '--role', 'owner'])).code).toBe(0);
+        expect((await svc(home, ['auth', 'login', '--user', 'alice'])).code).toBe(0);
+        const printed = new Map<string, string>();
+        let killed = 0;
+        let finished = 0;
+        for (let round = 0; round < LOOPS; round++) {
+          await Promise.all(
+            Array.from({ length: PER_ROUND }, async (_, j) => {
+              const name = `r${round}-${j}`;
+              const child = start(['token', 'create', '-n', name, '--scope', 'acme/web=repo:read'], baseEnv(home));
+              let out = '';
+              child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
+              // Node with tsx starts in roughly 1-2 s here; kill anywhere from start-up to after the write.
+              const timer = setTimeout(() => child.kill('SIGKILL'), 300 + Math.random() * 2400);
+              const end = await exited(child);
+              clearTimeout(timer);
+              if (end.signal === 'SIGKILL') killed++;
+              else finished++;
+              const token = out.trim();
+              // A value printed whole is a promise that the token exists, killed or not.
+              if (/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) printed.set(name, token);
+            }),
+          );
+          // The state loads after every round: no half-written record, no corrupt file.
+          await new FileTokenStore(home).listByOwner('alice');
         }
-        const names = new Set((await dev.tokens.listByOwner('alice')).map((r) => r.name));
-        for (const name of printed.keys()) expect(names.has(name)).toBe(true);
+        const dev = await openInstance({ SVC_HOME: home });
+        try {
+          for (const [name, token] of printed) {
+            const p = await dev.auth.authenticate(token);
+            expect(p.tokenName).toBe(name);
+          }
+          const names = new Set((await dev.tokens.listByOwner('alice')).map((r) => r.name));
+          for (const name of printed.keys()) expect(names.has(name)).toBe(true);
+        } finally {
+          await dev.close();
+        }
+        // A later change still goes through (no lock left behind blocks it) and sweeps leftovers.
+        const after = await svc(home, ['token', 'create', '-n', 'after']);
+        expect(after.code).toBe(0);
+        expect((await readdir(home)).filter((n) => n.endsWith('.lock') || n.endsWith('.pending'))).toEqual([]);
+        console.info(
+          `[cli-kill] ${LOOPS} rounds: ${killed} processes killed, ${finished} finished, ${printed.size} tokens printed, all present`,
+        );
+        expect(killed).toBeGreaterThan(0);
       } finally {
-        await dev.close();
+        await cleanup();
       }
-      // A later change still goes through (no lock left behind blocks it) and sweeps leftovers.
-      const after = await svc(home, ['token', 'create', '-n', 'after']);
-      expect(after.code).toBe(0);
-      expect((await readdir(home)).filter((n) => n.endsWith('.lock') || n.endsWith('.pending'))).toEqual([]);
-      console.info(`[cli-kill] ${LOOPS} rounds: ${killed} processes killed, ${finished} finished, ${printed.size} tokens printed, all present`);
-      expect(killed).toBeGreaterThan(0);
-    } finally {
-      await cleanup();
-    }
-  }, Math.max(120_000, LOOPS * 15_000));
+    },
+    Math.max(120_000, LOOPS * 15_000),
+  );
 });

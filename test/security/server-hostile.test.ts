@@ -50,10 +50,20 @@ function get(port: number, path: string, token: string): Promise<number> {
 
 function put(port: number, path: string, token: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'PUT', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'PUT',
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     // The server may answer 413 and close before the whole body is sent.
     req.on('error', () => resolve(-1));
     req.end(body);
@@ -131,7 +141,16 @@ describe.skipIf(!linux)('svc serve under hostile clients', { timeout: 120_000 },
     expect([413, -1]).toContain(declared);
     // Chunked, no Content-Length: the limit holds while streaming.
     expect([413, -1]).toContain(await put(port, path, token, big, { 'transfer-encoding': 'chunked' }));
-    for (const body of ['{', '{"content":', 'null', '[]', '"x"', '{"content":"a","extra":1}', '\u0000', '{"__proto__":{"x":1},"content":"a"}']) {
+    for (const body of [
+      '{',
+      '{"content":',
+      'null',
+      '[]',
+      '"x"',
+      '{"content":"a","extra":1}',
+      '\u0000',
+      '{"__proto__":{"x":1},"content":"a"}',
+    ]) {
       expect(await put(port, path, token, body)).toBe(400);
     }
     // Deeply nested JSON within the size limit: 400, not a 500 from a stack overflow.

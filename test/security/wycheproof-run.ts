@@ -24,7 +24,16 @@ export interface Outcome {
 }
 
 interface Group {
-  tests: { tcId: number; result: 'valid' | 'invalid' | 'acceptable'; jws?: unknown; msg?: string; sig?: string; tag?: string; key?: string; comment?: string }[];
+  tests: {
+    tcId: number;
+    result: 'valid' | 'invalid' | 'acceptable';
+    jws?: unknown;
+    msg?: string;
+    sig?: string;
+    tag?: string;
+    key?: string;
+    comment?: string;
+  }[];
   private?: unknown;
   publicKeyJwk?: Record<string, unknown>;
   publicKeyDer?: string;
@@ -81,14 +90,23 @@ export async function runSignatures(file: string, text: string, alg: 'EdDSA' | '
   for (const g of data.testGroups) {
     const { kid: _kid, ...jwk } = g.publicKeyJwk ?? {};
     // A public key alone is never a ring: importKeyRing must refuse it.
-    const publicOnly = await importKeyRing({ keys: [{ ...jwk, kid: 'pub' }] } as never).then(() => 'accepted', () => 'refused');
+    const publicOnly = await importKeyRing({ keys: [{ ...jwk, kid: 'pub' }] } as never).then(
+      () => 'accepted',
+      () => 'refused',
+    );
     if (publicOnly !== 'refused') throw new Error(`${file}: importKeyRing accepted a public key`);
     let key: CryptoKey | undefined;
     try {
       // A few groups (keys with edge-case coordinates) carry only the DER form.
       key = g.publicKeyJwk
         ? ((await importJWK(jwk, alg, { extractable: true })) as CryptoKey)
-        : await crypto.subtle.importKey('spki', hex(g.publicKeyDer ?? ''), alg === 'EdDSA' ? { name: 'Ed25519' } : { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify']);
+        : await crypto.subtle.importKey(
+            'spki',
+            hex(g.publicKeyDer ?? ''),
+            alg === 'EdDSA' ? { name: 'Ed25519' } : { name: 'ECDSA', namedCurve: 'P-256' },
+            true,
+            ['verify'],
+          );
     } catch {
       key = undefined;
     }
@@ -122,7 +140,9 @@ export async function runHmac(file: string, text: string): Promise<Outcome[]> {
         out.push({ ...base, stage: 'length', detail: `tag of ${tag.length} bytes` });
         continue;
       }
-      const key = await crypto.subtle.importKey('raw', hex(t.key ?? ''), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']).catch(() => undefined);
+      const key = await crypto.subtle
+        .importKey('raw', hex(t.key ?? ''), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
+        .catch(() => undefined);
       const ok = key !== undefined && (await crypto.subtle.verify({ name: 'HMAC' }, key, tag, hex(t.msg ?? '')).catch(() => false));
       out.push({ ...base, stage: ok ? 'accepted' : 'primitive', detail: ok ? '' : 'tag does not verify' });
     }

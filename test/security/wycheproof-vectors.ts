@@ -31,7 +31,10 @@ export function loadVectors(name: (typeof VECTOR_FILES)[number]): { text: string
   const gitDir = process.env.WYCHEPROOF_GIT_DIR ?? DEFAULT_GIT_DIR;
   if (!existsSync(gitDir)) return undefined;
   try {
-    const text = execFileSync('git', ['--git-dir', gitDir, 'show', `HEAD:testvectors_v1/${name}`], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const text = execFileSync('git', ['--git-dir', gitDir, 'show', `HEAD:testvectors_v1/${name}`], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { text, source: `${gitDir} HEAD:testvectors_v1/${name}` };
   } catch {
     return undefined;

@@ -40,7 +40,7 @@ const STRICTER: Stricter[] = [
     file: 'jws',
     stage: 'import',
     ids: [357, 358, 359, 372, 373, 376, 377],
-    reason: 'T2: the group\'s HS256 secret is 32 zero bytes; importKeyRing refuses keys with no entropy',
+    reason: "T2: the group's HS256 secret is 32 zero bytes; importKeyRing refuses keys with no entropy",
   },
   { file: 'jwk', stage: 'authenticate', ids: [2, 13], reason: 'T1: the JWS is not an svc-auth token (the key set itself imported)' },
   { file: 'jwk', stage: 'import', ids: [5], reason: 'T2: RSA keys are not supported' },
@@ -49,9 +49,9 @@ const STRICTER: Stricter[] = [
     file: 'ecdsa',
     stage: 'low-s',
     ids: [
-      64, 66, 67, 68, 71, 77, 78, 80, 81, 85, 86, 87, 94, 95, 96, 100, 102, 104, 105, 107, 110, 111, 114, 115, 117, 118, 138, 139, 140, 141, 142, 171, 172, 175,
-      176, 177, 180, 183, 189, 190, 191, 192, 195, 196, 197, 199, 200, 204, 210, 211, 216, 217, 226, 227, 229, 233, 234, 237, 240, 242, 243, 244, 246, 248, 249,
-      250, 252, 253, 257, 262,
+      64, 66, 67, 68, 71, 77, 78, 80, 81, 85, 86, 87, 94, 95, 96, 100, 102, 104, 105, 107, 110, 111, 114, 115, 117, 118, 138, 139, 140, 141,
+      142, 171, 172, 175, 176, 177, 180, 183, 189, 190, 191, 192, 195, 196, 197, 199, 200, 204, 210, 211, 216, 217, 226, 227, 229, 233, 234,
+      237, 240, 242, 243, 244, 246, 248, 249, 250, 252, 253, 257, 262,
     ],
     reason: 'T2: high-S signatures (s > n/2) are refused so that one ES256 token has one text; svc-auth mints low-S only',
   },
@@ -87,7 +87,9 @@ describe.skipIf(missing.length > 0)('Wycheproof vectors', () => {
 
     const refusedValid = all.filter((o) => o.result !== 'invalid' && o.stage !== 'accepted');
     const explained = new Map(STRICTER.flatMap((s) => s.ids.map((id) => [`${s.file}#${id}`, s.stage] as const)));
-    expect(refusedValid.map((o) => `${o.file}#${o.tcId} ${o.stage}`).sort()).toEqual([...explained].map(([k, stage]) => `${k} ${stage}`).sort());
+    expect(refusedValid.map((o) => `${o.file}#${o.tcId} ${o.stage}`).sort()).toEqual(
+      [...explained].map(([k, stage]) => `${k} ${stage}`).sort(),
+    );
 
     const lines = ['jws', 'jwk', 'ed25519', 'ecdsa', 'hmac'].map((file) => {
       const mine = all.filter((o) => o.file === file);

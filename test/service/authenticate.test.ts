@@ -59,7 +59,12 @@ describe('createAuth options', () => {
         identityOf: 'svc:x' as never,
       }),
     );
-    expect((err as ValidationError).issues.map((i) => i.pathText).sort()).toEqual(['clockToleranceSec', 'identityOf', 'signatureCacheSize', 'tokens']);
+    expect((err as ValidationError).issues.map((i) => i.pathText).sort()).toEqual([
+      'clockToleranceSec',
+      'identityOf',
+      'signatureCacheSize',
+      'tokens',
+    ]);
   });
 
   it('refuses a non-object', () => {
@@ -181,7 +186,12 @@ describe('authenticate: PATs (T5)', () => {
     expect(reasonOf(await rejection(s.auth.authenticate(await mintFor(rec, 'component'))))).toBe('unknown');
     expect(reasonOf(await rejection(s.auth.authenticate(await mintFor(rec, 'pat', 'bob'))))).toBe('unknown');
     const longer = await mintToken(await sharedRing(), {
-      kind: 'pat', iss: 'https://svc.test', sub: 'alice', jti: rec.id, iat: T0 / 1000, exp: T0 / 1000 + 2 * 3600,
+      kind: 'pat',
+      iss: 'https://svc.test',
+      sub: 'alice',
+      jti: rec.id,
+      iat: T0 / 1000,
+      exp: T0 / 1000 + 2 * 3600,
     });
     expect(reasonOf(await rejection(s.auth.authenticate(longer)))).toBe('unknown');
   });
@@ -290,7 +300,13 @@ describe('authenticate: PATs (T5)', () => {
       () => JSON.parse('{"orgs":{"__proto__":"owner"}}'),
     ];
     for (const rolesOf of variants) {
-      const auth = createAuth({ issuer: 'https://svc.test', keys: ring, members: { rolesOf: rolesOf as never }, now: s.clock.now, storeTimeoutMs: 20 });
+      const auth = createAuth({
+        issuer: 'https://svc.test',
+        keys: ring,
+        members: { rolesOf: rolesOf as never },
+        now: s.clock.now,
+        storeTimeoutMs: 20,
+      });
       expect(await rejection(auth.authenticate(session))).toBeInstanceOf(UnavailableError);
     }
   });

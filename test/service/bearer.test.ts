@@ -42,15 +42,7 @@ describe('H1: parseAuthorization accepts one Bearer token', () => {
 });
 
 describe('H1: parseAuthorization refuses everything else', () => {
-  it.each([
-    [undefined],
-    [null],
-    [''],
-    ['   '],
-    [' \t '],
-    [[]],
-    [[undefined]],
-  ])('H1: absent or blank %j -> missing', (value) => {
+  it.each([[undefined], [null], [''], ['   '], [' \t '], [[]], [[undefined]]])('H1: absent or blank %j -> missing', (value) => {
     expect(reasonOf(() => parseAuthorization(value))).toBe('missing');
   });
 
@@ -117,10 +109,7 @@ describe('H1: parseAuthorization refuses everything else', () => {
 
   it('H1 property: any token68 token round-trips, any scheme case', () => {
     const token68 = fc
-      .tuple(
-        fc.stringMatching(/^[A-Za-z0-9\-._~+/]{1,200}$/),
-        fc.integer({ min: 0, max: 3 }),
-      )
+      .tuple(fc.stringMatching(/^[A-Za-z0-9\-._~+/]{1,200}$/), fc.integer({ min: 0, max: 3 }))
       .map(([body, pad]) => body + '='.repeat(pad));
     const scheme = fc
       .array(fc.boolean(), { minLength: 6, maxLength: 6 })
@@ -192,16 +181,42 @@ describe('H1: bearerFromRequest', () => {
     ['a string', 'Bearer abc'],
     ['no headers', {}],
     ['headers null', { headers: null }],
-    ['a throwing headers getter', Object.defineProperty({}, 'headers', { get: () => { throw new Error(TOKEN); } })],
-    ['a throwing headers.get', { headers: { get: () => { throw new RangeError(TOKEN); } } }],
+    [
+      'a throwing headers getter',
+      Object.defineProperty({}, 'headers', {
+        get: () => {
+          throw new Error(TOKEN);
+        },
+      }),
+    ],
+    [
+      'a throwing headers.get',
+      {
+        headers: {
+          get: () => {
+            throw new RangeError(TOKEN);
+          },
+        },
+      },
+    ],
     ['headers.get returning an object', { headers: { get: () => ({}) } }],
     [
       'a throwing authorization getter',
-      { headers: Object.defineProperty({}, 'authorization', { get: () => { throw new Error(TOKEN); } }) },
+      {
+        headers: Object.defineProperty({}, 'authorization', {
+          get: () => {
+            throw new Error(TOKEN);
+          },
+        }),
+      },
     ],
     [
       'a throwing rawHeaders getter',
-      Object.defineProperty({ headers: { authorization: 'Bearer a' } }, 'rawHeaders', { get: () => { throw new Error(TOKEN); } }),
+      Object.defineProperty({ headers: { authorization: 'Bearer a' } }, 'rawHeaders', {
+        get: () => {
+          throw new Error(TOKEN);
+        },
+      }),
     ],
   ])('H1 attack: %s -> malformed AuthenticationError, never the thrown error', (_name, req) => {
     const err = caught(() => bearerFromRequest(req as unknown as Request));
@@ -253,13 +268,17 @@ describe('H1: header parsing is linear (issue 13: quadratic trim regex)', () => 
     const reference = /^[ \t]*bearer +([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
     const chars = fc.constantFrom('B', 'e', 'a', 'r', 'b', 'E', 'A', 'R', ' ', '\t', '=', 'x', '.', '/', '+', '-', '~', '_', ',', '"', '0');
     fc.assert(
-      fc.property(fc.array(chars, { maxLength: 24 }).map((a) => a.join('')), fc.boolean(), (tail, prefixed) => {
-        const header = prefixed ? `Bearer ${tail}` : tail;
-        const m = reference.exec(header);
-        if (header.trim() === '') return;
-        if (m === null) expect(reasonOf(() => parseAuthorization(header))).toBe('malformed');
-        else expect(parseAuthorization(header)).toBe(m[1]);
-      }),
+      fc.property(
+        fc.array(chars, { maxLength: 24 }).map((a) => a.join('')),
+        fc.boolean(),
+        (tail, prefixed) => {
+          const header = prefixed ? `Bearer ${tail}` : tail;
+          const m = reference.exec(header);
+          if (header.trim() === '') return;
+          if (m === null) expect(reasonOf(() => parseAuthorization(header))).toBe('malformed');
+          else expect(parseAuthorization(header)).toBe(m[1]);
+        },
+      ),
     );
   });
 });

@@ -89,9 +89,21 @@ describe('createAuth({ onEvent })', () => {
         type: 'token.created',
         at: new Date(T0),
         actor: { kind: 'session', userId: 'alice', tokenId: null, tokenName: null },
-        token: { id: info.id, name: 'ci', kind: 'pat', ownerId: 'alice', parentId: null, expiresAt: new Date(T0 + 30 * DAY_MS), scopes: READ },
+        token: {
+          id: info.id,
+          name: 'ci',
+          kind: 'pat',
+          ownerId: 'alice',
+          parentId: null,
+          expiresAt: new Date(T0 + 30 * DAY_MS),
+          scopes: READ,
+        },
       },
-      expect.objectContaining({ type: 'token.created', actor: expect.objectContaining({ kind: 'server' }), token: expect.objectContaining({ kind: 'component' }) }),
+      expect.objectContaining({
+        type: 'token.created',
+        actor: expect.objectContaining({ kind: 'server' }),
+        token: expect.objectContaining({ kind: 'component' }),
+      }),
     ]);
     expectNoTokenValue(c.events, [token, component]);
   });
@@ -117,7 +129,12 @@ describe('createAuth({ onEvent })', () => {
         tokenId: child.info.id,
         revokedIds: [child.info.id, grandchild.info.id],
       }),
-      expect.objectContaining({ type: 'token.revoked', actor: expect.objectContaining({ kind: 'server' }), tokenId: parent.info.id, revokedIds: [parent.info.id] }),
+      expect.objectContaining({
+        type: 'token.revoked',
+        actor: expect.objectContaining({ kind: 'server' }),
+        tokenId: parent.info.id,
+        revokedIds: [parent.info.id],
+      }),
     ]);
     expectNoTokenValue(c.events, [parent.token, child.token, grandchild.token]);
   });
@@ -134,7 +151,12 @@ describe('createAuth({ onEvent })', () => {
     await s.auth.flush();
     const failed = c.events.filter((e) => e.type === 'auth.failed');
     expect(failed).toEqual([
-      { type: 'auth.failed', at: new Date(T0), reason: 'revoked', actor: { kind: 'pat', userId: 'alice', tokenId: info.id, tokenName: null } },
+      {
+        type: 'auth.failed',
+        at: new Date(T0),
+        reason: 'revoked',
+        actor: { kind: 'pat', userId: 'alice', tokenId: info.id, tokenName: null },
+      },
     ]);
     expectNoTokenValue(c.events, [token]);
   });

@@ -24,13 +24,16 @@ describe('token.list({ expiringWithin })', () => {
     expect((await later.list()).map((t) => t.name)).toEqual(['soon', 'edge', 'later', 'gone']);
   });
 
-  it.each([['7h'], ['0d'], [0], ['366d'], [-1], [null], ['7 d']])('expiringWithin %j is a ValidationError at expiringWithin', async (value) => {
-    const s = await setup();
-    const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
-    const err = await rejection(s.auth.client(me).token.list({ expiringWithin: value as string }));
-    expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues[0]?.pathText).toBe('expiringWithin');
-  });
+  it.each([['7h'], ['0d'], [0], ['366d'], [-1], [null], ['7 d']])(
+    'expiringWithin %j is a ValidationError at expiringWithin',
+    async (value) => {
+      const s = await setup();
+      const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
+      const err = await rejection(s.auth.client(me).token.list({ expiringWithin: value as string }));
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).issues[0]?.pathText).toBe('expiringWithin');
+    },
+  );
 
   it('unknown list options are refused (a misspelt filter must not list everything)', async () => {
     const s = await setup();

@@ -26,7 +26,7 @@ describe('rolesSnapshot', () => {
   });
 
   it('hostile: different role maps never share a key (property)', () => {
-    const names = fc.string({ unit: fc.constantFrom('a', 'b', '"', '=', ';', '|', ':', '\\', '/', 'r', 'o') , maxLength: 4 });
+    const names = fc.string({ unit: fc.constantFrom('a', 'b', '"', '=', ';', '|', ':', '\\', '/', 'r', 'o'), maxLength: 4 });
     const map = fc.dictionary(names, fc.constantFrom('viewer', 'editor', 'owner'), { maxKeys: 3 });
     const roles = fc.record({ orgs: map, repos: map }, { requiredKeys: [] });
     fc.assert(
@@ -48,11 +48,28 @@ describe('rolesSnapshot', () => {
     const getter = { orgs: Object.defineProperty({}, 'acme', { get: () => 'owner', enumerable: true }) };
     expect(rolesKey(getter)).toBeUndefined();
     expect(rolesKey(new Proxy({ orgs: {} }, {}))).toBe(rolesKey({ orgs: {} })); // a transparent Proxy reads as plain data
-    expect(rolesKey(new Proxy({}, { ownKeys: () => { throw new Error('trap'); } }))).toBeUndefined();
+    expect(
+      rolesKey(
+        new Proxy(
+          {},
+          {
+            ownKeys: () => {
+              throw new Error('trap');
+            },
+          },
+        ),
+      ),
+    ).toBeUndefined();
     expect(rolesKey({ orgs: { acme: 'god' } })).toBeUndefined();
     expect(rolesKey({ orgs: {}, extra: 1 })).toBeUndefined();
     expect(rolesKey(JSON.parse('{"orgs":{"__proto__":"owner"}}'))).toBe('["orgs",1,"__proto__","owner"]');
-    expect(rolesKey(new (class { orgs = {}; })())).toBeUndefined();
+    expect(
+      rolesKey(
+        new (class {
+          orgs = {};
+        })(),
+      ),
+    ).toBeUndefined();
     expect(rolesKey({ orgs: undefined })).toBeUndefined();
   });
 });
@@ -63,9 +80,26 @@ describe('sameRoles', () => {
     expect(sameRoles({ orgs: { acme: 'editor' }, repos: { 'acme/web': 'owner' } }, snap)).toBe(true);
     expect(sameRoles({ orgs: { acme: 'editor' } }, snap)).toBe(false);
     expect(sameRoles({ orgs: { acme: 'editor' }, repos: { 'acme/web': 'owner' }, extra: 1 }, snap)).toBe(false);
-    expect(sameRoles({ orgs: Object.defineProperty({}, 'acme', { get: () => 'editor', enumerable: true }), repos: { 'acme/web': 'owner' } }, snap)).toBe(false);
+    expect(
+      sameRoles(
+        { orgs: Object.defineProperty({}, 'acme', { get: () => 'editor', enumerable: true }), repos: { 'acme/web': 'owner' } },
+        snap,
+      ),
+    ).toBe(false);
     expect(sameRoles({ orgs: { acme: 'editor', x: 'god' }, repos: { 'acme/web': 'owner' } }, snap)).toBe(false);
-    expect(sameRoles(new Proxy({}, { ownKeys: () => { throw new Error('trap'); } }), snap)).toBe(false);
+    expect(
+      sameRoles(
+        new Proxy(
+          {},
+          {
+            ownKeys: () => {
+              throw new Error('trap');
+            },
+          },
+        ),
+        snap,
+      ),
+    ).toBe(false);
   });
 });
 
@@ -142,8 +176,14 @@ describe('cache bounds (issue 13: floods)', () => {
 
   it('createAuth validates the cache bounds when it builds', async () => {
     for (const bad of [-1, 1.5, 1_000_001, '10', Number.NaN]) {
-      await expect(setup({ layerCacheSize: bad as never })).rejects.toMatchObject({ code: 'validation', issues: [{ pathText: 'layerCacheSize' }] });
-      await expect(setup({ grantCacheSize: bad as never })).rejects.toMatchObject({ code: 'validation', issues: [{ pathText: 'grantCacheSize' }] });
+      await expect(setup({ layerCacheSize: bad as never })).rejects.toMatchObject({
+        code: 'validation',
+        issues: [{ pathText: 'layerCacheSize' }],
+      });
+      await expect(setup({ grantCacheSize: bad as never })).rejects.toMatchObject({
+        code: 'validation',
+        issues: [{ pathText: 'grantCacheSize' }],
+      });
     }
     await expect(setup({ layerCacheSize: 0, grantCacheSize: 0 })).resolves.toBeDefined();
   });
@@ -168,7 +208,13 @@ describe('rolesSnapshot sees what createGrant reads', () => {
     const owner = cache.get('t1', hidden as never, null, () => []);
     expect(authorize(owner, 'acme/w', 'repo:admin')).toEqual({ allowed: true });
     // The same token with genuinely empty roles must not reuse the owner grant.
-    expect(authorize(cache.get('t1', {}, null, () => []), 'acme/w', 'repo:read')).toEqual({ allowed: false, reason: 'role' });
+    expect(
+      authorize(
+        cache.get('t1', {}, null, () => []),
+        'acme/w',
+        'repo:read',
+      ),
+    ).toEqual({ allowed: false, reason: 'role' });
   });
 
   it('hostile: non-enumerable and symbol keys inside a role map are ignored by both', () => {

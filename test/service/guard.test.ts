@@ -11,7 +11,15 @@ describe('guarded (T5 fail closed)', () => {
 
   it('T5: a synchronous throw, a rejection or our own non-unavailable error becomes UnavailableError with the cause', async () => {
     const boom = new Error('secret-ish detail');
-    const err = await rejection(guarded(() => { throw boom; }, 50, 'store'));
+    const err = await rejection(
+      guarded(
+        () => {
+          throw boom;
+        },
+        50,
+        'store',
+      ),
+    );
     expect(err).toBeInstanceOf(UnavailableError);
     expect((err as UnavailableError).cause).toBe(boom);
     expect(await rejection(guarded(() => Promise.reject(new ConflictError()), 50, 'store'))).toBeInstanceOf(UnavailableError);
@@ -25,7 +33,11 @@ describe('guarded (T5 fail closed)', () => {
 describe('readClock', () => {
   it('refuses a clock that throws or returns a non-Date or an invalid Date', () => {
     expect(readClock(() => new Date(5000))).toBe(5000);
-    expect(() => readClock(() => { throw new Error('x'); })).toThrow(UnavailableError);
+    expect(() =>
+      readClock(() => {
+        throw new Error('x');
+      }),
+    ).toThrow(UnavailableError);
     expect(() => readClock(() => 5 as never)).toThrow(UnavailableError);
     expect(() => readClock(() => new Date('nope'))).toThrow(UnavailableError);
   });

@@ -139,21 +139,25 @@ describe('LastUsedRecorder', () => {
 
   it('property: the queue never exceeds its bound while the store is stuck, and remembered tokens stay bounded', () =>
     fc.assert(
-      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 300 }), { maxLength: 400 }), fc.integer({ min: 1, max: 50 }), async (uses, bound) => {
-        const w = writer();
-        w.holdOpen();
-        const r = new LastUsedRecorder({ write: w.write, intervalMs: MIN, maxPending: bound, maxTracked: 64 });
-        r.seen('start', T0);
-        const flushing = r.flush();
-        for (const u of uses) {
-          r.seen(`t${u}`, T0 + u);
-          expect(r.pending).toBeLessThanOrEqual(bound);
-        }
-        w.letGo();
-        await flushing;
-        await r.flush();
-        expect(r.pending).toBe(0);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 300 }), { maxLength: 400 }),
+        fc.integer({ min: 1, max: 50 }),
+        async (uses, bound) => {
+          const w = writer();
+          w.holdOpen();
+          const r = new LastUsedRecorder({ write: w.write, intervalMs: MIN, maxPending: bound, maxTracked: 64 });
+          r.seen('start', T0);
+          const flushing = r.flush();
+          for (const u of uses) {
+            r.seen(`t${u}`, T0 + u);
+            expect(r.pending).toBeLessThanOrEqual(bound);
+          }
+          w.letGo();
+          await flushing;
+          await r.flush();
+          expect(r.pending).toBe(0);
+        },
+      ),
     ));
 });
 

@@ -1,12 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import {
-  AuthenticationError,
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  UnavailableError,
-  ValidationError,
-} from '../../src/errors';
+import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../src/errors';
 import type { Principal } from '../../src/policy/subject';
 import { MemoryTokenStore } from '../../src/stores/memory';
 import type { ScopeEntry } from '../../src/scopes/types';
@@ -36,7 +29,15 @@ describe('create', () => {
     expect(info.createdAt.getTime()).toBe(iat * 1000);
     expect(info.expiresAt.getTime()).toBe(exp * 1000);
     expect(exp - iat).toBe(30 * 86400);
-    expect(info).toMatchObject({ name: 'ci', description: 'CI pipeline', status: 'active', scopes: null, parentId: null, revokedAt: null, lastUsedAt: null });
+    expect(info).toMatchObject({
+      name: 'ci',
+      description: 'CI pipeline',
+      status: 'active',
+      scopes: null,
+      parentId: null,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
     // Without scopes the token carries the owner's full access: said once, as a warning.
     expect(warnings).toEqual([expect.stringMatching(/full access/)]);
   });
@@ -68,7 +69,14 @@ describe('create', () => {
   it('S4 hostile: a create input whose getters throw is a ValidationError', async () => {
     const s = await setup();
     const api = s.auth.client(await session(s)).token;
-    const evil = new Proxy({}, { ownKeys: () => { throw new Error('trap'); } });
+    const evil = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('trap');
+        },
+      },
+    );
     expect(await rejection(api.create(evil as never))).toBeInstanceOf(ValidationError);
   });
 
@@ -129,7 +137,13 @@ describe('create', () => {
   it('T9: committerIdentity must be svc:<namespace>/users/Identity/<id>', async () => {
     const s = await setup();
     const api = s.auth.client(await session(s)).token;
-    for (const bad of ['svc:acme/users/Identity/', 'svc:acme/users/Identity/a b', 'svc:../users/Identity/x', 'svc:a/users/Identity/..', 5]) {
+    for (const bad of [
+      'svc:acme/users/Identity/',
+      'svc:acme/users/Identity/a b',
+      'svc:../users/Identity/x',
+      'svc:a/users/Identity/..',
+      5,
+    ]) {
       expect(await rejection(api.create({ name: 'x', committerIdentity: bad as never }))).toBeInstanceOf(ValidationError);
     }
     const { info } = await api.create({ name: 'x', committerIdentity: 'svc:acme.io/users/Identity/ci_bot-1' });
@@ -142,8 +156,12 @@ describe('children (created by a PAT)', () => {
     const s = await setup();
     const parent = await create(s, await session(s), 'parent', [{ resource: 'acme/w', permissions: ['repo:read'] }]);
     const api = s.auth.client(parent.principal).token;
-    expect(await rejection(api.create({ name: 'c1', scopes: [{ resource: 'acme/w', permissions: ['repo:write'] }] }))).toBeInstanceOf(ForbiddenError);
-    expect(await rejection(api.create({ name: 'c2', scopes: [{ resource: 'acme', permissions: ['repo:read'] }] }))).toBeInstanceOf(ForbiddenError);
+    expect(await rejection(api.create({ name: 'c1', scopes: [{ resource: 'acme/w', permissions: ['repo:write'] }] }))).toBeInstanceOf(
+      ForbiddenError,
+    );
+    expect(await rejection(api.create({ name: 'c2', scopes: [{ resource: 'acme', permissions: ['repo:read'] }] }))).toBeInstanceOf(
+      ForbiddenError,
+    );
     expect(await rejection(api.create({ name: 'c3', scopes: [{ permissions: ['repo:read'] }] }))).toBeInstanceOf(ForbiddenError);
     const ok = await api.create({ name: 'c4', scopes: [{ resource: 'acme/w', permissions: ['repo:read'], allowedMatches: ['Doc/*'] }] });
     expect(ok.info.parentId).toBe(parent.info.id);
@@ -163,15 +181,21 @@ describe('children (created by a PAT)', () => {
     const gp = await create(s, await session(s), 'gp', [{ resource: 'acme/w', permissions: ['repo:read'] }]);
     const p = await create(s, gp.principal, 'p');
     expect(s.auth.authorize(p.principal, 'acme/w', 'repo:write')).toEqual({ allowed: false, reason: 'scope' });
-    expect(await rejection(s.auth.client(p.principal).token.create({ name: 'c', scopes: [{ resource: 'acme/w', permissions: ['repo:write'] }] }))).toBeInstanceOf(ForbiddenError);
+    expect(
+      await rejection(
+        s.auth.client(p.principal).token.create({ name: 'c', scopes: [{ resource: 'acme/w', permissions: ['repo:write'] }] }),
+      ),
+    ).toBeInstanceOf(ForbiddenError);
     const c = await create(s, p.principal, 'c');
     expect(s.auth.authorize(c.principal, 'acme/w', 'repo:read')).toEqual({ allowed: true });
     expect(s.auth.authorize(c.principal, 'acme/x', 'repo:read')).toEqual({ allowed: false, reason: 'scope' });
   });
 
-  it('M5: an entry above the creator\'s role is accepted with a warning; the role cap applies at decision time', async () => {
+  it("M5: an entry above the creator's role is accepted with a warning; the role cap applies at decision time", async () => {
     const s = await setup();
-    const { warnings, principal } = await create(s, await session(s, 'bob'), 'x', [{ resource: 'acme/w', permissions: ['repo:read', 'repo:write'] }]);
+    const { warnings, principal } = await create(s, await session(s, 'bob'), 'x', [
+      { resource: 'acme/w', permissions: ['repo:read', 'repo:write'] },
+    ]);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('acme/w=repo:write');
     expect(s.auth.authorize(principal, 'acme/w', 'repo:write')).toEqual({ allowed: false, reason: 'role' });
@@ -179,7 +203,7 @@ describe('children (created by a PAT)', () => {
     expect(within.warnings).toEqual([]);
   });
 
-  it('T3: a child\'s expiry is clamped to its parent\'s (and every ancestor\'s) with a warning', async () => {
+  it("T3: a child's expiry is clamped to its parent's (and every ancestor's) with a warning", async () => {
     const s = await setup();
     const gp = await create(s, await session(s), 'gp', undefined, { expiresIn: '3d' });
     s.clock.advance(DAY_MS);
@@ -191,7 +215,7 @@ describe('children (created by a PAT)', () => {
     expect(payloadOf(c.token).exp * 1000).toBe(T0 + 2 * DAY_MS);
   });
 
-  it('T9: a child without committerIdentity does not inherit its parent\'s; it falls back to the owner\'s', async () => {
+  it("T9: a child without committerIdentity does not inherit its parent's; it falls back to the owner's", async () => {
     const s = await setup();
     const p = await create(s, await session(s), 'p', undefined, { committerIdentity: 'svc:acme/users/Identity/bot' });
     const c = await create(s, p.principal, 'c');
@@ -229,7 +253,7 @@ describe('children (created by a PAT)', () => {
 });
 
 describe('list, get, revoke', () => {
-  it('M1: a session lists all of its user\'s PATs in creation order, including children, never component tokens', async () => {
+  it("M1: a session lists all of its user's PATs in creation order, including children, never component tokens", async () => {
     const s = await setup();
     const a = await create(s, await session(s), 'a');
     await create(s, a.principal, 'a-child');
@@ -350,7 +374,11 @@ describe('committer (T9)', () => {
     expect(() => bad.auth.committer(undefined as never)).toThrow(ValidationError);
     const me = await bad.auth.authenticate(await bad.auth.issueSession('alice'));
     expect(() => bad.auth.committer(me)).toThrow(ValidationError);
-    const throwing = await setup({ identityOf: () => { throw new Error('directory down'); } });
+    const throwing = await setup({
+      identityOf: () => {
+        throw new Error('directory down');
+      },
+    });
     const p = await throwing.auth.authenticate(await throwing.auth.issueSession('alice'));
     expect(() => throwing.auth.committer(p)).toThrow(UnavailableError);
   });

@@ -7,7 +7,10 @@ const layer = (...entries: Scope[]): readonly Scope[] => entries;
 
 describe('checkNarrowing (M4)', () => {
   it('M4: compares against the tier that decides for the resource in each ancestor layer (A4)', () => {
-    const parent = layer({ resource: 'acme/w', permissions: ['repo:read'] }, { resource: 'acme', permissions: ['repo:read', 'repo:write'] });
+    const parent = layer(
+      { resource: 'acme/w', permissions: ['repo:read'] },
+      { resource: 'acme', permissions: ['repo:read', 'repo:write'] },
+    );
     // acme/w is decided by its repo tier, which lacks write: the child entry could never allow anything.
     expect(() => checkNarrowing([{ resource: 'acme/w', permissions: ['repo:write'] }], [parent])).toThrow(ForbiddenError);
     // acme/x falls to the org tier, which has write.

@@ -17,7 +17,11 @@ import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 
 const TABLE = tableName('svc_tokens_test', 'multi');
 const APP = `svc_auth_multi_${RUN}`;
-const withDb = describeWithDb('createAuth on PostgreSQL, two instances', 'PostgreSQL multi-instance tests', 'test/service/postgres-multi.test.ts');
+const withDb = describeWithDb(
+  'createAuth on PostgreSQL, two instances',
+  'PostgreSQL multi-instance tests',
+  'test/service/postgres-multi.test.ts',
+);
 
 withDb('createAuth on PostgreSQL, two instances', () => {
   const pools: pg.Pool[] = [];
@@ -125,7 +129,9 @@ withDb('createAuth on PostgreSQL, two instances', () => {
     const session = await a.issueSession('alice');
     const sa = await a.authenticate(session);
     for (let i = 0; i < 20; i++) {
-      const { token } = await a.client(sa).token.create({ name: `interleave-${i}`, scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
+      const { token } = await a
+        .client(sa)
+        .token.create({ name: `interleave-${i}`, scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
       await a.authenticate(token);
       let running = true;
       // Concurrent authenticates of the same token on A: batches for its id are in flight when the revoke commits.

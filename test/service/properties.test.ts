@@ -30,7 +30,9 @@ const entryArb: fc.Arbitrary<ScopeEntry> = fc.constantFrom<string | undefined>(u
 });
 
 // One entry per resource, so no (resource, permission) pair repeats (S2).
-const scopesArb = fc.option(fc.uniqueArray(entryArb, { minLength: 1, maxLength: 4, selector: (e) => e.resource ?? '' }), { nil: undefined });
+const scopesArb = fc.option(fc.uniqueArray(entryArb, { minLength: 1, maxLength: 4, selector: (e) => e.resource ?? '' }), {
+  nil: undefined,
+});
 
 /** Node i is created by node `parent` (an earlier index) or, with -1, by the owner's session. */
 const treeArb = fc

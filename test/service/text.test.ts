@@ -35,7 +35,10 @@ describe.each(stores)('stored text on the %s store', (_name, make) => {
     const { auth, store } = await setup({ tokens: await make() });
     const api = auth.client(await auth.authenticate(await auth.issueSession('alice'))).token;
     for (const description of ['a\u0000b', 'bell\u0007', 'esc\u001b[31m', 'c1\u0085', 'del\u007f', 'cr\r']) {
-      expect(await rejection(api.create({ name: 'ci', description }))).toMatchObject({ code: 'validation', issues: [{ pathText: 'description' }] });
+      expect(await rejection(api.create({ name: 'ci', description }))).toMatchObject({
+        code: 'validation',
+        issues: [{ pathText: 'description' }],
+      });
     }
     expect(await store.listByOwner('alice')).toEqual([]);
   });

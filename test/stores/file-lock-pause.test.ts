@@ -102,10 +102,12 @@ describe.skipIf(!posix)('file lock: paused and dead holders', () => {
     const dir = await home();
     const file = new JsonFile<{ v: number }>(join(dir, 'x.json'), { lockTimeoutMs: 100 });
     await file.update(() => ({ v: 1 }));
-    const err = await rejection(file.update(async () => {
-      await sleep(250);
-      return { v: 2 };
-    }));
+    const err = await rejection(
+      file.update(async () => {
+        await sleep(250);
+        return { v: 2 };
+      }),
+    );
     expect(err).toMatchObject({ code: 'unavailable' });
     await sleep(50);
     expect(await file.read()).toEqual({ v: 1 });
@@ -116,10 +118,12 @@ describe.skipIf(!posix)('file lock: paused and dead holders', () => {
     const file = new JsonFile<{ v: number }>(join(dir, 'y.json'), { lockTimeoutMs: 2_000 });
     await file.update(() => ({ v: 1 }));
     const foreign = JSON.stringify({ pid: process.pid, host: hostname(), time: Date.now(), token: 'someone-else' });
-    const err = await rejection(file.update(async () => {
-      await writeFile(file.lockPath, foreign);
-      return { v: 2 };
-    }));
+    const err = await rejection(
+      file.update(async () => {
+        await writeFile(file.lockPath, foreign);
+        return { v: 2 };
+      }),
+    );
     expect(err).toMatchObject({ code: 'unavailable' });
     expect(await file.read()).toEqual({ v: 1 });
     // Release leaves a lock that is not ours in place.

@@ -69,7 +69,10 @@ describe('FileTokenStore and FileMembershipStore', () => {
   });
 
   it('dates are stored as ISO strings and come back as Dates', async () => {
-    await new FileTokenStore(home).insert(record({ id: 't1', scopes: [{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: [] }] }), NOW);
+    await new FileTokenStore(home).insert(
+      record({ id: 't1', scopes: [{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: [] }] }),
+      NOW,
+    );
     const raw = JSON.parse(await readFile(join(home, 'tokens.json'), 'utf8')) as { tokens: Record<string, unknown>[] };
     expect(raw.tokens[0]?.createdAt).toBe('2030-01-01T00:00:00.000Z');
     const [got] = (await new FileTokenStore(home).readChain('t1')) ?? [];
@@ -82,16 +85,23 @@ describe('FileTokenStore and FileMembershipStore', () => {
     const cwd = fileURLToPath(new URL('../..', import.meta.url));
     const count = 4;
     const outputs = await Promise.all(
-      Array.from({ length: 12 }, (_, w) =>
-        new Promise<string[]>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', script, home, String(w), String(count)], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-          let out = '';
-          let err = '';
-          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-          child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-          child.on('error', reject);
-          child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as string[]) : reject(new Error(`worker ${w} exited ${code}: ${err}`))));
-        }),
+      Array.from(
+        { length: 12 },
+        (_, w) =>
+          new Promise<string[]>((resolve, reject) => {
+            const child = spawn(process.execPath, ['--import', 'tsx', script, home, String(w), String(count)], {
+              cwd,
+              stdio: ['ignore', 'pipe', 'pipe'],
+            });
+            let out = '';
+            let err = '';
+            child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+            child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+            child.on('error', reject);
+            child.on('close', (code) =>
+              code === 0 ? resolve(JSON.parse(out) as string[]) : reject(new Error(`worker ${w} exited ${code}: ${err}`)),
+            );
+          }),
       ),
     );
     const shared = outputs.map((o) => o[0]);
@@ -162,7 +172,12 @@ describe('FileTokenStore and FileMembershipStore', () => {
     const corrupt = '{"version":1,"tokens":[{"id":"t0",';
     await writeFile(file, corrupt);
     // Started one at a time: a rejection must not sit unobserved while an earlier call is awaited.
-    const calls = [() => store.readChain('t0'), () => store.listByOwner('alice'), () => store.insert(record({ id: 't1', name: 'x' }), NOW), () => store.revoke(['t0'], NOW)];
+    const calls = [
+      () => store.readChain('t0'),
+      () => store.listByOwner('alice'),
+      () => store.insert(record({ id: 't1', name: 'x' }), NOW),
+      () => store.revoke(['t0'], NOW),
+    ];
     for (const call of calls) {
       const err = await rejection(call());
       expect(err).toBeInstanceOf(UnavailableError);
@@ -214,7 +229,10 @@ describe('FileTokenStore and FileMembershipStore', () => {
   it('S4 hostile file: a __proto__ key in a record is ignored and pollutes nothing', async () => {
     const file = join(home, 'tokens.json');
     await new FileTokenStore(home).insert(record({ id: 't0' }), NOW);
-    const text = (await readFile(file, 'utf8')).replace('"id": "t0",', '"id": "t0", "__proto__": { "polluted": true, "revokedAt": "2030-01-01T00:00:00.000Z" },');
+    const text = (await readFile(file, 'utf8')).replace(
+      '"id": "t0",',
+      '"id": "t0", "__proto__": { "polluted": true, "revokedAt": "2030-01-01T00:00:00.000Z" },',
+    );
     await writeFile(file, text);
     const [got] = (await new FileTokenStore(home).readChain('t0')) ?? [];
     expect(got?.revokedAt).toBeNull();
@@ -282,7 +300,13 @@ describe('JsonFile', () => {
     expect(existsSync(path)).toBe(false);
     await file.update(() => ({ user: 'alice' }));
     const boom = new ValidationError('no');
-    expect(await rejection(file.update(() => { throw boom; }))).toBe(boom);
+    expect(
+      await rejection(
+        file.update(() => {
+          throw boom;
+        }),
+      ),
+    ).toBe(boom);
     expect(await file.read()).toEqual({ user: 'alice' });
     expect(existsSync(`${path}.lock`)).toBe(false);
     expect(await file.update((cur) => ({ user: `${cur?.user}-2` }))).toEqual({ user: 'alice-2' });

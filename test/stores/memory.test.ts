@@ -19,7 +19,9 @@ describe('MemoryTokenStore', () => {
     expect(Object.isFrozen(got)).toBe(true);
     expect(Object.isFrozen(got?.scopes)).toBe(true);
     expect(Object.isFrozen(got?.scopes?.[0]?.permissions)).toBe(true);
-    expect(() => { (got as { name: string }).name = 'evil'; }).toThrow(TypeError);
+    expect(() => {
+      (got as { name: string }).name = 'evil';
+    }).toThrow(TypeError);
     got?.expiresAt.setTime(0);
     const [again] = (await store.readChain('t1')) ?? [];
     expect(again?.name).toBe('ci');
@@ -81,24 +83,28 @@ describe('MemoryTokenStore', () => {
 
   it('T6 property: after revoking any node, every record with a revoked ancestor is revoked', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.nat(), { minLength: 1, maxLength: 25 }), fc.array(fc.nat(), { maxLength: 4 }), async (parents, targets) => {
-        const store = new MemoryTokenStore();
-        // Node i's parent is some earlier node (or none), so the ids form a forest.
-        for (let i = 0; i < parents.length; i++) {
-          const p = parents[i]! % (i + 1);
-          const parentId = p === i ? null : `n${p}`;
-          expect(await store.insert(record({ id: `n${i}`, name: `n${i}`, parentId }), NOW)).toBe('ok');
-        }
-        const ids = targets.map((t) => `n${t % parents.length}`);
-        const newly = await store.revoke(ids, LATER);
-        expect(new Set(newly).size).toBe(newly.length);
-        for (let i = 0; i < parents.length; i++) {
-          const chain = (await store.readChain(`n${i}`)) ?? [];
-          const hit = chain.some((r) => ids.includes(r.id));
-          expect(chain[0]?.revokedAt !== null).toBe(hit);
-          expect(newly.includes(`n${i}`)).toBe(hit);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.nat(), { minLength: 1, maxLength: 25 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        async (parents, targets) => {
+          const store = new MemoryTokenStore();
+          // Node i's parent is some earlier node (or none), so the ids form a forest.
+          for (let i = 0; i < parents.length; i++) {
+            const p = parents[i]! % (i + 1);
+            const parentId = p === i ? null : `n${p}`;
+            expect(await store.insert(record({ id: `n${i}`, name: `n${i}`, parentId }), NOW)).toBe('ok');
+          }
+          const ids = targets.map((t) => `n${t % parents.length}`);
+          const newly = await store.revoke(ids, LATER);
+          expect(new Set(newly).size).toBe(newly.length);
+          for (let i = 0; i < parents.length; i++) {
+            const chain = (await store.readChain(`n${i}`)) ?? [];
+            const hit = chain.some((r) => ids.includes(r.id));
+            expect(chain[0]?.revokedAt !== null).toBe(hit);
+            expect(newly.includes(`n${i}`)).toBe(hit);
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });

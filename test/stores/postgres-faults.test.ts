@@ -46,7 +46,10 @@ withDb('PostgresTokenStore under load and faults', { timeout: 60_000 }, () => {
   });
 
   async function terminate(app: string): Promise<number> {
-    const { rows } = await admin.query('SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1', [app]);
+    const { rows } = await admin.query(
+      'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1',
+      [app],
+    );
     return rows[0].n as number;
   }
 
@@ -78,8 +81,7 @@ withDb('PostgresTokenStore under load and faults', { timeout: 60_000 }, () => {
           if (id.startsWith('missing')) return expect(chain).toBeNull();
           const g = grandkids.findIndex((x) => x.id === id);
           const k = kids.findIndex((x) => x.id === id);
-          const expected =
-            g >= 0 ? [grandkids[g], kids[g], roots[g]] : k >= 0 ? [kids[k], roots[k]] : [roots.find((x) => x.id === id)];
+          const expected = g >= 0 ? [grandkids[g], kids[g], roots[g]] : k >= 0 ? [kids[k], roots[k]] : [roots.find((x) => x.id === id)];
           expect(chain).toEqual(expected);
         });
       } finally {
@@ -91,7 +93,10 @@ withDb('PostgresTokenStore under load and faults', { timeout: 60_000 }, () => {
       const good = rec();
       await store.insert(good, NOW);
       const bad = `bad-${RUN}`;
-      await admin.query(`INSERT INTO ${TABLE} (id, kind, owner_id, name, created_at, expires_at) VALUES ($1, 'bogus', 'x', 'n', now(), now())`, [bad]);
+      await admin.query(
+        `INSERT INTO ${TABLE} (id, kind, owner_id, name, created_at, expires_at) VALUES ($1, 'bogus', 'x', 'n', now(), now())`,
+        [bad],
+      );
       const [a, b, c] = await Promise.allSettled([store.readChain(good.id), store.readChain(bad), store.readChain(good.id)]);
       expect(a.status === 'fulfilled' && a.value?.[0]?.id).toBe(good.id);
       expect(c.status === 'fulfilled' && c.value?.[0]?.id).toBe(good.id);
@@ -260,7 +265,10 @@ withDb('PostgresTokenStore under load and faults', { timeout: 60_000 }, () => {
       ['a NUL in the name', { name: 'n\u0000' }],
       ['a lone high surrogate in the description', { description: 'x\uD800y' }],
       ['a lone low surrogate in the committer identity', { committerIdentity: 'svc:default/users/Identity/\uDC00' }],
-      ['a NUL in a scope pattern', { scopes: [{ resource: 'acme/web', permissions: ['repo:read' as const], allowedMatches: ['Doc/\u0000'] }] }],
+      [
+        'a NUL in a scope pattern',
+        { scopes: [{ resource: 'acme/web', permissions: ['repo:read' as const], allowedMatches: ['Doc/\u0000'] }] },
+      ],
     ])('%s is refused with ValidationError, never a database error (503)', async (_what, over) => {
       const r = rec(over);
       const err = await store.insert(r, NOW).catch((e: unknown) => e);

@@ -72,12 +72,20 @@ withDb('PostgresTokenStore last used', () => {
     await store.migrate();
     const chain = (await store.readChain('old-2')) as TokenRecord[];
     expect(chain.map((r) => r.id)).toEqual(['old-2', 'old-1']);
-    expect(chain[1]).toMatchObject({ name: 'ci', description: 'from 0.1.0', lastUsedAt: null, scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
+    expect(chain[1]).toMatchObject({
+      name: 'ci',
+      description: 'from 0.1.0',
+      lastUsedAt: null,
+      scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }],
+    });
     expect(chain[0]?.revokedAt?.getTime()).toBe(T0);
     expect(chain[0]?.committerIdentity).toBe('svc:default/users/Identity/bot');
     await store.touch(['old-1'], new Date(T0 + 5000));
     expect((await store.readChain('old-1'))?.[0]?.lastUsedAt?.getTime()).toBe(T0 + 5000);
-    const columns = await pool.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = $1 AND column_name = 'last_used_at'`, [t]);
+    const columns = await pool.query(
+      `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = $1 AND column_name = 'last_used_at'`,
+      [t],
+    );
     expect(columns.rows[0].n).toBe(1);
   });
 
@@ -87,10 +95,7 @@ withDb('PostgresTokenStore last used', () => {
     await store0.migrate();
     const ids = Array.from({ length: 50 }, (_, i) => `b-${RUN}-${i}`);
     for (const id of ids) {
-      await store0.insert(
-        record({ id, kind: 'component', name: id, expiresAt: new Date(T0 + DAY) }),
-        new Date(T0),
-      );
+      await store0.insert(record({ id, kind: 'component', name: id, expiresAt: new Date(T0 + DAY) }), new Date(T0));
     }
     const statements: string[] = [];
     const counting = {

@@ -21,24 +21,17 @@ const rec = (over: Partial<Mutable<TokenRecord>> = {}): TokenRecord => record({ 
 describe('PostgresTokenStore options', () => {
   const pool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
 
-  it.each([
-    ['Tokens'],
-    ['a-b'],
-    ['a.b.c'],
-    ['tokens; DROP TABLE users'],
-    ['"tokens"'],
-    ['t'.repeat(64)],
-    [''],
-    ['.tokens'],
-    ['1tokens'],
-  ])('rejects the unsafe table name %j (SQL injection through options)', (table) => {
-    expect(() => new PostgresTokenStore({ pool, table })).toThrow(ValidationError);
-    try {
-      new PostgresTokenStore({ pool, table });
-    } catch (err) {
-      expect((err as ValidationError).issues[0]?.pathText).toBe('table');
-    }
-  });
+  it.each([['Tokens'], ['a-b'], ['a.b.c'], ['tokens; DROP TABLE users'], ['"tokens"'], ['t'.repeat(64)], [''], ['.tokens'], ['1tokens']])(
+    'rejects the unsafe table name %j (SQL injection through options)',
+    (table) => {
+      expect(() => new PostgresTokenStore({ pool, table })).toThrow(ValidationError);
+      try {
+        new PostgresTokenStore({ pool, table });
+      } catch (err) {
+        expect((err as ValidationError).issues[0]?.pathText).toBe('table');
+      }
+    },
+  );
 
   it('accepts name and schema.name', () => {
     expect(new PostgresTokenStore({ pool, table: 'auth.tokens' }).table).toBe('"auth"."tokens"');
@@ -303,7 +296,10 @@ withDb('PostgresTokenStore against PostgreSQL', () => {
                 });
               };
               roots.forEach(visit);
-              const got = await store.revoke(roots.map((n) => ids[n] as string), NOW);
+              const got = await store.revoke(
+                roots.map((n) => ids[n] as string),
+                NOW,
+              );
               expect(new Set(got)).toEqual(new Set([...expected].map((n) => ids[n])));
               expect(got).toHaveLength(expected.size);
               expected.forEach((n) => revoked.add(n));

@@ -23,9 +23,12 @@ describe('parsePatExpiry', () => {
     );
   });
 
-  it.each(['0d', '366d', '-1d', '1.5d', '30', '30D', ' 30d', '30d ', '030d', '12h', '1y', '', 'd', '1e2d', '99999999999d'])('T3: %j is a ValidationError', (input) => {
-    expect(pathOf(() => parsePatExpiry(input))).toBe('expiresIn');
-  });
+  it.each(['0d', '366d', '-1d', '1.5d', '30', '30D', ' 30d', '30d ', '030d', '12h', '1y', '', 'd', '1e2d', '99999999999d'])(
+    'T3: %j is a ValidationError',
+    (input) => {
+      expect(pathOf(() => parsePatExpiry(input))).toBe('expiresIn');
+    },
+  );
 
   it.each([0, 366, -5, 1.5, Number.NaN, Infinity, null, {}, ['30d']])('T3: %j is a ValidationError', (input) => {
     expect(pathOf(() => parsePatExpiry(input as never))).toBe('expiresIn');
@@ -84,7 +87,10 @@ describe('parseShortDuration', () => {
     );
   });
 
-  it.each([{ defaultSec: 0, maxSec: 10 }, { defaultSec: 20, maxSec: 10 }, { defaultSec: 1.5, maxSec: 10 }, null])('T3: bad options %j are a ValidationError', (opts) => {
-    expect(pathOf(() => parseShortDuration('1h', opts as never))).toBe('opts');
-  });
+  it.each([{ defaultSec: 0, maxSec: 10 }, { defaultSec: 20, maxSec: 10 }, { defaultSec: 1.5, maxSec: 10 }, null])(
+    'T3: bad options %j are a ValidationError',
+    (opts) => {
+      expect(pathOf(() => parseShortDuration('1h', opts as never))).toBe('opts');
+    },
+  );
 });

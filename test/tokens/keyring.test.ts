@@ -47,9 +47,12 @@ describe('generateKeyRing', () => {
     expect(a.k).not.toBe(b.k);
   });
 
-  it.each([{ alg: 'RS256' }, { alg: 'none' }, { alg: 'HS256', extra: 1 }, 'EdDSA', null])('T2: bad options %j are a ValidationError', async (options) => {
-    await issues(generateKeyRing(options as never));
-  });
+  it.each([{ alg: 'RS256' }, { alg: 'none' }, { alg: 'HS256', extra: 1 }, 'EdDSA', null])(
+    'T2: bad options %j are a ValidationError',
+    async (options) => {
+      await issues(generateKeyRing(options as never));
+    },
+  );
 });
 
 describe('KeyRing', () => {

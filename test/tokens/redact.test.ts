@@ -25,7 +25,12 @@ describe('redactTokens', () => {
 
   it('token in a path with dots as %2E, %252E or with / between segments is redacted', async () => {
     const token = await aToken();
-    for (const spelled of [token.replaceAll('.', '%2E'), token.replaceAll('.', '%252e'), token.replaceAll('.', '/'), encodeURIComponent(token).replace(/e/g, '%65')]) {
+    for (const spelled of [
+      token.replaceAll('.', '%2E'),
+      token.replaceAll('.', '%252e'),
+      token.replaceAll('.', '/'),
+      encodeURIComponent(token).replace(/e/g, '%65'),
+    ]) {
       const out = redactTokens(`GET /api/whoami/${spelled}?x=1 404`);
       expect(leaks(out, token)).toBe(false);
       expect(out).toContain(REDACTED);

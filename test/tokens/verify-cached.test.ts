@@ -63,7 +63,8 @@ describe('TokenVerifier.verifyCached', () => {
     const token = await mintToken(ring, claims());
     await verifier.verify(token, NOW);
     for (const t of [undefined, null, 42, {}, [token]]) expect(verifier.verifyCached(t, NOW)).toBeUndefined();
-    for (const n of [Number.NaN, Number.POSITIVE_INFINITY, '1700000000' as unknown as number]) expect(verifier.verifyCached(token, n)).toBeUndefined();
+    for (const n of [Number.NaN, Number.POSITIVE_INFINITY, '1700000000' as unknown as number])
+      expect(verifier.verifyCached(token, n)).toBeUndefined();
   });
 
   it('T1: a cached token throws AuthenticationError expired at exp exactly, and is valid a second before', async () => {

@@ -25,7 +25,8 @@ function signRaw(ring: KeyRing, headerText: string | Buffer, payloadText: string
   if (jwk.kty === 'oct') return `${input}.${createHmac('sha256', Buffer.from(jwk.k!, 'base64url')).update(input).digest('base64url')}`;
   const { kid: _k, alg: _a, use: _u, ...material } = jwk;
   const key = createPrivateKey({ key: material as import('node:crypto').JsonWebKey, format: 'jwk' });
-  const raw = jwk.kty === 'EC' ? nodeSign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }) : nodeSign(null, Buffer.from(input), key);
+  const raw =
+    jwk.kty === 'EC' ? nodeSign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }) : nodeSign(null, Buffer.from(input), key);
   const token = `${input}.${raw.toString('base64url')}`;
   return jwk.kty === 'EC' ? lowS(token) : token;
 }
@@ -51,7 +52,10 @@ async function setup(alg: KeyAlgorithm = 'EdDSA') {
 }
 
 async function outcome(p: Promise<unknown>): Promise<string> {
-  return p.then(() => 'accepted', (err: { code?: string; reason?: string }) => `${err.code}:${err.reason ?? ''}`);
+  return p.then(
+    () => 'accepted',
+    (err: { code?: string; reason?: string }) => `${err.code}:${err.reason ?? ''}`,
+  );
 }
 
 describe.each(['EdDSA', 'ES256', 'HS256'] as const)('strict JOSE with %s', (alg) => {

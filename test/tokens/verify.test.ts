@@ -30,7 +30,10 @@ function forge(ring: KeyRing, header: unknown, payload: unknown): string {
   } else {
     const { kid: _k, alg: _a, use: _u, ...material } = jwk;
     const key = createPrivateKey({ key: material as import('node:crypto').JsonWebKey, format: 'jwk' });
-    const raw = jwk.kty === 'EC' ? nodeSign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }) : nodeSign(null, Buffer.from(input), key);
+    const raw =
+      jwk.kty === 'EC'
+        ? nodeSign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' })
+        : nodeSign(null, Buffer.from(input), key);
     sig = raw.toString('base64url');
   }
   return `${input}.${sig}`;
@@ -212,10 +215,13 @@ describe('TokenVerifier: hostile tokens', () => {
     expect(await reasonOf(verifier.verify(forge(ring, header, payloadOf()), NOW))).toBe('type');
   });
 
-  it.each(['unknownkid', '../../etc/passwd', 'a/b', '', 'x'.repeat(65), 'kid with space'])('T2: unknown or path-like kid %j is a signature failure', async (kid) => {
-    const { ring, verifier } = await setup();
-    expect(await reasonOf(verifier.verify(forge(ring, headerOf(ring, { kid }), payloadOf()), NOW))).toBe('signature');
-  });
+  it.each(['unknownkid', '../../etc/passwd', 'a/b', '', 'x'.repeat(65), 'kid with space'])(
+    'T2: unknown or path-like kid %j is a signature failure',
+    async (kid) => {
+      const { ring, verifier } = await setup();
+      expect(await reasonOf(verifier.verify(forge(ring, headerOf(ring, { kid }), payloadOf()), NOW))).toBe('signature');
+    },
+  );
 
   it.each([
     ['jku', { jku: 'https://evil.test/jwks' }],
@@ -254,7 +260,7 @@ describe('TokenVerifier: hostile tokens', () => {
     }
   });
 
-  it("T1: a lifetime within the PAT maximum but above the session maximum is malformed for a session", async () => {
+  it('T1: a lifetime within the PAT maximum but above the session maximum is malformed for a session', async () => {
     const { ring, verifier } = await setup();
     const exp = NOW + 31 * DAY;
     expect(await reasonOf(verifier.verify(await mintToken(ring, claims({ kind: 'pat', exp })), NOW))).toBe('accepted');

@@ -103,7 +103,9 @@ export const authStatus: Command = {
         io.stdout(json({ user: principal.userId, kind: principal.kind, source, token, expiresAt: principal.expiresAt }));
       } else {
         const via = source === 'SVC_TOKEN' ? `SVC_TOKEN (token '${clean(token ?? '?')}')` : 'saved session';
-        io.stdout(`logged in as ${clean(principal.userId)} with a ${principal.kind} from ${via}, expires ${dateText(principal.expiresAt)}\n`);
+        io.stdout(
+          `logged in as ${clean(principal.userId)} with a ${principal.kind} from ${via}, expires ${dateText(principal.expiresAt)}\n`,
+        );
       }
       return 0;
     });

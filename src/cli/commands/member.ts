@@ -80,7 +80,13 @@ export const memberList: Command = {
       const rows = await dev.members.list();
       if (flags.json === true) io.stdout(json(rows));
       else if (rows.length === 0) io.stdout("no members: add one with 'svc member set'\n");
-      else io.stdout(table(['USER', 'RESOURCE', 'ROLE'], rows.map((m) => [clean(m.user), m.resource, m.role])));
+      else
+        io.stdout(
+          table(
+            ['USER', 'RESOURCE', 'ROLE'],
+            rows.map((m) => [clean(m.user), m.resource, m.role]),
+          ),
+        );
       return 0;
     });
   },

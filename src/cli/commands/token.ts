@@ -140,7 +140,10 @@ export const tokenList: Command = {
       const api = dev.auth.client(principal).token;
       const infos = await (expiring === undefined ? api.list() : api.list({ expiringWithin: expiring })).catch((err: unknown) => {
         // Name the flag the user typed, not the SDK option behind it.
-        if (err instanceof ValidationError) throw new ValidationError(err.issues.map((i) => (i.pathText === 'expiringWithin' ? { code: i.code, message: i.message, path: '--expiring' } : i)));
+        if (err instanceof ValidationError)
+          throw new ValidationError(
+            err.issues.map((i) => (i.pathText === 'expiringWithin' ? { code: i.code, message: i.message, path: '--expiring' } : i)),
+          );
         throw err;
       });
       const nowMs = dev.now().getTime();
