@@ -1,45 +1,73 @@
 /**
- * @internal Error handling of a pool client while {@link PostgresTokenStore}
- * holds it. pg-pool removes its own `'error'` listener when it hands a client
- * out, so a server-side termination that arrives between two statements
- * (failover, restart, idle timeout, `pg_terminate_backend`) is emitted on a
- * client nobody listens to: an unhandled `'error'` event ends the process.
+ * @internal Error handling of the pool's clients for {@link PostgresTokenStore}.
+ * pg-pool removes its own `'error'` listener when it hands a client out, so a
+ * server-side termination (failover, restart, idle timeout,
+ * `pg_terminate_backend`) emitted on a checked-out client nobody listens to
+ * is an unhandled `'error'` event, and that ends the process.
+ *
+ * Listening from the moment `pool.connect()` resolves is too late: pg parses
+ * a whole network read at once, so when a new connection's ReadyForQuery and
+ * the server's FATAL termination arrive in one read, the pool hands the
+ * client out and the error is emitted in the same synchronous pass, before
+ * any promise callback runs. The listener is therefore put on in the pool's
+ * `'acquire'` event (emitted synchronously, before the pool drops its own
+ * listener) and stays for the client's life.
  * @module
  */
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 
-/** @internal A checked-out client's error watch. */
-export interface ClientWatch {
-  /** The error the connection reported while held, if any: the client must then be destroyed. */
-  readonly error: Error | undefined;
-  /** Stop listening; call only when the client goes back to the pool healthy. */
-  stop(): void;
+/** @internal the errors a pool's clients reported, one watcher per pool. */
+export class ClientErrors {
+  readonly #errors = new WeakMap<PoolClient, Error>();
+  readonly #watched = new WeakSet<PoolClient>();
+
+  /** Start watching every client this pool hands out (when the pool can tell). */
+  constructor(pool: Pool) {
+    const on = (pool as { on?: unknown }).on;
+    if (typeof on === 'function') {
+      (on as (this: Pool, event: 'acquire', fn: (client: PoolClient) => void) => unknown).call(pool, 'acquire', (c) => this.watch(c));
+    }
+  }
+
+  /**
+   * Listen for `'error'` on `client` for its whole life (idempotent). The
+   * statement in progress fails on its own; the listener keeps the event from
+   * being unhandled and remembers it, so the client is destroyed, not reused.
+   */
+  watch(client: PoolClient): void {
+    if (this.#watched.has(client)) return;
+    this.#watched.add(client);
+    client.on('error', (err: unknown) => {
+      if (!this.#errors.has(client)) this.#errors.set(client, err instanceof Error ? err : new Error('svc-auth: connection error'));
+    });
+  }
+
+  /** The error this client reported, if any: then it must be released with it (destroyed). */
+  errorOf(client: PoolClient): Error | undefined {
+    return this.#errors.get(client);
+  }
 }
 
+// One watcher per pool, however many stores share it: a listener per store
+// would pile up on a shared pool.
+const watchers = new WeakMap<object, ClientErrors>();
+
 /**
- * @internal Listen for `'error'` on a checked-out client until {@link ClientWatch.stop}.
- * The statement in progress fails on its own (pg rejects it); the listener
- * only keeps the event from being unhandled and remembers it, so that the
- * client is destroyed instead of returned to the pool.
+ * @internal The watcher of `pool`, made on first use.
  *
  * @example
  * ```ts
- * const watch = watchClient(client);
- * try { await work(client); } finally { if (watch.error) client.release(watch.error); else { watch.stop(); client.release(); } }
+ * const errors = clientErrors(pool);
+ * const client = await pool.connect();
+ * errors.watch(client);
+ * try { await work(client); } finally { client.release(errors.errorOf(client)); }
  * ```
  */
-export function watchClient(client: PoolClient): ClientWatch {
-  let error: Error | undefined;
-  const onError = (err: Error): void => {
-    error ??= err instanceof Error ? err : new Error('svc-auth: connection error');
-  };
-  client.on('error', onError);
-  return {
-    get error() {
-      return error;
-    },
-    stop() {
-      client.removeListener('error', onError);
-    },
-  };
+export function clientErrors(pool: Pool): ClientErrors {
+  let w = watchers.get(pool);
+  if (w === undefined) {
+    w = new ClientErrors(pool);
+    watchers.set(pool, w);
+  }
+  return w;
 }

@@ -10,7 +10,7 @@ import { ConflictError, UnavailableError, ValidationError } from '../errors';
 import { timeOf, toEntry } from './record-codec';
 import { ChainBatcher } from './postgres-batch';
 import { checkStorable, storable } from './postgres-text';
-import { watchClient, type ClientWatch } from './postgres-client';
+import { clientErrors, type ClientErrors } from './postgres-client';
 import { buildSql, migrateLockKey, nameLockKey, type StoreSql, type TableName } from './postgres-sql';
 import { toStoreError } from './postgres-errors';
 import {
@@ -69,6 +69,7 @@ export class PostgresTokenStore implements TokenStore {
   private readonly timeoutMs: number;
   private readonly prepare: boolean;
   private readonly chains: ChainBatcher;
+  private readonly errors: ClientErrors;
 
   constructor(options: PostgresTokenStoreOptions) {
     const checked = readOptions(options);
@@ -78,6 +79,7 @@ export class PostgresTokenStore implements TokenStore {
     this.name = checked.name;
     this.sql = buildSql(this.name);
     this.timeoutMs = timeout;
+    this.errors = clientErrors(this.pool);
     this.chains = new ChainBatcher(
       {
         // One id alone takes the single-id statement: nothing to encode or unpack.
@@ -263,16 +265,13 @@ export class PostgresTokenStore implements TokenStore {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       let client: PoolClient | null = null;
-      let watch: ClientWatch | null = null;
       let released = false;
-      // A client that failed keeps its error listener: the pool destroys it, and
-      // a late 'error' from its dying socket must not go unhandled either.
+      // A client that reported an error goes back with it, so the pool destroys it;
+      // its listener stays, so a late 'error' from its dying socket is handled too.
       const release = (err?: Error): void => {
         if (client === null || released) return;
         released = true;
-        const failed = err ?? watch?.error;
-        if (failed === undefined) watch?.stop();
-        client.release(failed);
+        client.release(err ?? this.errors.errorOf(client));
       };
       const settle = (fn: () => void): void => {
         if (settled) return;
@@ -287,7 +286,8 @@ export class PostgresTokenStore implements TokenStore {
       this.pool.connect().then(
         async (c) => {
           client = c;
-          watch = watchClient(c);
+          // Already watched since the pool's 'acquire'; this covers a pool that does not emit it.
+          this.errors.watch(c);
           if (settled) return release();
           try {
             const value = await work(c);
