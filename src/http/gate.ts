@@ -65,6 +65,8 @@ export interface Gate {
   readonly onError: ((err: unknown) => void) | undefined;
   /** Internal observer (the dev server's log line); never a user option. */
   readonly observe: GateObserver | undefined;
+  /** Expiry instants already formatted for {@link EXPIRATION_HEADER} (bounded, see `expiration`). */
+  readonly expiryText: Map<number, string>;
 }
 
 /** @internal what the dev server's log learns of each decision: the request object, who, and why. */
@@ -116,6 +118,7 @@ export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: Is
     expirationHeader: expirationHeader !== false,
     onError: onError as Gate['onError'],
     observe,
+    expiryText: new Map<number, string>(),
   });
 }
 
@@ -227,11 +230,26 @@ export function report(gate: Gate, err: unknown): void {
   }
 }
 
+// Distinct expiry instants remembered per guard; past it the memo starts over
+// (a flood of distinct tokens costs a toISOString each, never memory).
+const MAX_EXPIRY_TEXTS = 4096;
+
 /** @internal the value of {@link EXPIRATION_HEADER} for this principal, or `undefined` when off or anonymous. */
 export function expiration(gate: Gate, principal: Principal | null): string | undefined {
   if (!gate.expirationHeader || principal === null) return undefined;
   const at = principal.expiresAt;
-  return at instanceof Date && Number.isFinite(at.getTime()) ? at.toISOString() : undefined;
+  if (!(at instanceof Date)) return undefined;
+  const ms = at.getTime();
+  // A hot token has the same expiry on every request; formatting a Date was a
+  // visible share of a guarded request, so the text is kept, within a bound.
+  let text = gate.expiryText.get(ms);
+  if (text === undefined) {
+    if (!Number.isFinite(ms)) return undefined;
+    text = at.toISOString();
+    if (gate.expiryText.size >= MAX_EXPIRY_TEXTS) gate.expiryText.clear();
+    gate.expiryText.set(ms, text);
+  }
+  return text;
 }
 
 interface Attached {
@@ -239,16 +257,34 @@ interface Attached {
   readonly principal: Principal | null;
 }
 
-const attached = new WeakMap<object, Attached>();
+// A module-private symbol on the request, not a WeakMap: a WeakMap entry per
+// request costs an ephemeron in every GC, which under load was a fifth of the
+// guard's cost. Only this module holds the symbol, so no one else can set it;
+// a request object that cannot take a property (frozen) uses the WeakMap.
+const ATTACHED = Symbol('svc-auth.attached');
+const sealed = new WeakMap<object, Attached>();
+
+type Carrier = { [ATTACHED]?: Attached };
 
 /** @internal remember who a guard admitted on this request object. */
 export function attach(req: object, gate: Gate, principal: Principal | null): void {
-  attached.set(req, { gate, principal });
+  const value: Attached = Object.freeze({ gate, principal });
+  if (Object.isExtensible(req) || Object.prototype.hasOwnProperty.call(req, ATTACHED)) {
+    try {
+      (req as Carrier)[ATTACHED] = value;
+      return;
+    } catch {
+      // A proxy or an accessor refused the property: fall through.
+    }
+  }
+  sealed.set(req, value);
 }
 
 /** @internal what a guard attached to this request object, if any. */
 export function attachedTo(req: unknown): Attached | undefined {
-  return typeof req === 'object' && req !== null ? attached.get(req) : undefined;
+  if (typeof req !== 'object' || req === null) return undefined;
+  const own = Object.prototype.hasOwnProperty.call(req, ATTACHED) ? (req as Carrier)[ATTACHED] : undefined;
+  return own ?? sealed.get(req);
 }
 
 /**

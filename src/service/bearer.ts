@@ -23,9 +23,10 @@ const MAX_HEADER_LENGTH = 'Bearer '.length + MAX_BEARER_TOKEN_LENGTH;
 // (RFC 9110 §11.1), b64token = token68. RFC 9110 §5.5: leading and trailing OWS
 // (SP / HTAB) is not part of a field value; node and fetch strip it already, a
 // raw string from elsewhere may not. The header comes from the network, so it
-// is read in one forward pass with no regular expression: the cost is linear
-// in its length by construction (a trim regex such as /^[ \t]+|[ \t]+$/g
-// retries at every space of `Bearer a<8,000 spaces>b`, which is quadratic).
+// is read in one forward pass: the cost is linear in its length by
+// construction (a trim regex such as /^[ \t]+|[ \t]+$/g retries at every
+// space of `Bearer a<8,000 spaces>b`, which is quadratic). The one regular
+// expression below is a single sticky character class, which cannot retry.
 
 const SPACE = 0x20;
 const TAB = 0x09;
@@ -37,19 +38,10 @@ function isOws(c: number): boolean {
 }
 
 // token68 minus the trailing '=' padding: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/".
-function isToken68(c: number): boolean {
-  return (
-    (c >= 0x61 && c <= 0x7a) ||
-    (c >= 0x41 && c <= 0x5a) ||
-    (c >= 0x30 && c <= 0x39) ||
-    c === 0x2d ||
-    c === 0x2e ||
-    c === 0x5f ||
-    c === 0x7e ||
-    c === 0x2b ||
-    c === 0x2f
-  );
-}
+// One sticky character class with nothing after it: it takes the longest run
+// from lastIndex and never backtracks (linear), and the engine's compiled class
+// test is several times faster than a charCodeAt loop over a 300-character JWT.
+const TOKEN68_RUN = /[A-Za-z0-9\-._~+/]*/y;
 
 function hasScheme(value: string, at: number): boolean {
   for (let k = 0; k < SCHEME.length; k++) {
@@ -145,7 +137,9 @@ function scan(value: string): string {
   if (value.charCodeAt(i) !== SPACE) throw malformed(shape);
   while (i < end && value.charCodeAt(i) === SPACE) i++;
   const tokenStart = i;
-  while (i < end && isToken68(value.charCodeAt(i))) i++;
+  TOKEN68_RUN.lastIndex = i;
+  TOKEN68_RUN.test(value);
+  i = Math.min(TOKEN68_RUN.lastIndex, end);
   if (i === tokenStart) throw malformed(shape);
   while (i < end && value.charCodeAt(i) === EQUALS) i++;
   if (i !== end) throw malformed(shape);

@@ -263,6 +263,24 @@ describe('principalOf', () => {
     expect(err).toBeInstanceOf(AuthenticationError);
     expect((err as AuthenticationError).reason).toBe('missing');
   });
+
+  it('finds the principal on a request object that cannot take a property (frozen)', async () => {
+    const guard = requireAuth(fakeAuth());
+    const req = Object.freeze({ headers: { authorization: 'Bearer alice' }, rawHeaders: ['Authorization', 'Bearer alice'] });
+    const res = { headersSent: false, setHeader: () => undefined } as unknown as ServerResponse;
+    let seen: string | undefined;
+    await guard(req as unknown as IncomingMessage, res, () => {
+      seen = principalOf(req as unknown as IncomingMessage).userId;
+    });
+    expect(seen).toBe('alice');
+  });
+
+  it('forged attachment: a property a caller sets on the request is not a principal', () => {
+    const req = new Request('http://x/');
+    for (const key of ['principal', 'auth', 'svc-auth.attached']) (req as unknown as Record<string, unknown>)[key] = { userId: 'admin' };
+    (req as unknown as Record<symbol, unknown>)[Symbol('svc-auth.attached')] = { gate: {}, principal: { userId: 'admin' } };
+    expect((caught(() => principalOf(req)) as AuthenticationError).reason).toBe('missing');
+  });
 });
 
 describe('H2: withAuth (fetch)', () => {

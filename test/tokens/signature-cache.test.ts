@@ -162,6 +162,36 @@ describe('SignatureCache', () => {
     expect(cache.get('a')).toBeUndefined();
     expect(cache.size).toBe(0);
   });
+
+  it("tail collision: a token that shares the cached one's signature tail is a miss, never its claims", () => {
+    const cache = new SignatureCache(5);
+    const sig = 'S'.repeat(86);
+    const real = `eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhbGljZSJ9.${sig}`;
+    const edited = `eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJtYWxsb3J5In0.${sig}`;
+    cache.set(real, c('real'));
+    expect(cache.get(edited)).toBeUndefined();
+    expect(cache.get(real)?.jti).toBe('real');
+    // The later one takes the slot; the earlier one is then verified again, not confused with it.
+    cache.set(edited, c('edited'));
+    expect(cache.get(real)).toBeUndefined();
+    expect(cache.get(edited)?.jti).toBe('edited');
+  });
+});
+
+describe('verified-signature cache: an edited payload under a cached signature (attack)', () => {
+  it('a token whose payload is edited but whose signature is that of a cached token is verified in full and refused', async () => {
+    const ring = await generateKeyRing();
+    const verifier = new TokenVerifier({ ring, issuer: ISS });
+    const token = await mintToken(ring, claims({ sub: 'alice' }));
+    await verifier.verify(token, NOW);
+    const [h, , sig] = token.split('.');
+    const forged = `${h}.${Buffer.from(JSON.stringify(claims({ sub: 'admin' }))).toString('base64url')}.${sig}`;
+    verifySpy.mockClear();
+    expect(verifier.verifyCached(forged, NOW)).toBeUndefined();
+    expect(await reasonOf(verifier.verify(forged, NOW))).not.toBe('accepted');
+    expect(verifySpy).toHaveBeenCalledTimes(1);
+    expect((await verifier.verify(token, NOW)).sub).toBe('alice');
+  });
 });
 
 describe('verified-signature cache bounds (issue 13: floods)', () => {
