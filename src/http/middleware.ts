@@ -15,7 +15,6 @@ import {
   EXPIRATION_HEADER,
   GUARD_KEYS,
   admit,
-  attach,
   expiration,
   failed,
   finish,
@@ -28,6 +27,7 @@ import {
   type GuardOptions,
   type RouteCheck,
 } from './gate';
+import { attach } from './attach';
 import { toResponse, writeAnswer } from './respond';
 
 /**

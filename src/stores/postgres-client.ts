@@ -15,6 +15,8 @@
  * @module
  */
 import type { Pool, PoolClient } from 'pg';
+import { UnavailableError } from '../errors';
+import { toStoreError } from './postgres-errors';
 
 /** @internal the errors a pool's clients reported, one watcher per pool. */
 export class ClientErrors {
@@ -70,4 +72,57 @@ export function clientErrors(pool: Pool): ClientErrors {
     watchers.set(pool, w);
   }
   return w;
+}
+
+/**
+ * @internal Borrow a connection for `work` under a deadline. A connection is
+ * returned to the pool only after clean work; after an error or a missed
+ * deadline it is destroyed, so a dead or half-used connection is never handed
+ * out again (and an open transaction on it is rolled back by the server).
+ *
+ * @example
+ * ```ts
+ * const rows = await borrow(pool, clientErrors(pool), 5_000, async (c) => (await c.query('SELECT 1')).rows);
+ * ```
+ */
+export function borrow<T>(pool: Pool, errors: ClientErrors, timeoutMs: number, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    let client: PoolClient | null = null;
+    let released = false;
+    // A client that reported an error goes back with it, so the pool destroys it;
+    // its listener stays, so a late 'error' from its dying socket is handled too.
+    const release = (err?: Error): void => {
+      if (client === null || released) return;
+      released = true;
+      client.release(err ?? errors.errorOf(client));
+    };
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const timer = setTimeout(() => {
+      settle(() => reject(new UnavailableError('token store unavailable: timed out')));
+      release(new Error('svc-auth: token store deadline passed'));
+    }, timeoutMs);
+    pool.connect().then(
+      async (c) => {
+        client = c;
+        // Already watched since the pool's 'acquire'; this covers a pool that does not emit it.
+        errors.watch(c);
+        if (settled) return release();
+        try {
+          const value = await work(c);
+          release();
+          settle(() => resolve(value));
+        } catch (err) {
+          release(err instanceof Error ? err : new Error('svc-auth: token store query failed'));
+          settle(() => reject(toStoreError(err)));
+        }
+      },
+      (err: unknown) => settle(() => reject(toStoreError(err))),
+    );
+  });
 }

@@ -10,9 +10,8 @@ import { ConflictError, UnavailableError, ValidationError } from '../errors';
 import { timeOf, toEntry } from './record-codec';
 import { ChainBatcher } from './postgres-batch';
 import { checkStorable, storable } from './postgres-text';
-import { clientErrors, type ClientErrors } from './postgres-client';
+import { borrow, clientErrors, type ClientErrors } from './postgres-client';
 import { buildSql, migrateLockKey, nameLockKey, type StoreSql, type TableName } from './postgres-sql';
-import { toStoreError } from './postgres-errors';
 import {
   MAX_BATCH_IDS,
   MAX_BATCHES_IN_FLIGHT,
@@ -255,51 +254,8 @@ export class PostgresTokenStore implements TokenStore {
     return this.prepare ? { name: `svc_auth_${kind}_${this.sql.tag}`, text, values } : { text, values };
   }
 
-  /**
-   * Borrow a connection for `work` under a deadline. A connection is returned to
-   * the pool only after clean work; after an error or a missed deadline it is
-   * destroyed, so a dead or half-used connection is never handed out again (and
-   * an open transaction on it is rolled back by the server).
-   */
+  /** Borrow a connection for `work` under a deadline (see `borrow`). */
   private run<T>(timeoutMs: number, work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      let client: PoolClient | null = null;
-      let released = false;
-      // A client that reported an error goes back with it, so the pool destroys it;
-      // its listener stays, so a late 'error' from its dying socket is handled too.
-      const release = (err?: Error): void => {
-        if (client === null || released) return;
-        released = true;
-        client.release(err ?? this.errors.errorOf(client));
-      };
-      const settle = (fn: () => void): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        fn();
-      };
-      const timer = setTimeout(() => {
-        settle(() => reject(new UnavailableError('token store unavailable: timed out')));
-        release(new Error('svc-auth: token store deadline passed'));
-      }, timeoutMs);
-      this.pool.connect().then(
-        async (c) => {
-          client = c;
-          // Already watched since the pool's 'acquire'; this covers a pool that does not emit it.
-          this.errors.watch(c);
-          if (settled) return release();
-          try {
-            const value = await work(c);
-            release();
-            settle(() => resolve(value));
-          } catch (err) {
-            release(err instanceof Error ? err : new Error('svc-auth: token store query failed'));
-            settle(() => reject(toStoreError(err)));
-          }
-        },
-        (err: unknown) => settle(() => reject(toStoreError(err))),
-      );
-    });
+    return borrow(this.pool, this.errors, timeoutMs, work);
   }
 }

@@ -7,7 +7,7 @@ import type { Principal } from '../../src/policy/subject';
 import type { Auth } from '../../src/service/types';
 import { bearerFromRequest } from '../../src/service/bearer';
 import { requireAuth, withAuth, type AuthCheck } from '../../src/http/middleware';
-import { principalOf } from '../../src/http/gate';
+import { principalOf } from '../../src/http/attach';
 import { sendJson } from '../../src/http/respond';
 import { caught } from '../support/errors';
 
