@@ -25,10 +25,8 @@ export class ClientErrors {
 
   /** Start watching every client this pool hands out (when the pool can tell). */
   constructor(pool: Pool) {
-    const on = (pool as { on?: unknown }).on;
-    if (typeof on === 'function') {
-      (on as (this: Pool, event: 'acquire', fn: (client: PoolClient) => void) => unknown).call(pool, 'acquire', (c) => this.watch(c));
-    }
+    // A pool-like object without events still works: `borrow` watches each client it gets.
+    if (typeof (pool as { on?: unknown }).on === 'function') pool.on('acquire', (c) => this.watch(c));
   }
 
   /**
