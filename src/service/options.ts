@@ -120,6 +120,14 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
   if (o.storeTimeoutMs !== undefined && !intInRange(o.storeTimeoutMs, 1, 600_000)) {
     issues.push({ path: 'storeTimeoutMs', message: 'must be an integer from 1 to 600 000' });
   }
+  const budget = changeBudget(o.tokens, issues);
+  const deadline = o.storeTimeoutMs ?? 5_000;
+  if (budget !== undefined && typeof deadline === 'number' && deadline <= budget) {
+    issues.push({
+      path: 'storeTimeoutMs',
+      message: `must be above the token store's changeBudgetMs (${budget} ms), so that a change reported as failed never lands later`,
+    });
+  }
   if (o.lastUsedIntervalMs !== undefined && !(o.lastUsedIntervalMs === 0 || intInRange(o.lastUsedIntervalMs, 1_000, 86_400_000))) {
     issues.push({ path: 'lastUsedIntervalMs', message: 'must be 0 (off) or an integer from 1 000 to 86 400 000' });
   }
@@ -140,4 +148,21 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     lastUsedIntervalMs: (o.lastUsedIntervalMs as number | undefined) ?? 60_000,
     onEvent: o.onEvent as AuthEventHook | undefined,
   });
+}
+
+/** A store's optional `changeBudgetMs`, read once; anything but a whole number of milliseconds is an issue. */
+function changeBudget(store: unknown, issues: IssueInput[]): number | undefined {
+  if (typeof store !== 'object' || store === null) return undefined;
+  let value: unknown;
+  try {
+    value = (store as { changeBudgetMs?: unknown }).changeBudgetMs;
+  } catch {
+    value = Number.NaN;
+  }
+  if (value === undefined) return undefined;
+  if (!intInRange(value, 0, 600_000)) {
+    issues.push({ path: 'tokens.changeBudgetMs', message: 'must be a whole number of milliseconds from 0 to 600 000' });
+    return undefined;
+  }
+  return value;
 }

@@ -70,6 +70,11 @@ export class FileTokenStore implements TokenStore {
     });
   }
 
+  /** A change gives up with nothing written after this long (`lockTimeoutMs`); see {@link TokenStore.changeBudgetMs}. */
+  get changeBudgetMs(): number {
+    return this.file.budgetMs;
+  }
+
   async insert(record: TokenRecord, now: Date): Promise<InsertResult> {
     // Check the input before taking the lock: bad input must not wait for, or create, anything.
     toEntry(record, 'date', 'record');

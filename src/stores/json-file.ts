@@ -83,6 +83,11 @@ export class JsonFile<T> {
   private readonly parseFn: ((data: unknown) => T) | undefined;
   private readonly serializeFn: ((value: T) => unknown) | undefined;
 
+  /** The budget of one update, lock wait included (`lockTimeoutMs`), in milliseconds. */
+  get budgetMs(): number {
+    return this.timing.timeoutMs;
+  }
+
   constructor(path: string, options: JsonFileOptions<T> = {}) {
     if (typeof path !== 'string' || path.length === 0 || path.includes('\0')) {
       throw new ValidationError([{ path: 'path', message: 'expected a non-empty file path' }]);

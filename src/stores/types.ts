@@ -136,4 +136,12 @@ export interface TokenStore {
    * time. Never called with a token value.
    */
   touch?(ids: readonly string[], at: Date): Promise<void>;
+  /**
+   * Optional: the longest one change (`insert`, `revoke`, `touch`) can take
+   * before the store gives up with nothing written, in milliseconds.
+   * `createAuth` refuses a `storeTimeoutMs` at or below it, so that a change
+   * the service reports as failed (its deadline passed) never lands later.
+   * `FileTokenStore` sets it from its `lockTimeoutMs`.
+   */
+  readonly changeBudgetMs?: number;
 }
