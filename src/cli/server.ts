@@ -90,9 +90,10 @@ interface Route {
  */
 export async function createDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const owned = options.instance === undefined;
-  const dev = options.instance ?? (await openInstance(options.env ?? {}));
-  const things = new ThingStore(dev.home);
   const log = options.log;
+  // A home tightened on start is said in the log, as the other commands say it on stderr.
+  const dev = options.instance ?? (await openInstance(options.env ?? {}, { notice: (text) => log?.(`svc: ${text}`) }));
+  const things = new ThingStore(dev.home);
 
   // Every route goes through the library's own guard (requireAuth's machinery):
   // authenticate -> authorize on the route's parameters -> H2 answers. The

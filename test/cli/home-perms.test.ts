@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { secureHome } from '../../src/cli/home-perms';
 import { openInstance } from '../../src/cli/instance';
+import { createDevServer } from '../../src/cli/server';
 
 const posix = typeof process.getuid === 'function';
 const dirs: string[] = [];
@@ -32,6 +33,18 @@ describe.skipIf(!posix)('SVC_HOME permissions', () => {
     expect(notices).toHaveLength(2);
     expect(notices.join('\n')).toMatch(/0777.*0700/);
     expect(notices.join('\n')).toMatch(/keys\.json.*0644.*0600/);
+  });
+
+  it('svc serve says so too: a home tightened when the dev server opens it is in its log', async () => {
+    const h = await home();
+    await (await openInstance({ SVC_HOME: h })).close();
+    await chmod(h, 0o777);
+    const lines: string[] = [];
+    const dev = await createDevServer({ env: { SVC_HOME: h }, log: (line) => lines.push(line) });
+    await dev.close();
+    expect(await modeOf(h)).toBe(0o700);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^svc: SVC_HOME .*0777.*0700/);
   });
 
   it('a tight home says nothing', async () => {
