@@ -6,21 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { openInstance } from '../../src/cli/instance';
 import { runCli } from '../../src/cli/run';
 import { createDevServer } from '../../src/cli/server';
-import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
 import { REDACTED } from '../../src/tokens/redact';
-
-async function aToken(): Promise<string> {
-  const ring = await generateKeyRing();
-  const iat = 1_700_000_000;
-  return mintToken(ring, { kind: 'pat', iss: 'svc-dev', sub: 'alice', jti: newTokenId(), iat, exp: iat + 3600 });
-}
-
-/** No piece of the token long enough to matter survives. */
-function leaks(text: string, token: string): boolean {
-  return token.split('.').some((seg) => seg.length >= 16 && text.includes(seg.slice(0, 16)));
-}
+import { aToken, leaks } from '../support/token';
 
 describe('token values never reach output', () => {
   it('svc <token> prints no token in the usage error', async () => {

@@ -1,20 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
-import { newTokenId } from '../../src/tokens/claims';
 import { REDACTED, redactTokens } from '../../src/tokens/redact';
-
-async function aToken(): Promise<string> {
-  const ring = await generateKeyRing();
-  const iat = 1_700_000_000;
-  return mintToken(ring, { kind: 'pat', iss: 'svc-dev', sub: 'alice', jti: newTokenId(), iat, exp: iat + 3600 });
-}
-
-/** No piece of the token long enough to matter survives. */
-function leaks(text: string, token: string): boolean {
-  return token.split('.').some((seg) => seg.length >= 16 && text.includes(seg.slice(0, 16)));
-}
+import { aToken, leaks } from '../support/token';
 
 describe('redactTokens', () => {
   it('a plain token in a message is redacted; text without tokens is unchanged', async () => {
