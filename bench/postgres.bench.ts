@@ -14,12 +14,10 @@ import { createAuth } from '../src/service/auth';
 import type { Auth } from '../src/service/types';
 import type { Principal } from '../src/policy/subject';
 import { PostgresTokenStore } from '../src/stores/postgres';
+import { COLUMNS } from '../src/stores/postgres-sql';
 import { generateKeyRing } from '../src/tokens/keyring';
 
 const IN_FLIGHT = 32;
-/** The columns PostgresTokenStore reads a record back from (for the bare-pg reference read). */
-const RECORD_COLUMNS =
-  'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at';
 const POOL_SIZE = 16;
 const COUNTED_CALLS = 200;
 /** Distinct hot tokens for the goal runs, as a user's traffic would carry. */
@@ -258,7 +256,7 @@ async function goalRatios(pool: pg.Pool, auth: Auth, tokens: string[], table: st
   // Reference for goal 2: what reading one record costs through bare pg (a prepared single-row
   // primary-key read of the columns the store reads), against the same SELECT 1, in turn.
   const ids = await Promise.all(tokens.slice(0, 8).map(async (t) => (await auth.authenticate(t)).tokenId as string));
-  const pkText = `SELECT ${RECORD_COLUMNS} FROM ${table} WHERE id = $1`;
+  const pkText = `SELECT ${COLUMNS} FROM ${table} WHERE id = $1`;
   const pkOp = (i: number): Promise<unknown> => pool.query({ name: 'svc_bench_pk', text: pkText, values: [ids[i % ids.length]] });
   const pkRatios: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {

@@ -25,7 +25,7 @@ type Carrier = { [ATTACHED]?: Attached };
 
 /** @internal remember who a guard admitted on this request object. */
 export function attach(req: object, gate: Gate, principal: Principal | null): void {
-  const value: Attached = Object.freeze({ gate, principal });
+  const value: Attached = { gate, principal };
   if (Object.isExtensible(req) || Object.prototype.hasOwnProperty.call(req, ATTACHED)) {
     try {
       (req as Carrier)[ATTACHED] = value;

@@ -61,6 +61,9 @@ function hasMethods(value: unknown, names: readonly string[]): boolean {
   return names.every((n) => typeof v[n] === 'function');
 }
 
+/** The service's deadline for one store or membership call when `storeTimeoutMs` is not given. */
+const DEFAULT_STORE_TIMEOUT_MS = 5_000;
+
 function intInRange(value: unknown, min: number, max: number): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }
@@ -121,7 +124,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     issues.push({ path: 'storeTimeoutMs', message: 'must be an integer from 1 to 600 000' });
   }
   const budget = changeBudget(o.tokens, issues);
-  const deadline = o.storeTimeoutMs ?? 5_000;
+  const deadline = o.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (budget !== undefined && typeof deadline === 'number' && deadline <= budget) {
     issues.push({
       path: 'storeTimeoutMs',
@@ -144,7 +147,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     signatureCacheSize: (o.signatureCacheSize as number | undefined) ?? 10_000,
     layerCacheSize: (o.layerCacheSize as number | undefined) ?? 10_000,
     grantCacheSize: (o.grantCacheSize as number | undefined) ?? 10_000,
-    storeTimeoutMs: (o.storeTimeoutMs as number | undefined) ?? 5_000,
+    storeTimeoutMs: (o.storeTimeoutMs as number | undefined) ?? DEFAULT_STORE_TIMEOUT_MS,
     lastUsedIntervalMs: (o.lastUsedIntervalMs as number | undefined) ?? 60_000,
     onEvent: o.onEvent as AuthEventHook | undefined,
   });

@@ -13,8 +13,8 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 /** PostgreSQL's identifier limit (NAMEDATALEN - 1): longer names are silently truncated. */
 const MAX_IDENTIFIER = 63;
 
-/** The columns a record is read back from, in one place so every query agrees. */
-const COLUMNS =
+/** @internal The columns a record is read back from, in one place so every query (and the benchmark's reference read) agrees. */
+export const COLUMNS =
   'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at';
 
 // A corrupted parent link must not spin a recursive query forever.
