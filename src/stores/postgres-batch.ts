@@ -11,19 +11,25 @@
  * may predate a revoke that committed before the call started.
  * @module
  */
-import type { QueryResultRow } from 'pg';
 import { UnavailableError } from '../errors';
 import type { TokenRecord } from './types';
 
-/** @internal What a batch needs from the store: send one statement, decode one chain. */
-export interface ChainSource {
+/**
+ * @internal What a batch needs from the store: read the chains of some ids, and
+ * turn what was found for one id into records. `F` is the store's own form of a
+ * found chain (rows to decode, or records it already knew).
+ */
+export interface ChainSource<F> {
   /**
-   * Run the batched read for `ids` within `timeoutMs`; rows carry `root`, the
-   * requested id they belong to, and come nearest first within each root.
+   * Read the chains of `ids` within `timeoutMs`, in statements sent from now on.
+   * An id missing from the answer is unknown (its callers get `null`).
    */
-  fetch(ids: readonly string[], timeoutMs: number): Promise<QueryResultRow[]>;
-  /** One chain's rows as records; throws (UnavailableError) on a malformed row. */
-  decode(rows: readonly QueryResultRow[]): TokenRecord[];
+  fetch(ids: readonly string[], timeoutMs: number): Promise<ReadonlyMap<string, F>>;
+  /**
+   * One chain as records, nearest first; called once per caller, so each caller
+   * gets its own copies. Throws (UnavailableError) on a malformed row.
+   */
+  decode(found: F): TokenRecord[];
 }
 
 /** @internal Limits of a {@link ChainBatcher}. */
@@ -55,7 +61,7 @@ interface Pending {
  * const chain = await batcher.read(id);
  * ```
  */
-export class ChainBatcher {
+export class ChainBatcher<F> {
   /** The batch being gathered; replaced by a fresh map the moment it is sent. */
   private pending = new Map<string, Pending>();
   /** When the oldest call of `pending` was made (its deadline starts there). */
@@ -64,7 +70,7 @@ export class ChainBatcher {
   private scheduled = false;
 
   constructor(
-    private readonly source: ChainSource,
+    private readonly source: ChainSource<F>,
     private readonly limits: BatchLimits,
   ) {}
 
@@ -129,15 +135,14 @@ export class ChainBatcher {
       failAll(calls, new UnavailableError('token store unavailable: timed out'));
       return;
     }
-    let rows: QueryResultRow[];
+    let byRoot: ReadonlyMap<string, F>;
     try {
-      rows = await this.source.fetch([...calls.keys()], remainingMs);
+      byRoot = await this.source.fetch([...calls.keys()], remainingMs);
     } catch (err) {
       // The statement failed: no caller of this batch gets an answer (fail closed).
       failAll(calls, err);
       return;
     }
-    const byRoot = groupByRoot(rows);
     for (const [id, p] of calls) {
       const own = byRoot.get(id);
       if (own === undefined) {
@@ -158,16 +163,4 @@ export class ChainBatcher {
 
 function failAll(calls: Map<string, Pending>, err: unknown): void {
   for (const p of calls.values()) for (const w of p.waiters) w.reject(err);
-}
-
-/** Rows per requested id, in the order the statement returned them (nearest first). */
-function groupByRoot(rows: readonly QueryResultRow[]): Map<string, QueryResultRow[]> {
-  const out = new Map<string, QueryResultRow[]>();
-  for (const row of rows) {
-    const root = String(row.root);
-    const list = out.get(root);
-    if (list === undefined) out.set(root, [row]);
-    else list.push(row);
-  }
-  return out;
 }

@@ -38,6 +38,15 @@ export interface PostgresTokenStoreOptions {
    * statements (PgBouncer in transaction mode before 1.21).
    */
   prepare?: boolean;
+  /**
+   * How many records the store remembers, each with its row version, so that
+   * reading a known token's chain again sends a lean statement (a primary-key
+   * probe returning each row's version and `revoked_at`) instead of the
+   * recursive read of every column. A row that changed in any way (revoked,
+   * last-used time written, edited by hand) is read in full again. Default
+   * 10 000; `0` turns it off. An integer from 0 to 1 000 000.
+   */
+  recordCacheSize?: number;
 }
 
 const DEFAULT_TABLE = 'svc_auth_tokens';
@@ -56,7 +65,9 @@ export const MAX_BATCH_IDS = 128;
  * gather into large batches instead of spreading over the pool one by one.
  */
 export const MAX_BATCHES_IN_FLIGHT = 4;
-const OPTION_KEYS = new Set(['pool', 'table', 'statementTimeoutMs', 'prepare']);
+const DEFAULT_RECORD_CACHE_SIZE = 10_000;
+const MAX_RECORD_CACHE_SIZE = 1_000_000;
+const OPTION_KEYS = new Set(['pool', 'table', 'statementTimeoutMs', 'prepare', 'recordCacheSize']);
 
 /** @internal the checked options of a store. */
 export interface StoreOptions {
@@ -64,6 +75,7 @@ export interface StoreOptions {
   readonly name: TableName;
   readonly timeoutMs: number;
   readonly prepare: boolean;
+  readonly recordCacheSize: number;
 }
 
 /** @internal check `options` (throws `ValidationError`) and fill in the defaults. */
@@ -83,5 +95,10 @@ export function readOptions(options: PostgresTokenStoreOptions): StoreOptions {
   }
   const prepare = options.prepare ?? true;
   if (typeof prepare !== 'boolean') throw new ValidationError([{ path: 'prepare', message: 'expected a boolean' }]);
-  return { pool: pool as Pool, name: parseTableName(options.table ?? DEFAULT_TABLE), timeoutMs: timeout, prepare };
+  const recordCacheSize = options.recordCacheSize ?? DEFAULT_RECORD_CACHE_SIZE;
+  if (!Number.isInteger(recordCacheSize) || recordCacheSize < 0 || recordCacheSize > MAX_RECORD_CACHE_SIZE) {
+    throw new ValidationError([{ path: 'recordCacheSize', message: `expected an integer from 0 to ${MAX_RECORD_CACHE_SIZE}` }]);
+  }
+  const name = parseTableName(options.table ?? DEFAULT_TABLE);
+  return { pool: pool as Pool, name, timeoutMs: timeout, prepare, recordCacheSize };
 }

@@ -5,7 +5,7 @@
  */
 import type { QueryResultRow } from 'pg';
 import { UnavailableError } from '../errors';
-import { toEntry, toRecord } from './record-codec';
+import { toEntry, toRecord, type Entry } from './record-codec';
 import type { TokenRecord } from './types';
 
 /** @internal the first row of a result, if any. */
@@ -15,8 +15,13 @@ export function first(result: { rows: QueryResultRow[] }): QueryResultRow | unde
 
 /** A row as a record. A row that is not a valid record fails closed: nothing is decided on it. */
 export function rowToRecord(row: QueryResultRow): TokenRecord {
+  return toRecord(rowToEntry(row));
+}
+
+/** @internal A row as a checked entry; `UnavailableError` when it is not a valid record. */
+export function rowToEntry(row: QueryResultRow): Entry {
   try {
-    const entry = toEntry(
+    return toEntry(
       {
         id: row.id,
         kind: row.kind,
@@ -33,7 +38,6 @@ export function rowToRecord(row: QueryResultRow): TokenRecord {
       },
       'date',
     );
-    return toRecord(entry);
   } catch (err) {
     throw new UnavailableError('token store unavailable: a stored record is malformed', { cause: err });
   }
@@ -42,4 +46,16 @@ export function rowToRecord(row: QueryResultRow): TokenRecord {
 /** Pools with custom type parsers may hand timestamps back as text. */
 function asDate(value: unknown): unknown {
   return typeof value === 'string' ? new Date(value) : value;
+}
+
+/** @internal Rows per requested id (`root`), in the order the statement returned them (nearest first). */
+export function groupByRoot(rows: readonly QueryResultRow[]): Map<string, QueryResultRow[]> {
+  const out = new Map<string, QueryResultRow[]>();
+  for (const row of rows) {
+    const root = String(row.root);
+    const list = out.get(root);
+    if (list === undefined) out.set(root, [row]);
+    else list.push(row);
+  }
+  return out;
 }

@@ -18,7 +18,15 @@ export const COLUMNS =
   'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at';
 
 // A corrupted parent link must not spin a recursive query forever.
-const MAX_CHAIN_DEPTH = 1000;
+/** @internal Deepest ancestor a chain read follows (a chain is at most this many records plus one). */
+export const MAX_CHAIN_DEPTH = 1000;
+
+/**
+ * The version of a row as the chain reads return it: the id of the transaction
+ * that wrote this row version. Every UPDATE (a revoke, a last-used write, a
+ * hand edit) writes a new version, so an unchanged `xmin` means an unchanged row.
+ */
+const VERSION = 'xmin::text AS row_version';
 
 /** @internal A table name split into its parts. */
 export interface TableName {
@@ -88,13 +96,17 @@ export interface StoreSql {
    * One row: parent_ok, name_ok, inserted.
    */
   readonly insert: string;
-  /** Parameter: $1 id. Rows of the chain, nearest first, each with `root` ($1). */
+  /** Parameter: $1 id. Rows of the chain, nearest first, each with `root` ($1) and `row_version`. */
   readonly readChain: string;
   /**
    * Parameter: $1 ids (a JSON array of strings). The chains of several ids in one statement: rows
-   * carry `root` (the requested id), nearest first within each root.
+   * carry `root` (the requested id) and `row_version`, nearest first within each root.
    */
   readonly readChains: string;
+  /** Parameter: $1 id. At most one row: `id`, `row_version`, `revoked_at`. */
+  readonly readVersion: string;
+  /** Parameter: $1 ids (a JSON array of strings). Rows `id`, `row_version`, `revoked_at` of the ids that exist. */
+  readonly readVersions: string;
   /** Parameter: $1 owner. Rows in creation order. */
   readonly listByOwner: string;
   /** Parameters: $1 ids (text[]), $2 at. Rows: ids newly revoked. */
@@ -164,15 +176,22 @@ export function buildSql(name: TableName): StoreSql {
     // fixed row estimate, so the prepared statement keeps one generic plan
     // (with `= ANY($1)` PostgreSQL re-plans it on every call, knowing the array).
     readChains: `WITH RECURSIVE chain AS (
-        SELECT r.root, ${prefixed('x')}, 0 AS depth
+        SELECT r.root, ${prefixed('x')}, x.row_version, 0 AS depth
         FROM jsonb_array_elements_text($1::jsonb) AS r(root)
-        CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE id = r.root LIMIT 1) x
+        CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = r.root LIMIT 1) x
         UNION ALL
-        SELECT c.root, ${prefixed('p')}, c.depth + 1
-        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
+        SELECT c.root, ${prefixed('p')}, p.row_version, c.depth + 1
+        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
         WHERE c.depth < ${MAX_CHAIN_DEPTH}
       )
-      SELECT root, ${COLUMNS} FROM chain ORDER BY root, depth`,
+      SELECT root, ${COLUMNS}, row_version FROM chain ORDER BY root, depth`,
+    // The lean reads of records the store already knows: only what tells whether a
+    // row changed (its version) and, fresh on every read whatever the version says,
+    // whether it is revoked. Single-row primary-key probes, no recursion.
+    readVersion: `SELECT id, ${VERSION}, revoked_at FROM ${t} WHERE id = $1`,
+    readVersions: `SELECT x.id, x.row_version, x.revoked_at
+        FROM jsonb_array_elements_text($1::jsonb) AS r(id)
+        CROSS JOIN LATERAL (SELECT id, ${VERSION}, revoked_at FROM ${t} WHERE id = r.id LIMIT 1) x`,
     listByOwner: `SELECT ${COLUMNS} FROM ${t} WHERE owner_id = $1 ORDER BY seq`,
     // The subtree walk goes through already-revoked rows too, so a child that
     // slipped in beside an earlier revocation is still found. Rows are locked in
@@ -203,13 +222,13 @@ export function buildSql(name: TableName): StoreSql {
 /** The recursive read of one id's chain, each row tagged with `root`. */
 function chainSql(t: string): string {
   return `WITH RECURSIVE chain AS (
-        SELECT $1::text AS root, ${COLUMNS}, 0 AS depth FROM ${t} WHERE id = $1
+        SELECT $1::text AS root, ${COLUMNS}, ${VERSION}, 0 AS depth FROM ${t} WHERE id = $1
         UNION ALL
-        SELECT c.root, ${prefixed('p')}, c.depth + 1
-        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
+        SELECT c.root, ${prefixed('p')}, p.row_version, c.depth + 1
+        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
         WHERE c.depth < ${MAX_CHAIN_DEPTH}
       )
-      SELECT root, ${COLUMNS} FROM chain ORDER BY depth`;
+      SELECT root, ${COLUMNS}, row_version FROM chain ORDER BY depth`;
 }
 
 function prefixed(alias: string): string {

@@ -22,6 +22,7 @@ import {
   type PostgresTokenStoreOptions,
 } from './postgres-options';
 import { first, rowToRecord } from './postgres-rows';
+import { ChainReader, type Found, type ReadQuery } from './postgres-chains';
 import type { InsertResult, TokenRecord, TokenStore } from './types';
 
 export type { PostgresTokenStoreOptions };
@@ -33,6 +34,10 @@ export type { PostgresTokenStoreOptions };
  *   Concurrent `readChain` calls are coalesced: those that arrive together, or
  *   while earlier reads are on the wire, share one statement, and callers of the
  *   same id share one read, but a call never joins a read already sent (T5).
+ * - A chain the store has read before is read again leanly: each row's version
+ *   and `revoked_at` by primary key, no recursion, no other column. A row that
+ *   changed in any way is read in full again, in a second statement
+ *   (`recordCacheSize`).
  * - A connection that fails while the store holds it (failover, restart,
  *   `pg_terminate_backend`) fails the calls using it with `UnavailableError`
  *   and is destroyed; it never ends the process with an unhandled `'error'`.
@@ -67,7 +72,7 @@ export class PostgresTokenStore implements TokenStore {
   private readonly sql: StoreSql;
   private readonly timeoutMs: number;
   private readonly prepare: boolean;
-  private readonly chains: ChainBatcher;
+  private readonly chains: ChainBatcher<Found>;
   private readonly errors: ClientErrors;
 
   constructor(options: PostgresTokenStoreOptions) {
@@ -79,18 +84,11 @@ export class PostgresTokenStore implements TokenStore {
     this.sql = buildSql(this.name);
     this.timeoutMs = timeout;
     this.errors = clientErrors(this.pool);
-    this.chains = new ChainBatcher(
+    const reader = new ChainReader(this.sql, (kind, text, values) => this.read(kind, text, values), checked.recordCacheSize);
+    this.chains = new ChainBatcher<Found>(
       {
-        // One id alone takes the single-id statement: nothing to encode or unpack.
-        fetch: (ids, ms) =>
-          this.run(ms, async (client) => {
-            const query =
-              ids.length === 1
-                ? this.read('chain', this.sql.readChain, [ids[0]])
-                : this.read('chains', this.sql.readChains, [JSON.stringify(ids)]);
-            return (await client.query(query)).rows;
-          }),
-        decode: (rows) => rows.map(rowToRecord),
+        fetch: (ids, ms) => this.run(ms, (client) => reader.fetch(client, ids)),
+        decode: (found) => reader.decode(found),
       },
       { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs: timeout },
     );
@@ -250,7 +248,7 @@ export class PostgresTokenStore implements TokenStore {
   }
 
   /** A read's query config: named (prepared once per connection) unless `prepare` is off. */
-  private read(kind: string, text: string, values: unknown[]): { name?: string; text: string; values: unknown[] } {
+  private read(kind: string, text: string, values: unknown[]): ReadQuery {
     return this.prepare ? { name: `svc_auth_${kind}_${this.sql.tag}`, text, values } : { text, values };
   }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { QueryResultRow } from 'pg';
 import { UnavailableError } from '../../src/errors';
 import { ChainBatcher, type ChainSource } from '../../src/stores/postgres-batch';
+import { groupByRoot } from '../../src/stores/postgres-rows';
 import type { TokenRecord } from '../../src/stores/types';
 
 interface Sent {
@@ -16,13 +17,13 @@ interface Sent {
 }
 
 /** A source whose statements are answered by the test, one by one. */
-function scripted(): { source: ChainSource; sent: Sent[] } {
+function scripted(): { source: ChainSource<QueryResultRow[]>; sent: Sent[] } {
   const sent: Sent[] = [];
-  const source: ChainSource = {
+  const source: ChainSource<QueryResultRow[]> = {
     fetch: (ids) =>
-      new Promise((resolve, reject) => {
+      new Promise<QueryResultRow[]>((resolve, reject) => {
         sent.push({ ids, answer: resolve, fail: reject });
-      }),
+      }).then(groupByRoot),
     decode: (rows) =>
       rows.map((r) => {
         if (r.bad === true) throw new UnavailableError('token store unavailable: a stored record is malformed');
