@@ -42,6 +42,13 @@ export function authorize(subject: Grant | Principal, resource: string, permissi
     const row = table.exact.get(resource) ?? missRow(table, resource);
     if (row === null) return DENY_INVALID;
     if (thingName === undefined) return row.plain[pi] ?? DENY_INVALID;
+    // One RegExp that checks the name (S7) and every layer's patterns at once:
+    // a pass is an allow; a miss is `thing` for a valid name, `invalid` otherwise.
+    const whole = row.whole[pi];
+    if (whole != null && typeof thingName === 'string') {
+      if (whole(thingName)) return ALLOW;
+      return isValidThingName(thingName) ? DENY_THING : DENY_INVALID;
+    }
     if (!isValidThingName(thingName)) return DENY_INVALID;
     const d = row.withThing[pi] ?? DENY_INVALID;
     if (d !== ALLOW) return d;

@@ -3,7 +3,7 @@
  * Internal to the policy layer: not exported from the package root.
  * @module
  */
-import { REGEX_SOURCE, type ThingMatcher } from '../scopes';
+import { LIMITS, REGEX_SOURCE, VALIDATING_SOURCE, type ThingMatcher } from '../scopes';
 
 /** Folded matchers by RegExp text, shared by every grant (pure and bounded). */
 const FOLDED = new Map<string, ThingMatcher>();
@@ -41,4 +41,44 @@ export function fold(ms: ThingMatcher[]): readonly ThingMatcher[] {
     FOLDED.set(text, folded);
   }
   return [folded];
+}
+
+/** Validating folds by RegExp text, shared by every grant (pure and bounded). */
+const WHOLE = new Map<string, ThingMatcher>();
+const MIN_THING = 3;
+const MAX_THING = LIMITS.maxThingNameLength;
+
+/**
+ * The matchers of one or more layers, and the S7 check of the name, as one
+ * RegExp test: it passes exactly the valid thing names that every matcher
+ * accepts. `null` when a matcher is not a single safe RegExp. `authorize`
+ * answers ALLOW on a pass without scanning the name again; on a miss it
+ * checks the name to tell `invalid` from `thing`.
+ *
+ * @example
+ * ```ts
+ * const whole = foldValidating([compileMatcherForValidNames(['Doc/**']), compileMatcherForValidNames(['Doc/*'])]);
+ * whole?.('Doc/readme'); // true
+ * whole?.('Doc/../etc'); // false: not a valid name
+ * ```
+ */
+export function foldValidating(ms: readonly ThingMatcher[]): ThingMatcher | null {
+  if (ms.length === 0) return null;
+  const sources: string[] = [];
+  for (const m of ms) {
+    const source = VALIDATING_SOURCE.get(m);
+    if (source === undefined) return null;
+    sources.push(source);
+  }
+  const last = sources.pop() as string;
+  const text = `^${sources.map((x) => `(?=${x}$)`).join('')}${last}$`;
+  let whole = WHOLE.get(text);
+  if (whole === undefined) {
+    const re = new RegExp(text);
+    // The length bounds of S7 are the one part of the check the RegExp leaves out.
+    whole = (n) => n.length >= MIN_THING && n.length <= MAX_THING && re.test(n);
+    if (WHOLE.size >= MAX_FOLDED) WHOLE.delete(WHOLE.keys().next().value as string);
+    WHOLE.set(text, whole);
+  }
+  return whole;
 }

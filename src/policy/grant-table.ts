@@ -7,7 +7,7 @@
  */
 import { roleMasks, type RoleName } from '../vocabulary';
 import type { ThingMatcher } from '../scopes';
-import { fold } from './fold';
+import { fold, foldValidating } from './fold';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from './decision';
 import { NONE, FREE, type LayerData, type Tier } from './compile';
 
@@ -19,6 +19,11 @@ export interface ResourcePolicy {
   readonly withThing: readonly Decision[];
   /** When `withThing` is ALLOW: matchers the thing name must all pass (one per restricting layer), or null. */
   readonly matchers: readonly (readonly ThingMatcher[] | null)[];
+  /**
+   * Beside `matchers`, when they fold into one RegExp: a test that passes
+   * exactly the valid thing names (S7) all of them accept, or null.
+   */
+  readonly whole: readonly (ThingMatcher | null)[];
 }
 
 /** @internal the compiled table of a grant. */
@@ -105,6 +110,7 @@ function repoPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolic
   }
   const plain: Decision[] = [DENY_ROLE, DENY_ROLE, DENY_ROLE, DENY_ROLE, DENY_INVALID, DENY_INVALID, DENY_INVALID];
   const matchers: (readonly ThingMatcher[] | null)[] = [null, null, null, null, null, null, null];
+  const whole: (ThingMatcher | null)[] = [null, null, null, null, null, null, null];
   for (let pi = 0; pi < 4; pi++) {
     if ((cap & (1 << pi)) === 0) continue;
     let scope = false;
@@ -121,10 +127,13 @@ function repoPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolic
     }
     const d = scope ? DENY_SCOPE : emptyList ? DENY_THING : ALLOW;
     plain[pi] = d;
-    if (d === ALLOW) matchers[pi] = ms === null ? null : fold(ms);
+    if (d === ALLOW && ms !== null) {
+      matchers[pi] = fold(ms);
+      whole[pi] = foldValidating(ms);
+    }
   }
   // With a valid thing name the answer before matchers equals the plain one on a repo row.
-  const row: ResourcePolicy = { plain, withThing: plain, matchers };
+  const row: ResourcePolicy = { plain, withThing: plain, matchers, whole };
   if (n === 0) REPO_ROWS_NO_LAYERS[cap] = row;
   return row;
 }
@@ -146,7 +155,7 @@ function orgPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolicy
     }
     plain[pi] = d;
   }
-  const row: ResourcePolicy = { plain, withThing: INVALID_ROW, matchers: NO_MATCHERS };
+  const row: ResourcePolicy = { plain, withThing: INVALID_ROW, matchers: NO_MATCHERS, whole: NO_MATCHERS };
   if (n === 0) ORG_ROWS_NO_LAYERS[cap] = row;
   return row;
 }

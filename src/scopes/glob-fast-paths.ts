@@ -6,6 +6,7 @@
  * @module
  */
 import type { ThingMatcher } from './types';
+import { THING_NAME_CHAR, THING_SEGMENT_START } from './names';
 
 const WILD = /[*?]/;
 const DOT = 46;
@@ -29,6 +30,35 @@ function anchoredSource(pattern: string): string | undefined {
   const star = seg.indexOf('*');
   if (slash < 0 || WILD.test(dir) || seg.includes('?') || star < 0 || seg.indexOf('*', star + 1) >= 0) return undefined;
   return `${esc(dir + seg.slice(0, star))}[^/]*${esc(seg.slice(star + 1))}`;
+}
+
+// A name character other than `/` and the start of a valid segment, exactly as S7 allows them.
+const NAME_CHAR = THING_NAME_CHAR;
+// A segment is not empty either.
+const SEGMENT_START = `${THING_SEGMENT_START}(?=${NAME_CHAR})`;
+
+/**
+ * The same shapes as {@link anchoredSource}, as a source that also checks the
+ * name (S7) as it matches: it matches exactly the valid names the pattern
+ * matches, so one test both validates and matches (`policy/fold.ts`). Names
+ * of 3 to 1024 characters: the length is checked apart. Linear: every `+` or
+ * `*` is over a class without `/`, after a `/` or a literal.
+ */
+function validatingSource(pattern: string): string | undefined {
+  const esc = (t: string): string => t.replace(/\./g, '\\.');
+  // A valid name has a slash; a literal pattern without one matches no valid name.
+  if (!WILD.test(pattern)) return pattern.includes('/') ? esc(pattern) : '(?!)';
+  if (pattern.endsWith('/**')) {
+    const lit = pattern.slice(0, -3);
+    if (WILD.test(lit)) return undefined;
+    return `${esc(lit)}(?:/${SEGMENT_START}${NAME_CHAR}+)${lit.includes('/') ? '*' : '+'}`;
+  }
+  const slash = pattern.lastIndexOf('/');
+  const dir = pattern.slice(0, slash + 1);
+  const seg = pattern.slice(slash + 1);
+  const star = seg.indexOf('*');
+  if (slash < 0 || WILD.test(dir) || seg.includes('?') || star < 0 || seg.indexOf('*', star + 1) >= 0) return undefined;
+  return `${esc(dir)}${SEGMENT_START}${esc(seg.slice(0, star))}${NAME_CHAR}*${esc(seg.slice(star + 1))}`;
 }
 
 /**
@@ -65,6 +95,19 @@ function specialise(pattern: string): ThingMatcher | undefined {
 export const REGEX_SOURCE = new WeakMap<ThingMatcher, string>();
 
 /**
+ * @internal Beside {@link REGEX_SOURCE}: the source (unanchored, one group) that
+ * matches exactly the valid thing names (S7, length apart) the matcher
+ * accepts, so that one RegExp can validate and match at once.
+ *
+ * @example
+ * ```ts
+ * const m = compileMatcherForValidNames(['Doc/*']);
+ * new RegExp(`^${VALIDATING_SOURCE.get(m)}$`).test('Doc/..'); // false: not a valid name
+ * ```
+ */
+export const VALIDATING_SOURCE = new WeakMap<ThingMatcher, string>();
+
+/**
  * Split accepted, distinct patterns into direct tests for the common shapes
  * (all the anchored ones joined into one RegExp, first) and the patterns left
  * for the segment walk. The tests are exact on valid thing names (S7) only.
@@ -79,10 +122,14 @@ export function compileShapes(patterns: Iterable<string>): { tests: ThingMatcher
   const tests: ThingMatcher[] = [];
   const rest: string[] = [];
   const alternatives: string[] = [];
+  const validating: string[] = [];
   for (const p of patterns) {
     const source = anchoredSource(p);
     if (source !== undefined) {
       alternatives.push(source);
+      // The same shapes as anchoredSource: never undefined here; if it were, the test keeps no validating source.
+      const v = validatingSource(p);
+      if (v !== undefined) validating.push(v);
       continue;
     }
     const t = specialise(p);
@@ -96,7 +143,10 @@ export function compileShapes(patterns: Iterable<string>): { tests: ThingMatcher
     const source = `(?:${alternatives.join('|')})`;
     const re = new RegExp(`^${source}$`);
     const test: ThingMatcher = (n) => re.test(n);
-    if (tests.length === 0 && rest.length === 0) REGEX_SOURCE.set(test, source);
+    if (tests.length === 0 && rest.length === 0) {
+      REGEX_SOURCE.set(test, source);
+      if (validating.length === alternatives.length) VALIDATING_SOURCE.set(test, `(?:${validating.join('|')})`);
+    }
     tests.unshift(test);
   }
   return { tests, rest };

@@ -90,6 +90,24 @@ describe('A1: malformed input is invalid, never a throw', () => {
     expect(authorize(g, 'acme/web', 'repo:read', `Doc/${'a'.repeat(1020)}`)).toBe(ALLOW);
   });
 
+  it('attack: path traversal under allowed patterns is invalid, also where one RegExp checks name and patterns', () => {
+    // Two layers of single-RegExp shapes: authorize answers from one validating RegExp.
+    const folded = grant(
+      OWNER_ALL,
+      [{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: ['Doc/**', 'Img/*.png'] }],
+      [{ resource: 'acme/web', permissions: ['repo:read'], allowedMatches: ['Doc/*', 'Img/**'] }],
+    );
+    for (const t of ['Doc/..', 'Doc/.', 'Doc/../etc', 'Doc//x', 'Doc/', 'Doc/a\\..', 'Doc/x\u2028', `Doc/${'a'.repeat(1021)}`]) {
+      expect(authorize(folded, 'acme/web', 'repo:read', t)).toBe(DENY_INVALID);
+    }
+    expect(authorize(folded, 'acme/web', 'repo:read', 'Doc/readme')).toBe(ALLOW);
+    expect(authorize(folded, 'acme/web', 'repo:read', 'Img/logo.png')).toBe(ALLOW);
+    // Valid names outside the patterns (of one layer or both) are `thing`, not `invalid`.
+    expect(authorize(folded, 'acme/web', 'repo:read', 'Doc/a/b')).toBe(DENY_THING);
+    expect(authorize(folded, 'acme/web', 'repo:read', 'Src/main')).toBe(DENY_THING);
+    expect(authorize(folded, 'acme/web', 'repo:read', 12 as never)).toBe(DENY_INVALID);
+  });
+
   it('A1: a thing name with an org permission', () => {
     expect(authorize(g, 'acme', 'org:read')).toBe(ALLOW);
     expect(authorize(g, 'acme', 'org:read', 'Doc/readme')).toBe(DENY_INVALID);

@@ -89,4 +89,54 @@ describe('isValidThingName', () => {
   it('S7 attack: non-strings are false, never a throw', () => {
     for (const v of [null, undefined, 1, {}, ['Doc/a']]) expect(isValidThingName(v)).toBe(false);
   });
+
+  // S7 written out plainly, one rule per line: the model the one-RegExp check must equal.
+  function s7(name: string): boolean {
+    if (name.length < 3 || name.length > 1024 || !name.includes('/')) return false;
+    return name.split('/').every((seg) => {
+      if (seg === '' || seg === '.' || seg === '..') return false;
+      for (let i = 0; i < seg.length; i++) {
+        const c = seg.charCodeAt(i);
+        const ascii = c >= 0x20 && c <= 0x7e && c !== 0x5c;
+        const wide = c > 0x9f && c !== 0x2028 && c !== 0x2029;
+        if (!ascii && !wide) return false;
+      }
+      return true;
+    });
+  }
+
+  it('S7: equals the rules written out one by one, on hostile strings (property)', () => {
+    const piece = fc.constantFrom(
+      'Doc',
+      'a',
+      '.',
+      '..',
+      '',
+      ' ',
+      '\\',
+      '\u2028',
+      '\u2029',
+      '\u2027',
+      '\u009f',
+      '\u00a0',
+      '\u0000',
+      '\n',
+      '\u007f',
+      'é',
+      '\ud800',
+      '~',
+    );
+    const built = fc
+      .array(
+        fc.array(piece, { maxLength: 3 }).map((p) => p.join('')),
+        { minLength: 1, maxLength: 5 },
+      )
+      .map((s) => s.join('/'));
+    fc.assert(
+      fc.property(fc.oneof(built, fc.string({ maxLength: 16 }), fc.string({ unit: 'binary', maxLength: 16 })), (name) => {
+        expect(isValidThingName(name)).toBe(s7(name));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
