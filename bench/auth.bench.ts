@@ -124,20 +124,28 @@ async function hot(): Promise<Map<string, number>> {
   }) as string;
   const fast = createVerifier({ key: pem, algorithms: ['EdDSA'], allowedIss: ISS, cache: 10_000 });
   const verifier = new TokenVerifier({ ring, issuer: ISS });
-  const list: Engine[] = [
-    { name: HOT_SYNC, verify: async (t) => ofPrincipal(await auth.authenticate(t)) },
-    { name: HOT_UNRECORDED, verify: async (t) => ofPrincipal(await unrecorded.authenticate(t)) },
-    { name: HOT_ASYNC, verify: async (t) => ofPrincipal(await authAsync.authenticate(t)) },
+  // `verify` gives each engine's answer for the check that all agree; `call` is what is timed: the
+  // library call alone (the harness awaits a promise), without building the answer text.
+  const nowSec = (): number => Math.floor(Date.now() / 1000);
+  const list: (Engine & { call: (t: string) => unknown })[] = [
+    { name: HOT_SYNC, verify: async (t) => ofPrincipal(await auth.authenticate(t)), call: (t) => auth.authenticate(t) },
+    {
+      name: HOT_UNRECORDED,
+      verify: async (t) => ofPrincipal(await unrecorded.authenticate(t)),
+      call: (t) => unrecorded.authenticate(t),
+    },
+    { name: HOT_ASYNC, verify: async (t) => ofPrincipal(await authAsync.authenticate(t)), call: (t) => authAsync.authenticate(t) },
     {
       name: 'svc-auth TokenVerifier alone (cache on)',
-      verify: async (t) => ofPayload(await verifier.verify(t, Math.floor(Date.now() / 1000))),
+      verify: async (t) => ofPayload(await verifier.verify(t, nowSec())),
+      call: (t) => verifier.verify(t, nowSec()),
     },
-    { name: 'fast-jwt createVerifier (cache on)', verify: (t) => ofPayload(fast(t) as Record<string, unknown>) },
+    { name: 'fast-jwt createVerifier (cache on)', verify: (t) => ofPayload(fast(t) as Record<string, unknown>), call: (t) => fast(t) },
   ];
   await sameAnswers(list, [token as string]);
   const t = token as string;
   // Taking turns: the ratios below are measured in one run on a shared machine.
-  return interleaved(list.map((e) => ({ name: e.name, fn: () => e.verify(t) })));
+  return interleaved(list.map((e) => ({ name: e.name, fn: () => e.call(t) })));
 }
 
 async function cold(alg: Alg): Promise<Map<string, number>> {
@@ -253,7 +261,7 @@ export async function run(): Promise<string> {
     '',
     'HOT: one EdDSA PAT again and again; the signature is served from the verified-signature cache. Every call',
     'still reads the record chain from the memory store and the roles from the source (T5). Engines take turns',
-    '(21 rounds of 120 ms, order rotating), each figure its best round; each call includes the `await` of its promise.',
+    '(21 rounds of 120 ms, order rotating), each figure its best round; each call is the library call alone, including the `await` of its promise (the answer text the engines are first checked with is not timed).',
     '',
     ratioTable(hotRows, [{ title: 'per call', times: hotTimes, base: 'fast-jwt createVerifier (cache on)' }], 'fast-jwt'),
     '',

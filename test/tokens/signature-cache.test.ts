@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { AuthenticationError } from '../../src/errors';
 import { newTokenId } from '../../src/tokens/claims';
@@ -175,6 +176,24 @@ describe('SignatureCache', () => {
     cache.set(edited, c('edited'));
     expect(cache.get(real)).toBeUndefined();
     expect(cache.get(edited)?.jti).toBe('edited');
+  });
+
+  it('T2: 200 000 distinct signatures are 200 000 entries (the numeric key does not collide at this size)', () => {
+    const cache = new SignatureCache(200_000);
+    const tokens: string[] = [];
+    for (let i = 0; i < 200_000; i++) tokens.push(`h.p.${createHash('sha256').update(String(i)).digest('base64url')}`);
+    for (const t of tokens) cache.set(t, c(t));
+    expect(cache.size).toBe(200_000);
+    for (let i = 0; i < tokens.length; i += 997) expect(cache.get(tokens[i] as string)?.jti).toBe(tokens[i]);
+  });
+
+  it('short tokens (under the key length) are keyed by all their characters', () => {
+    const cache = new SignatureCache(5);
+    cache.set('a.b.c', c('one'));
+    cache.set('a.b.d', c('two'));
+    expect(cache.get('a.b.c')?.jti).toBe('one');
+    expect(cache.get('a.b.d')?.jti).toBe('two');
+    expect(cache.get('')).toBeUndefined();
   });
 });
 
