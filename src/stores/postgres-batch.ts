@@ -1,8 +1,9 @@
 /**
  * @internal Coalescing of `readChain` calls for {@link PostgresTokenStore}:
- * calls that arrive together go out as one statement (`id = ANY($1)`), so that
- * under load the database runs one recursive read per batch instead of one per
- * request.
+ * calls that arrive together are read together (one lean statement for the
+ * chains the store knows, one recursive read for the rest; see
+ * `postgres-chains.ts`), so that under load the database runs a statement or
+ * two per batch instead of one per request.
  *
  * T5 (a request that starts after a revoke has committed must see it) decides
  * what may be shared: a call joins only a batch that has NOT been sent yet. The
