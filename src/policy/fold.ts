@@ -25,22 +25,14 @@ const MAX_FOLDED = 1024;
  */
 export function fold(ms: ThingMatcher[]): readonly ThingMatcher[] {
   if (ms.length < 2) return ms;
-  const sources: string[] = [];
-  for (const m of ms) {
-    const source = REGEX_SOURCE.get(m);
-    if (source === undefined) return ms;
-    sources.push(source);
-  }
-  const last = sources.pop() as string;
-  const text = `^${sources.map((x) => `(?=${x}$)`).join('')}${last}$`;
-  let folded = FOLDED.get(text);
-  if (folded === undefined) {
-    const re = new RegExp(text);
-    folded = (n) => re.test(n);
-    if (FOLDED.size >= MAX_FOLDED) FOLDED.delete(FOLDED.keys().next().value as string);
-    FOLDED.set(text, folded);
-  }
-  return [folded];
+  const text = allOf(ms, REGEX_SOURCE);
+  if (text === undefined) return ms;
+  return [
+    shared(FOLDED, text, () => {
+      const re = new RegExp(text);
+      return (n) => re.test(n);
+    }),
+  ];
 }
 
 /** Validating folds by RegExp text, shared by every grant (pure and bounded). */
@@ -64,21 +56,37 @@ const MAX_THING = LIMITS.maxThingNameLength;
  */
 export function foldValidating(ms: readonly ThingMatcher[]): ThingMatcher | null {
   if (ms.length === 0) return null;
-  const sources: string[] = [];
-  for (const m of ms) {
-    const source = VALIDATING_SOURCE.get(m);
-    if (source === undefined) return null;
-    sources.push(source);
-  }
-  const last = sources.pop() as string;
-  const text = `^${sources.map((x) => `(?=${x}$)`).join('')}${last}$`;
-  let whole = WHOLE.get(text);
-  if (whole === undefined) {
+  const text = allOf(ms, VALIDATING_SOURCE);
+  if (text === undefined) return null;
+  return shared(WHOLE, text, () => {
     const re = new RegExp(text);
     // The length bounds of S7 are the one part of the check the RegExp leaves out.
-    whole = (n) => n.length >= MIN_THING && n.length <= MAX_THING && re.test(n);
-    if (WHOLE.size >= MAX_FOLDED) WHOLE.delete(WHOLE.keys().next().value as string);
-    WHOLE.set(text, whole);
+    return (n) => n.length >= MIN_THING && n.length <= MAX_THING && re.test(n);
+  });
+}
+
+/**
+ * `^(?=a$)(?=b$)c$`: the anchored text that passes what every source passes,
+ * or undefined when a matcher has no source in `sources`.
+ */
+function allOf(ms: readonly ThingMatcher[], sources: WeakMap<ThingMatcher, string>): string | undefined {
+  const parts: string[] = [];
+  for (const m of ms) {
+    const source = sources.get(m);
+    if (source === undefined) return undefined;
+    parts.push(source);
   }
-  return whole;
+  const last = parts.pop() as string;
+  return `^${parts.map((x) => `(?=${x}$)`).join('')}${last}$`;
+}
+
+/** The matcher for `text` from `memo`, made once; the oldest goes when the memo is full. */
+function shared(memo: Map<string, ThingMatcher>, text: string, make: () => ThingMatcher): ThingMatcher {
+  let m = memo.get(text);
+  if (m === undefined) {
+    m = make();
+    if (memo.size >= MAX_FOLDED) memo.delete(memo.keys().next().value as string);
+    memo.set(text, m);
+  }
+  return m;
 }

@@ -12,15 +12,13 @@ import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { TokenRecord } from '../../src/stores/types';
 import { DAY_MS as DAY, NOW } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
-import { record } from '../support/record';
+import { namedRecord } from '../support/record';
 
 const TABLE = tableName('svc_tokens_lean');
 const APP = `svc_auth_lean_${RUN}`;
 const withDb = describeWithDb('PostgresTokenStore lean reads', 'PostgreSQL lean read tests', 'test/stores/postgres-lean.test.ts');
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-let counter = 0;
-const rec = (over: Partial<Mutable<TokenRecord>> = {}): TokenRecord => record({ name: `lean${++counter}`, ...over });
+const rec = namedRecord;
 
 it('recordCacheSize is checked when the store is built', () => {
   const pool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });

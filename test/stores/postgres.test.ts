@@ -7,16 +7,14 @@ import { tokenStoreConformance } from '../../src/testing';
 import type { TokenRecord } from '../../src/stores/types';
 import { DAY_MS as DAY, NOW, T0 } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
-import { record } from '../support/record';
+import { namedRecord } from '../support/record';
 
 const TABLE = tableName('svc_tokens_test');
 const APP = `svc_auth_store_${RUN}`;
 const withDb = describeWithDb('PostgresTokenStore', 'PostgreSQL token store tests', 'test/stores/postgres.test.ts');
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-let counter = 0;
-/** A record with a name of its own, so the tests' records never collide on T7 unless they mean to. */
-const rec = (over: Partial<Mutable<TokenRecord>> = {}): TokenRecord => record({ name: `t${++counter}`, ...over });
+const rec = namedRecord;
+let forests = 0;
 
 describe('PostgresTokenStore options', () => {
   const pool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
@@ -276,8 +274,7 @@ withDb('PostgresTokenStore against PostgreSQL', () => {
           fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
           fc.array(fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
           async (parentPicks, revokeSets) => {
-            counter++;
-            const prefix = `f-${RUN}-${counter}`;
+            const prefix = `f-${RUN}-${++forests}`;
             // Node i's parent is some earlier node, or none: every forest shape is reachable.
             const parents = parentPicks.map((p, i) => (i === 0 || p % (i + 1) === i ? null : p % i));
             const ids = parents.map((_, i) => `${prefix}-${i}`);

@@ -30,3 +30,9 @@ export function record(over: Partial<Mutable<TokenRecord>> = {}): TokenRecord {
     ...over,
   };
 }
+
+let named = 0;
+/** {@link record} with a name of its own, so records never collide on T7 (unique active names) unless a test means them to. */
+export function namedRecord(over: Partial<Mutable<TokenRecord>> = {}): TokenRecord {
+  return record({ name: `t${++named}`, ...over });
+}
