@@ -67,8 +67,10 @@ export function checkChain(chain: unknown, claims: ChainClaims, nowMs: number): 
       const next = chain[i + 1];
       if (next === undefined ? rec.parentId !== null : rec.parentId !== next.id) throw new AuthenticationError('unknown');
     }
-    if (chain.some((r) => r.revokedAt !== null)) throw new AuthenticationError('revoked');
-    if (chain.some((r) => nowMs >= r.expiresAt.getTime())) throw new AuthenticationError('expired');
+    // Revoked before expired, as a reason; plain loops: no closure per request.
+    for (let i = 0; i < chain.length; i++) if ((chain[i] as TokenRecord).revokedAt !== null) throw new AuthenticationError('revoked');
+    for (let i = 0; i < chain.length; i++)
+      if (nowMs >= (chain[i] as TokenRecord).expiresAt.getTime()) throw new AuthenticationError('expired');
     return chain;
   } catch (err) {
     if (err instanceof SvcAuthError) throw err;

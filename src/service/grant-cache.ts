@@ -38,6 +38,18 @@ function dataValue(obj: object, key: string): unknown {
 }
 
 /**
+ * How `compare` reads `orgs` and `repos`. Taking a snapshot (that a grant is
+ * then built and cached for) reads data properties only: a getter could answer
+ * one thing to the snapshot and another to `createGrant`. Comparing with a
+ * snapshot reads each once, as `createGrant` itself reads them: equal values
+ * mean the cached grant, built from plain data equal to them, is the grant of
+ * the roles this request read. Role entries are read as data on both paths,
+ * as `createGrant` reads them (an accessor entry is never a role there).
+ */
+type Read = (obj: object, key: string) => unknown;
+const plainValue: Read = (obj, key) => (obj as Record<string, unknown>)[key];
+
+/**
  * Snapshot of plain role data: for each of `orgs`/`repos` present, in own-key
  * order, its name, its number of entries, then name and role of each entry.
  */
@@ -48,20 +60,21 @@ const ROLE_KEYS = ['orgs', 'repos'] as const;
 /**
  * Compare `roles` with `snap`: `true` when `roles` is plain data equal to
  * what `snap` was taken from, `false` when it differs, `undefined` when it is
- * not plain data (getters, Proxies that lie, class instances, unknown role
+ * not plain data (getters, as `readTop` decides for `orgs` and `repos`;
+ * accessor role entries; Proxies that lie, class instances, unknown role
  * names, extra keys) and must never be cached. It sees exactly what
  * `createGrant` reads: `orgs` and `repos` by name, the enumerable own keys of
  * each (`Object.keys`, as `createGrant` lists them; `Reflect.ownKeys` costs
  * ten times as much here and was a third of a hot `authenticate`).
  */
-function compare(roles: unknown, snap: Snapshot | null, out: (string | number)[] | null): boolean | undefined {
+function compare(roles: unknown, snap: Snapshot | null, out: (string | number)[] | null, readTop: Read): boolean | undefined {
   if (!isPlain(roles)) return undefined;
   const top = Object.keys(roles);
   for (const k of top) if (k !== 'orgs' && k !== 'repos') return undefined;
   let i = 0;
   let same = true;
   for (const k of ROLE_KEYS) {
-    const map = dataValue(roles, k);
+    const map = readTop(roles, k);
     if (map === undefined) {
       // A key present with a value undefined must not look like an absent key.
       if (top.includes(k)) return undefined;
@@ -96,7 +109,7 @@ function compare(roles: unknown, snap: Snapshot | null, out: (string | number)[]
 export function rolesSnapshot(roles: unknown): Snapshot | undefined {
   const out: (string | number)[] = [];
   try {
-    return compare(roles, null, out) === undefined ? undefined : out;
+    return compare(roles, null, out, dataValue) === undefined ? undefined : out;
   } catch {
     return undefined;
   }
@@ -113,7 +126,7 @@ export function rolesSnapshot(roles: unknown): Snapshot | undefined {
  */
 export function sameRoles(roles: unknown, snap: Snapshot): boolean {
   try {
-    return compare(roles, snap, null) === true;
+    return compare(roles, snap, null, plainValue) === true;
   } catch {
     return false;
   }

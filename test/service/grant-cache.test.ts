@@ -103,6 +103,56 @@ describe('sameRoles', () => {
   });
 });
 
+describe('GrantCache and getters', () => {
+  it('a top-level getter is read once per comparison, as createGrant reads it, and never makes a cache entry', () => {
+    const cache = new GrantCache(10);
+    const viewer = cache.get('t1', { orgs: { acme: 'viewer' } }, null, () => []);
+    let reads = 0;
+    const sameAsViewer = {
+      get orgs() {
+        reads++;
+        return { acme: 'viewer' };
+      },
+    };
+    // Equal to the plain roles the entry was made from: the entry's grant, after a single read.
+    expect(cache.get('t1', sameAsViewer as never, null, () => [])).toBe(viewer);
+    expect(reads).toBe(1);
+    const owner = {
+      get orgs() {
+        return { acme: 'owner' };
+      },
+    };
+    // Not equal: a grant of its own, built from what it answered, and never kept.
+    const g = cache.get('t1', owner as never, null, () => []);
+    expect(authorize(g, 'acme/w', 'repo:admin')).toEqual({ allowed: true });
+    expect(cache.get('t1', owner as never, null, () => [])).not.toBe(g);
+    expect(
+      authorize(
+        cache.get('t1', { orgs: { acme: 'viewer' } }, null, () => []),
+        'acme/w',
+        'repo:admin',
+      ),
+    ).toEqual({
+      allowed: false,
+      reason: 'role',
+    });
+  });
+
+  it('attack: a getter that answers "viewer" to the comparison and "owner" afterwards gets the viewer grant', () => {
+    const cache = new GrantCache(10);
+    const viewer = cache.get('t1', { orgs: { acme: 'viewer' } }, null, () => []);
+    let reads = 0;
+    const turncoat = {
+      get orgs() {
+        return ++reads === 1 ? { acme: 'viewer' } : { acme: 'owner' };
+      },
+    };
+    const g = cache.get('t1', turncoat as never, null, () => []);
+    expect(g).toBe(viewer);
+    expect(authorize(g, 'acme/w', 'repo:admin')).toEqual({ allowed: false, reason: 'role' });
+  });
+});
+
 describe('GrantCache', () => {
   it('stays bounded and keeps answering correctly after evictions', () => {
     const cache = new GrantCache(3);
