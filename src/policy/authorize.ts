@@ -39,7 +39,7 @@ export function authorize(subject: Grant | Principal, resource: string, permissi
     if (table === undefined) return DENY_INVALID;
     const pi = permissionIndex(permission);
     if (pi < 0 || typeof resource !== 'string') return DENY_INVALID;
-    const row = table.exact.get(resource) ?? missRow(table, resource);
+    const row = table.exact.get(resource) ?? table.seen.get(resource) ?? seenRow(table, resource);
     if (row === null) return DENY_INVALID;
     if (thingName === undefined) return row.plain[pi] ?? DENY_INVALID;
     // One RegExp that checks the name (S7) and every layer's patterns at once:
@@ -68,6 +68,21 @@ export function authorize(subject: Grant | Principal, resource: string, permissi
 function slotTable(subject: unknown): GrantTable | undefined {
   if (typeof subject !== 'object' || subject === null) return undefined;
   return grantTable((subject as { [GRANT_SLOT]?: unknown })[GRANT_SLOT]);
+}
+
+// A few resources per grant (a token is used on a handful of repositories), and
+// short ones only: a flood of distinct resources costs a scan each, never memory.
+const MAX_SEEN = 8;
+const MAX_SEEN_LENGTH = 64;
+
+/** {@link missRow}, remembered for a well-formed resource. */
+function seenRow(table: GrantTable, resource: string): ResourcePolicy | null {
+  const row = missRow(table, resource);
+  if (row !== null && resource.length <= MAX_SEEN_LENGTH) {
+    if (table.seen.size >= MAX_SEEN) table.seen.clear();
+    table.seen.set(resource, row);
+  }
+  return row;
 }
 
 /**

@@ -32,6 +32,13 @@ export interface GrantTable {
   readonly exact: ReadonlyMap<string, ResourcePolicy>;
   /** Per known org: the row of every repo of that org not in `exact`. */
   readonly repoDefault: ReadonlyMap<string, ResourcePolicy>;
+  /**
+   * Rows found for resources that are not exact keys (another case, a repo
+   * the grant does not name), by their text as asked: a request for the same
+   * resource again is one lookup instead of a scan (see `authorize.ts`).
+   * Bounded by `MAX_SEEN`; a pure memo of `missRow`, so it never changes an answer.
+   */
+  readonly seen: Map<string, ResourcePolicy>;
 }
 
 /** @internal a user's roles, keys lowercase. */
@@ -74,7 +81,7 @@ export function compileTable(roles: RoleMaps, layers: readonly LayerData[]): Gra
     }
     exact.set(key, repoPolicy(cap, tiers));
   }
-  return { exact, repoDefault };
+  return { exact, repoDefault, seen: new Map() };
 }
 
 const REPO_BITS: Readonly<Record<RoleName, number>> = Object.freeze({

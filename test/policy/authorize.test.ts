@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { authorize, createGrant, compileLayer, Grant } from '../../src/policy';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/policy/decision';
 import { GRANT_SLOT, type Principal } from '../../src/policy/subject';
+import { grantTable } from '../../src/policy/grant';
 import { PERMISSIONS, ROLE_TABLE, type Permission } from '../../src/vocabulary';
 import type { Scope } from '../../src/scopes/types';
 import type { UserRoles } from '../../src/policy/types';
@@ -193,6 +194,21 @@ describe('A1: the subject', () => {
     expect(authorize(g, big, 'org:read')).toBe(DENY_INVALID);
     expect(authorize(g, `acme/${big}`, 'repo:read')).toBe(DENY_INVALID);
     expect(authorize(g, 'acme/web', 'repo:read', `Doc/${big}`)).toBe(DENY_INVALID);
+  });
+
+  it('attack: a flood of distinct resources keeps the per-grant memo of rows at 8, and the memo never changes an answer', () => {
+    const fresh = (): Grant => grant({ orgs: { acme: 'editor' } }, [{ resource: 'acme', permissions: ['repo:read'] }]);
+    const warm = fresh();
+    const asked = ['Acme/Web', 'acme/api', 'ACME', 'zeta/x', 'acme/Web', 'acme/-bad', 'a'.repeat(70) + '/x'];
+    for (let i = 0; i < 200; i++) asked.push(`acme/r${i}`, `Acme/R${i}`);
+    for (const round of [1, 2]) {
+      for (const r of asked) {
+        for (const p of ['repo:read', 'repo:write', 'org:read'] as const) {
+          expect(authorize(warm, r, p), `${r} ${p} round ${round}`).toBe(authorize(fresh(), r, p));
+        }
+        expect(grantTable(warm)?.seen.size).toBeLessThanOrEqual(8);
+      }
+    }
   });
 
   it('attack: prototype-named resources find nothing', () => {

@@ -23,7 +23,7 @@ describe('createGrant: the input object', () => {
   });
 
   it('a Grant cannot be built with new', () => {
-    expect(() => new Grant(Symbol('x'), { exact: new Map(), repoDefault: new Map() })).toThrow(ValidationError);
+    expect(() => new Grant(Symbol('x'), { exact: new Map(), repoDefault: new Map(), seen: new Map() })).toThrow(ValidationError);
     expect(() => new CompiledLayer(Symbol('x'), { global: null, orgs: new Map(), repos: new Map() })).toThrow(ValidationError);
   });
 });
