@@ -305,7 +305,7 @@ async function goalRatios(pool: pg.Pool, auth: Auth, tokens: string[], store: Po
     '',
     'What goal 2 costs where it is missed: not the database any more. The lean probe a known token costs is about one',
     '`SELECT 1` (reference rows; a whole record read by primary key is well above it: twelve columns with a JSON document',
-    'and four timestamps to send and parse, and the recursive read of them all was 1.53x before the lean read). The rest',
+    'and four timestamps to send and parse; `authenticate` was 1.53x while it read them all recursively). The rest',
     'is client CPU around the statement: the store (batching, borrowing a connection under a deadline, turning the',
     'answer into fresh record copies) and the service (the deadline of its call, the chain checks, the principal). On this',
     'machine a bare `SELECT 1` costs about 100 µs of CPU in the client itself, and the store and service add roughly',
