@@ -11,8 +11,12 @@ import { groupByRoot, rowToEntry } from './postgres-rows';
 import type { StoreSql } from './postgres-sql';
 import type { TokenRecord } from './types';
 
-/** @internal A chain as one read found it: rows of the full read, or remembered entries the lean read showed unchanged. */
-export type Found = { readonly rows: readonly QueryResultRow[] } | { readonly entries: readonly Entry[] };
+/**
+ * @internal A chain as one read found it: its entries (from the full read, or
+ * remembered ones the lean read showed unchanged), or the error that one of its
+ * rows is malformed (which fails only the callers of that id).
+ */
+export type Found = { readonly entries: readonly Entry[] } | { readonly error: unknown };
 
 /** @internal A read's query config (named when statements are prepared). */
 export interface ReadQuery {
@@ -51,7 +55,7 @@ export class ChainReader {
         rest.length === 1
           ? this.query('chain', this.sql.readChain, [rest[0]])
           : this.query('chains', this.sql.readChains, [JSON.stringify(rest)]);
-      for (const [root, rows] of groupByRoot((await client.query(query)).rows)) out.set(root, { rows });
+      for (const [root, rows] of groupByRoot((await client.query(query)).rows)) out.set(root, this.entriesOf(rows));
     }
     return out;
   }
@@ -85,14 +89,23 @@ export class ChainReader {
 
   /** One found chain as fresh records (called once per caller: each gets its own copies). */
   decode(found: Found): TokenRecord[] {
-    return 'entries' in found ? found.entries.map(toRecord) : found.rows.map((row) => this.decodeRow(row));
+    if ('error' in found) throw found.error;
+    return found.entries.map(toRecord);
   }
 
-  /** A row of the full read as a record; remembered with its version for the next read. */
-  private decodeRow(row: QueryResultRow): TokenRecord {
-    const entry = rowToEntry(row);
-    const version: unknown = row.row_version;
-    if (this.known !== null && typeof version === 'string') this.known.remember(entry, version);
-    return toRecord(entry);
+  /** The rows of one chain of the full read as checked entries, each remembered with its version; once per id. */
+  private entriesOf(rows: readonly QueryResultRow[]): Found {
+    const entries: Entry[] = [];
+    try {
+      for (const row of rows) {
+        const entry = rowToEntry(row);
+        const version: unknown = row.row_version;
+        if (this.known !== null && typeof version === 'string') this.known.remember(entry, version);
+        entries.push(entry);
+      }
+    } catch (err) {
+      return { error: err };
+    }
+    return { entries };
   }
 }

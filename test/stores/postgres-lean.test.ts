@@ -146,6 +146,16 @@ withDb('PostgresTokenStore lean reads against PostgreSQL', () => {
     await expect(store.readChain(a.id)).rejects.toMatchObject({ code: 'unavailable' });
   });
 
+  it('a malformed row in a coalesced batch fails every caller of its id, and only them', async () => {
+    const good = rec();
+    const bad = rec();
+    for (const r of [good, bad]) expect(await store.insert(r, NOW)).toBe('ok');
+    await admin.query(`UPDATE ${TABLE} SET kind = 'superuser' WHERE id = $1`, [bad.id]);
+    const [a, b1, b2] = await Promise.allSettled([store.readChain(good.id), store.readChain(bad.id), store.readChain(bad.id)]);
+    expect(a.status === 'fulfilled' && a.value).toEqual([good]);
+    for (const r of [b1, b2]) expect(r.status === 'rejected' && (r.reason as { code?: string }).code).toBe('unavailable');
+  });
+
   it('one batch of known, new, changed and unknown ids: each caller gets the full read`s answer', async () => {
     const known = [rec(), rec(), rec()];
     for (const r of known) expect(await store.insert(r, NOW)).toBe('ok');
