@@ -11,59 +11,54 @@ import { THING_NAME_CHAR, THING_SEGMENT_START } from './names';
 const WILD = /[*?]/;
 const DOT = 46;
 
-/**
- * For `Lit`, `Lit/**` and `Lit/H*T` (`Lit`, `H`, `T` literal, `Lit` not
- * empty): an equivalent regex source on valid names (S7 leaves no line
- * terminator for `.` to miss), or undefined. Pattern literals are
- * `[A-Za-z0-9._~,:=-]` and `/`; only `.` needs escaping.
- */
-function anchoredSource(pattern: string): string | undefined {
-  const esc = (t: string): string => t.replace(/\./g, '\\.');
-  if (!WILD.test(pattern)) return esc(pattern);
-  if (pattern.endsWith('/**')) {
-    const lit = pattern.slice(0, -3);
-    return WILD.test(lit) ? undefined : `${esc(lit)}(?:/.*)?`;
-  }
-  const slash = pattern.lastIndexOf('/');
-  const dir = pattern.slice(0, slash + 1);
-  const seg = pattern.slice(slash + 1);
-  const star = seg.indexOf('*');
-  if (slash < 0 || WILD.test(dir) || seg.includes('?') || star < 0 || seg.indexOf('*', star + 1) >= 0) return undefined;
-  return `${esc(dir + seg.slice(0, star))}[^/]*${esc(seg.slice(star + 1))}`;
+// A name character other than `/`, and the start of a segment that is not
+// empty, `.` or `..`, exactly as S7 allows them.
+const SEGMENT_START = `${THING_SEGMENT_START}(?=${THING_NAME_CHAR})`;
+const SEGMENT = `${SEGMENT_START}${THING_NAME_CHAR}+`;
+
+/** The two regex sources of one anchored shape (see {@link anchoredSources}). */
+interface Sources {
+  /** Equivalent to the pattern on valid names (S7 leaves no line terminator for `.` to miss). */
+  readonly plain: string;
+  /**
+   * Matches exactly the valid names the pattern matches: it checks the name
+   * (S7) as it matches, so one test both validates and matches
+   * (`policy/fold.ts`). Names of 3 to 1024 characters: the length is checked
+   * apart. Linear: every `+` or `*` is over a class without `/`, after a `/`
+   * or a literal.
+   */
+  readonly validating: string;
 }
 
-// A name character other than `/` and the start of a valid segment, exactly as S7 allows them.
-const NAME_CHAR = THING_NAME_CHAR;
-// A segment is not empty either.
-const SEGMENT_START = `${THING_SEGMENT_START}(?=${NAME_CHAR})`;
-
 /**
- * The same shapes as {@link anchoredSource}, as a source that also checks the
- * name (S7) as it matches: it matches exactly the valid names the pattern
- * matches, so one test both validates and matches (`policy/fold.ts`). Names
- * of 3 to 1024 characters: the length is checked apart. Linear: every `+` or
- * `*` is over a class without `/`, after a `/` or a literal.
+ * For `Lit`, `Lit/**` and `Lit/H*T` (`Lit`, `H`, `T` literal, `Lit` not
+ * empty): its regex sources, or undefined for any other shape. Pattern
+ * literals are `[A-Za-z0-9._~,:=-]` and `/`; only `.` needs escaping.
  */
-function validatingSource(pattern: string): string | undefined {
+function anchoredSources(pattern: string): Sources | undefined {
   const esc = (t: string): string => t.replace(/\./g, '\\.');
-  // A valid name has a slash; a literal pattern without one matches no valid name.
-  if (!WILD.test(pattern)) return pattern.includes('/') ? esc(pattern) : '(?!)';
+  if (!WILD.test(pattern)) {
+    // A valid name has a slash; a literal pattern without one matches no valid name.
+    return { plain: esc(pattern), validating: pattern.includes('/') ? esc(pattern) : '(?!)' };
+  }
   if (pattern.endsWith('/**')) {
     const lit = pattern.slice(0, -3);
     if (WILD.test(lit)) return undefined;
-    return `${esc(lit)}(?:/${SEGMENT_START}${NAME_CHAR}+)${lit.includes('/') ? '*' : '+'}`;
+    return { plain: `${esc(lit)}(?:/.*)?`, validating: `${esc(lit)}(?:/${SEGMENT})${lit.includes('/') ? '*' : '+'}` };
   }
   const slash = pattern.lastIndexOf('/');
   const dir = pattern.slice(0, slash + 1);
   const seg = pattern.slice(slash + 1);
   const star = seg.indexOf('*');
   if (slash < 0 || WILD.test(dir) || seg.includes('?') || star < 0 || seg.indexOf('*', star + 1) >= 0) return undefined;
-  return `${esc(dir)}${SEGMENT_START}${esc(seg.slice(0, star))}${NAME_CHAR}*${esc(seg.slice(star + 1))}`;
+  const head = esc(seg.slice(0, star));
+  const tail = esc(seg.slice(star + 1));
+  return { plain: `${esc(dir)}${head}[^/]*${tail}`, validating: `${esc(dir)}${SEGMENT_START}${head}${THING_NAME_CHAR}*${tail}` };
 }
 
 /**
  * A direct test for `**` and `**\/H*T` (`H`, `T` literal), the common shapes
- * {@link anchoredSource} leaves, or undefined. Valid names hold no empty
+ * {@link anchoredSources} leaves, or undefined. Valid names hold no empty
  * segment, so micromatch's `(?=.)` guard before the star always holds here.
  */
 function specialise(pattern: string): ThingMatcher | undefined {
@@ -124,12 +119,10 @@ export function compileShapes(patterns: Iterable<string>): { tests: ThingMatcher
   const alternatives: string[] = [];
   const validating: string[] = [];
   for (const p of patterns) {
-    const source = anchoredSource(p);
-    if (source !== undefined) {
-      alternatives.push(source);
-      // The same shapes as anchoredSource: never undefined here; if it were, the test keeps no validating source.
-      const v = validatingSource(p);
-      if (v !== undefined) validating.push(v);
+    const sources = anchoredSources(p);
+    if (sources !== undefined) {
+      alternatives.push(sources.plain);
+      validating.push(sources.validating);
       continue;
     }
     const t = specialise(p);
@@ -145,7 +138,7 @@ export function compileShapes(patterns: Iterable<string>): { tests: ThingMatcher
     const test: ThingMatcher = (n) => re.test(n);
     if (tests.length === 0 && rest.length === 0) {
       REGEX_SOURCE.set(test, source);
-      if (validating.length === alternatives.length) VALIDATING_SOURCE.set(test, `(?:${validating.join('|')})`);
+      VALIDATING_SOURCE.set(test, `(?:${validating.join('|')})`);
     }
     tests.unshift(test);
   }
