@@ -8,6 +8,7 @@
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
 import type { CompiledLayer, Principal, UserRoles } from '../policy';
+import type { Scope } from '../scopes';
 import type { TokenRecord, TokenStore } from '../stores';
 import { LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
@@ -124,10 +125,14 @@ export function createAuthenticator(
     }
   }
 
-  /** The compiled layers of a chain's scoped records; only called on a grant-cache miss. */
-  function scopedLayers(chain: readonly TokenRecord[] | null): CompiledLayer[] {
+  /** The compiled layers of a chain's scoped records (scopes as the grant cache read them); only on a grant-cache miss. */
+  function scopedLayers(chain: readonly TokenRecord[] | null, scopes: readonly (readonly Scope[] | null)[]): CompiledLayer[] {
     const out: CompiledLayer[] = [];
-    if (chain !== null) for (const r of chain) if (r.scopes !== null) out.push(layers.get(r));
+    if (chain === null) return out;
+    for (let i = 0; i < chain.length; i++) {
+      const s = scopes[i] ?? null;
+      if (s !== null) out.push(layers.get((chain[i] as TokenRecord).id, s));
+    }
     return out;
   }
 
