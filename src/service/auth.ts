@@ -5,7 +5,7 @@
  * @module
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
-import { authorize as decide } from '../policy';
+import { authorize as decide, type Grant } from '../policy';
 import { MemoryTokenStore, type TokenRecord } from '../stores';
 import { isKeyRing } from '../tokens';
 import { createAuthenticator } from './authenticate';
@@ -46,7 +46,7 @@ export function createAuth(options: AuthOptions): Auth {
   const nowMs = opts.now === systemClock ? (): number => Date.now() : (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
   const events = opts.onEvent === undefined ? null : new EventDispatcher(opts.onEvent, { hookTimeoutMs: opts.storeTimeoutMs });
-  const { authenticate, stateOf, readValidChain, recorder } = createAuthenticator(opts, store, nowMs, call, events);
+  const { authenticate, grantOf, stateOf, readValidChain, recorder } = createAuthenticator(opts, store, nowMs, call, events);
   const ctx: ServiceContext = {
     issuer: opts.issuer,
     keys: opts.keys,
@@ -86,7 +86,12 @@ export function createAuth(options: AuthOptions): Auth {
     },
 
     authorize(p, resource, permission, thingName) {
-      return decide(p, resource, permission, thingName);
+      // Only a principal this instance made decides here. Another instance's
+      // principal carries a real grant too (its members, its store), readable
+      // under the policy layer's slot; handing `p` itself to the policy would
+      // let it decide. `undefined` (anything not ours) is `invalid` there, and
+      // the lookup is a private-field check: nothing is allocated.
+      return decide(grantOf(p) as Grant, resource, permission, thingName);
     },
 
     client(p) {
@@ -131,6 +136,6 @@ export function createAuth(options: AuthOptions): Auth {
     },
   };
   const frozen = Object.freeze(auth);
-  if (events !== null) registerEvents(frozen, events, nowMs);
+  if (events !== null) registerEvents(frozen, { events, nowMs, owns: (p) => grantOf(p) !== undefined });
   return frozen;
 }

@@ -33,6 +33,8 @@ function isThenable(value: unknown): boolean {
 /** @internal what one Auth instance's request path gives the rest of it. */
 export interface Authenticator {
   readonly authenticate: (token: string) => Promise<Principal>;
+  /** The grant of a principal this instance made, else `undefined` (no allocation). */
+  readonly grantOf: (p: unknown) => unknown;
   /** The state of a principal this instance made; `ValidationError` for anything else. */
   readonly stateOf: (p: Principal) => PrincipalState;
   /** Read and check a token's record chain now (T5). */
@@ -194,5 +196,5 @@ export function createAuthenticator(
     }
   }
 
-  return { authenticate, stateOf, readValidChain, recorder };
+  return { authenticate, grantOf: (p: unknown) => principals.grantOf(p), stateOf, readValidChain, recorder };
 }

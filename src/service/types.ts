@@ -143,7 +143,9 @@ export interface Auth {
   /** `authenticate` on the request's `Authorization: Bearer` header (H1); reason `missing` without one. */
   authenticateRequest(req: Request | IncomingMessage): Promise<Principal>;
   /**
-   * Decide one operation (A1-A5). `permission` is typed `string`, not
+   * Decide one operation (A1-A5) for a principal this very `Auth` returned: any other
+   * (a copy, or a principal of another `Auth` instance, whose members and store are not
+   * this one's) is `{ allowed: false, reason: 'invalid' }`. `permission` is typed `string`, not
    * `Permission`, on purpose: callers pass permissions read at run time (a
    * route table, a config file, a request), and A1 promises that malformed
    * input is decided `{ allowed: false, reason: 'invalid' }` rather than
