@@ -11,6 +11,7 @@
 import type { Principal } from '../policy';
 import type { TokenRecord } from '../stores';
 import type { AccessDeniedEvent, AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './event-types';
+import { redactEvent } from './event-redact';
 
 export type {
   AccessDeniedEvent,
@@ -105,7 +106,8 @@ export class EventDispatcher {
     this.stats.delivered++;
     let result: unknown;
     try {
-      result = this.#hook(event);
+      // Here, off the request path, rather than in `emit`: the request pays for a push only.
+      result = this.#hook(redactEvent(event));
     } catch {
       this.stats.failed++;
       return;
