@@ -9,7 +9,6 @@ import { authorize as decide, type Grant } from '../policy';
 import { MemoryTokenStore, type TokenRecord } from '../stores';
 import { isKeyRing } from '../tokens';
 import { createAuthenticator } from './authenticate';
-import { bearerFromRequest } from './bearer';
 import type { ServiceContext } from './context';
 import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR } from './events';
 import { guarded, readClock } from './guard';
@@ -46,7 +45,13 @@ export function createAuth(options: AuthOptions): Auth {
   const nowMs = opts.now === systemClock ? (): number => Date.now() : (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
   const events = opts.onEvent === undefined ? null : new EventDispatcher(opts.onEvent, { hookTimeoutMs: opts.storeTimeoutMs });
-  const { authenticate, grantOf, stateOf, readValidChain, recorder } = createAuthenticator(opts, store, nowMs, call, events);
+  const { authenticate, authenticateRequest, grantOf, stateOf, readValidChain, recorder } = createAuthenticator(
+    opts,
+    store,
+    nowMs,
+    call,
+    events,
+  );
   const ctx: ServiceContext = {
     issuer: opts.issuer,
     keys: opts.keys,
@@ -72,18 +77,7 @@ export function createAuth(options: AuthOptions): Auth {
   const auth: Auth = {
     authenticate,
 
-    authenticateRequest(req) {
-      // Not `async`: a second promise wrapping authenticate's own was a
-      // measurable share of a guarded request. Still never throws synchronously.
-      let token: string;
-      try {
-        token = bearerFromRequest(req);
-      } catch (err) {
-        // bearerFromRequest throws only AuthenticationError; anything else still refuses.
-        return Promise.reject(err instanceof AuthenticationError ? err : new AuthenticationError('malformed'));
-      }
-      return authenticate(token);
-    },
+    authenticateRequest,
 
     authorize(p, resource, permission, thingName) {
       // Only a principal this instance made decides here. Another instance's

@@ -140,7 +140,11 @@ export interface Auth {
    * `reason`) when it is not accepted, `UnavailableError` when a store fails: never an allow.
    */
   authenticate(token: string): Promise<Principal>;
-  /** `authenticate` on the request's `Authorization: Bearer` header (H1); reason `missing` without one. */
+  /**
+   * `authenticate` on the request's `Authorization: Bearer` header (H1); reason `missing` without one.
+   * A header refused before any token is read (none, another scheme, two tokens) is an
+   * `auth.failed` event too, like every other refusal.
+   */
   authenticateRequest(req: Request | IncomingMessage): Promise<Principal>;
   /**
    * Decide one operation (A1-A5) for a principal this very `Auth` returned: any other
