@@ -11,6 +11,7 @@ import { isKeyRing } from '../tokens';
 import { createAuthenticator } from './authenticate';
 import type { ServiceContext } from './context';
 import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR } from './events';
+import { flushDeadline, flushWithin } from './flush';
 import { guarded, readClock } from './guard';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { issuers } from './issue';
@@ -125,8 +126,9 @@ export function createAuth(options: AuthOptions): Auth {
       return managedRecords(all, null).map((r) => toInfo(r, at));
     },
 
-    async flush() {
-      await Promise.all([recorder?.flush(), events?.flush()]);
+    async flush(options) {
+      const ms = flushDeadline(options, opts.storeTimeoutMs);
+      await flushWithin(Promise.all([recorder?.flush(), events?.flush()]), ms);
     },
   };
   const frozen = Object.freeze(auth);

@@ -8,6 +8,7 @@ import type { Scope, ScopeEntry } from '../scopes';
 import type { KeyRing } from '../tokens';
 import type { TokenStore } from '../stores';
 import type { AuthEventHook } from './events';
+import type { FlushOptions } from './flush';
 
 /** Where `createAuth` learns a user's roles. Called on every `authenticate`. */
 export interface MembershipSource {
@@ -173,8 +174,17 @@ export interface Auth {
   /** Server-side administration: every PAT of `userId` (no credential needed), in creation order. */
   tokensOf(userId: string): Promise<TokenInfo[]>;
   /**
-   * Wait for queued last-used writes and event deliveries (for shutdown and
-   * tests). Never rejects: failures were already counted and dropped.
+   * Wait for queued last-used writes and event deliveries (for shutdown and tests), at most
+   * one deadline for all of them together: `options.timeoutMs`, by default `storeTimeoutMs`.
+   * What is still queued then goes on in the background. Rejects only for bad options
+   * (`ValidationError`): failing writes and hooks were already counted and dropped.
+   *
+   * @example
+   * ```ts
+   * process.on('SIGTERM', () => {
+   *   void auth.flush({ timeoutMs: 2_000 }).then(() => process.exit(0));
+   * });
+   * ```
    */
-  flush(): Promise<void>;
+  flush(options?: FlushOptions): Promise<void>;
 }
