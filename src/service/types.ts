@@ -130,7 +130,11 @@ export interface TokenApi {
   list(options?: ListTokensOptions): Promise<TokenInfo[]>;
   /** The active token of that name, else the newest (T7); `NotFoundError` outside what the caller manages. */
   get(name: string): Promise<TokenInfo>;
-  /** Revoke the newest non-revoked token of that name and its whole subtree (T6, T7). */
+  /**
+   * Revoke the newest non-revoked token of that name and its whole subtree (T6, T7).
+   * `NotFoundError` outside what the caller manages; `ForbiddenError` when a PAT names
+   * itself (a session of its user, or the token that created it, can revoke it).
+   */
   revoke(name: string): Promise<TokenInfo>;
 }
 
