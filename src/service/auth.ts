@@ -46,7 +46,7 @@ export function createAuth(options: AuthOptions): Auth {
   const nowMs = opts.now === systemClock ? (): number => Date.now() : (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
   const events = opts.onEvent === undefined ? null : new EventDispatcher(opts.onEvent, { hookTimeoutMs: opts.storeTimeoutMs });
-  const { authenticate, authenticateRequest, grantOf, stateOf, readValidChain, recorder } = createAuthenticator(
+  const { authenticate, authenticateRequest, principalFor, grantOf, stateOf, readValidChain, recorder } = createAuthenticator(
     opts,
     store,
     nowMs,
@@ -79,6 +79,8 @@ export function createAuth(options: AuthOptions): Auth {
     authenticate,
 
     authenticateRequest,
+
+    principalFor,
 
     authorize(p, resource, permission, thingName) {
       // Only a principal this instance made decides here. Another instance's

@@ -20,6 +20,7 @@ import { LastUsedRecorder } from './last-used';
 import { principalFactory } from './principal';
 import { GrantCache, LayerCache } from './grant-cache';
 import { failure } from './guard';
+import { checkUserId } from './identity';
 import type { ResolvedOptions } from './options';
 
 /** Could `value` be a promise? A throwing `then` getter counts as one (and then rejects in `guarded`). */
@@ -37,6 +38,8 @@ export interface Authenticator {
   readonly authenticate: (token: string) => Promise<Principal>;
   /** `authenticate` on the request's bearer header; a refused header is refused (and reported) here. */
   readonly authenticateRequest: (req: Request | IncomingMessage) => Promise<Principal>;
+  /** A session principal for a user the server signed in itself; roles read now. */
+  readonly principalFor: (userId: string) => Promise<Principal>;
   /** The grant of a principal this instance made, else `undefined` (no allocation). */
   readonly grantOf: (p: unknown) => unknown;
   /** The state of a principal this instance made; `ValidationError` for anything else. */
@@ -220,9 +223,26 @@ export function createAuthenticator(
     return authenticate(token);
   }
 
+  async function principalFor(userId: string): Promise<Principal> {
+    const id = checkUserId(userId, opts.identityOf === undefined);
+    // A session read like one `authenticate` reads a session token: roles now, no record.
+    const at = nowMs();
+    const got = rolesOf(id);
+    const roles = got instanceof Promise ? await got : got;
+    let grant;
+    try {
+      grant = grants.get(null, roles, null, scopedLayers);
+    } catch (err) {
+      throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
+    }
+    const expiresAt = new Date((Math.floor(at / 1000) + LIFETIMES.session.defaultSec) * 1000);
+    return principals.make('session', id, expiresAt, undefined, grant, { roles, chain: null });
+  }
+
   return {
     authenticate,
     authenticateRequest,
+    principalFor,
     grantOf: (p: unknown) => principals.grantOf(p),
     stateOf,
     readValidChain,

@@ -152,6 +152,30 @@ export interface Auth {
    */
   authenticateRequest(req: Request | IncomingMessage): Promise<Principal>;
   /**
+   * The principal of a user your server has already signed in by its own means (a cookie
+   * session, an SSO callback): a session principal, read as `authenticate` reads a session
+   * token, with the roles read now from `members`. No token is minted or verified. Use it for
+   * the request at hand and make a new one per request, so that a role change holds on the
+   * next one; it expires like a new session (12 hours). It is as powerful as a session: it
+   * manages all of the user's tokens (M1), so pass only a user id your server authenticated,
+   * never one read from the request.
+   *
+   * Throws `ValidationError` for a user id that is not 1 to 256 characters without whitespace or
+   * control characters (and, without `identityOf`, not made of letters, digits, `.`, `_`, `-`);
+   * `UnavailableError` when the membership source fails.
+   *
+   * @example
+   * ```ts
+   * import { createAuth, generateKeyRing } from 'svc-auth';
+   * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) } });
+   * const signedInUser = 'alice'; // from your own login, never from the request
+   * const p = await auth.principalFor(signedInUser);
+   * auth.authorize(p, 'acme/web', 'repo:write'); // { allowed: true }
+   * const tokens = await auth.client(p).token.list();
+   * ```
+   */
+  principalFor(userId: string): Promise<Principal>;
+  /**
    * Decide one operation (A1-A5) for a principal this very `Auth` returned: any other
    * (a copy, or a principal of another `Auth` instance, whose members and store are not
    * this one's) is `{ allowed: false, reason: 'invalid' }`. `permission` is typed `string`, not
