@@ -5,7 +5,8 @@
  * Events are queued and handed to the hook one at a time from a later turn of
  * the event loop. A hook that throws or rejects is counted and skipped; an async
  * hook slower than its deadline is left behind; when the queue is full new
- * events are dropped and counted. No event ever carries a token value (T8).
+ * events are dropped and counted. No event ever carries a token value (T8):
+ * every string of an event is redacted as the logs are, on delivery.
  * @module
  */
 import type { Principal } from '../policy';
