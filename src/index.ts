@@ -101,6 +101,7 @@ export {
   type TokenInfo,
   type CreateTokenInput,
   type ListTokensOptions,
+  type FlushOptions,
   reportDenied,
   type AuthEvent,
   type AuthEventHook,

@@ -5,13 +5,13 @@
  * @module
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
-import { authorize as decide } from '../policy';
+import { authorize as decide, type Grant } from '../policy';
 import { MemoryTokenStore, type TokenRecord } from '../stores';
 import { isKeyRing } from '../tokens';
 import { createAuthenticator } from './authenticate';
-import { bearerFromRequest } from './bearer';
 import type { ServiceContext } from './context';
 import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR } from './events';
+import { flushDeadline, flushWithin } from './flush';
 import { guarded, readClock } from './guard';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { issuers } from './issue';
@@ -46,7 +46,13 @@ export function createAuth(options: AuthOptions): Auth {
   const nowMs = opts.now === systemClock ? (): number => Date.now() : (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
   const events = opts.onEvent === undefined ? null : new EventDispatcher(opts.onEvent, { hookTimeoutMs: opts.storeTimeoutMs });
-  const { authenticate, stateOf, readValidChain, recorder } = createAuthenticator(opts, store, nowMs, call, events);
+  const { authenticate, authenticateRequest, principalFor, grantOf, stateOf, readValidChain, recorder } = createAuthenticator(
+    opts,
+    store,
+    nowMs,
+    call,
+    events,
+  );
   const ctx: ServiceContext = {
     issuer: opts.issuer,
     keys: opts.keys,
@@ -72,21 +78,17 @@ export function createAuth(options: AuthOptions): Auth {
   const auth: Auth = {
     authenticate,
 
-    authenticateRequest(req) {
-      // Not `async`: a second promise wrapping authenticate's own was a
-      // measurable share of a guarded request. Still never throws synchronously.
-      let token: string;
-      try {
-        token = bearerFromRequest(req);
-      } catch (err) {
-        // bearerFromRequest throws only AuthenticationError; anything else still refuses.
-        return Promise.reject(err instanceof AuthenticationError ? err : new AuthenticationError('malformed'));
-      }
-      return authenticate(token);
-    },
+    authenticateRequest,
+
+    principalFor,
 
     authorize(p, resource, permission, thingName) {
-      return decide(p, resource, permission, thingName);
+      // Only a principal this instance made decides here. Another instance's
+      // principal carries a real grant too (its members, its store), readable
+      // under the policy layer's slot; handing `p` itself to the policy would
+      // let it decide. `undefined` (anything not ours) is `invalid` there, and
+      // the lookup is a private-field check: nothing is allocated.
+      return decide(grantOf(p) as Grant, resource, permission, thingName);
     },
 
     client(p) {
@@ -126,11 +128,12 @@ export function createAuth(options: AuthOptions): Auth {
       return managedRecords(all, null).map((r) => toInfo(r, at));
     },
 
-    async flush() {
-      await Promise.all([recorder?.flush(), events?.flush()]);
+    async flush(options) {
+      const ms = flushDeadline(options, opts.storeTimeoutMs);
+      await flushWithin(Promise.all([recorder?.flush(), events?.flush()]), ms);
     },
   };
   const frozen = Object.freeze(auth);
-  if (events !== null) registerEvents(frozen, events, nowMs);
+  if (events !== null) registerEvents(frozen, { events, nowMs, owns: (p) => grantOf(p) !== undefined });
   return frozen;
 }

@@ -6,10 +6,13 @@
  * taken without a promise.
  * @module
  */
+import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
 import type { CompiledLayer, Principal, UserRoles } from '../policy';
+import type { Scope } from '../scopes';
 import type { TokenRecord, TokenStore } from '../stores';
-import { LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../tokens';
+import { expiredClaimsOf, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../tokens';
+import { bearerFromRequest } from './bearer';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState } from './context';
 import type { EventActor, EventDispatcher } from './events';
@@ -17,6 +20,7 @@ import { LastUsedRecorder } from './last-used';
 import { principalFactory } from './principal';
 import { GrantCache, LayerCache } from './grant-cache';
 import { failure } from './guard';
+import { checkUserId } from './identity';
 import type { ResolvedOptions } from './options';
 
 /** Could `value` be a promise? A throwing `then` getter counts as one (and then rejects in `guarded`). */
@@ -32,6 +36,12 @@ function isThenable(value: unknown): boolean {
 /** @internal what one Auth instance's request path gives the rest of it. */
 export interface Authenticator {
   readonly authenticate: (token: string) => Promise<Principal>;
+  /** `authenticate` on the request's bearer header; a refused header is refused (and reported) here. */
+  readonly authenticateRequest: (req: Request | IncomingMessage) => Promise<Principal>;
+  /** A session principal for a user the server signed in itself; roles read now. */
+  readonly principalFor: (userId: string) => Promise<Principal>;
+  /** The grant of a principal this instance made, else `undefined` (no allocation). */
+  readonly grantOf: (p: unknown) => unknown;
   /** The state of a principal this instance made; `ValidationError` for anything else. */
   readonly stateOf: (p: Principal) => PrincipalState;
   /** Read and check a token's record chain now (T5). */
@@ -124,19 +134,26 @@ export function createAuthenticator(
     }
   }
 
-  /** The compiled layers of a chain's scoped records; only called on a grant-cache miss. */
-  function scopedLayers(chain: readonly TokenRecord[] | null): CompiledLayer[] {
+  /** The compiled layers of a chain's scoped records (scopes as the grant cache read them); only on a grant-cache miss. */
+  function scopedLayers(chain: readonly TokenRecord[] | null, scopes: readonly (readonly Scope[] | null)[]): CompiledLayer[] {
     const out: CompiledLayer[] = [];
-    if (chain !== null) for (const r of chain) if (r.scopes !== null) out.push(layers.get(r));
+    if (chain === null) return out;
+    for (let i = 0; i < chain.length; i++) {
+      const s = scopes[i] ?? null;
+      if (s !== null) out.push(layers.get((chain[i] as TokenRecord).id, s));
+    }
     return out;
   }
 
   /**
    * A refusal leaving `authenticate`: when the signature verified, the error
-   * carries the token id (never its value), and `auth.failed` is queued.
+   * carries the token id (never its value), and `auth.failed` is queued. An
+   * expired token is known too: its signature verified before its time was
+   * found to be over (the verifier keeps its claims beside the error).
    */
-  function refused(err: unknown, claims: TokenClaims | undefined): unknown {
+  function refused(err: unknown, verified: TokenClaims | undefined): unknown {
     if (!(err instanceof AuthenticationError)) return err;
+    const claims = verified ?? expiredClaimsOf(err);
     const known = claims !== undefined && claims.kind !== 'session';
     const out =
       known && err.tokenId === undefined
@@ -189,5 +206,46 @@ export function createAuthenticator(
     }
   }
 
-  return { authenticate, stateOf, readValidChain, recorder };
+  function authenticateRequest(req: Request | IncomingMessage): Promise<Principal> {
+    // Not `async`: a second promise wrapping authenticate's own was a
+    // measurable share of a guarded request. Still never throws synchronously.
+    let token: string;
+    try {
+      token = bearerFromRequest(req);
+    } catch (err) {
+      // No header, another scheme, two tokens: refused before any token is read,
+      // and reported like every other refusal (every adapter comes through here).
+      // bearerFromRequest throws only AuthenticationError; anything else still refuses.
+      const refusal = err instanceof AuthenticationError ? err : new AuthenticationError('malformed');
+      refused(refusal, undefined); // reported; nothing was verified, so there is no token id to add
+      return Promise.reject(refusal);
+    }
+    return authenticate(token);
+  }
+
+  async function principalFor(userId: string): Promise<Principal> {
+    const id = checkUserId(userId, opts.identityOf === undefined);
+    // A session read like one `authenticate` reads a session token: roles now, no record.
+    const at = nowMs();
+    const got = rolesOf(id);
+    const roles = got instanceof Promise ? await got : got;
+    let grant;
+    try {
+      grant = grants.get(null, roles, null, scopedLayers);
+    } catch (err) {
+      throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
+    }
+    const expiresAt = new Date((Math.floor(at / 1000) + LIFETIMES.session.defaultSec) * 1000);
+    return principals.make('session', id, expiresAt, undefined, grant, { roles, chain: null });
+  }
+
+  return {
+    authenticate,
+    authenticateRequest,
+    principalFor,
+    grantOf: (p: unknown) => principals.grantOf(p),
+    stateOf,
+    readValidChain,
+    recorder,
+  };
 }

@@ -65,9 +65,12 @@ export interface TokenRevokedEvent {
 }
 
 /**
- * `authenticate` refused a credential. `actor.tokenId` and `actor.userId` are
- * set when the signature verified and the record refused it (a revoked token
- * still in use), `null` otherwise.
+ * `authenticate` refused a credential, or `authenticateRequest` refused the
+ * request's `Authorization` header before any token was read (reason
+ * `missing` or `malformed`, actor `unknown`). `actor.userId` is set when the
+ * signature verified and the token was still refused (revoked, expired, not
+ * in the store), and `actor.tokenId` too for a PAT or component token: a
+ * revoked or expired token still in use can be traced. `null` otherwise.
  *
  * @example
  * ```ts

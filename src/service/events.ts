@@ -5,12 +5,14 @@
  * Events are queued and handed to the hook one at a time from a later turn of
  * the event loop. A hook that throws or rejects is counted and skipped; an async
  * hook slower than its deadline is left behind; when the queue is full new
- * events are dropped and counted. No event ever carries a token value (T8).
+ * events are dropped and counted. No event ever carries a token value (T8):
+ * every string of an event is redacted as the logs are, on delivery.
  * @module
  */
 import type { Principal } from '../policy';
 import type { TokenRecord } from '../stores';
 import type { AccessDeniedEvent, AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './event-types';
+import { redactEvent } from './event-redact';
 
 export type {
   AccessDeniedEvent,
@@ -105,7 +107,8 @@ export class EventDispatcher {
     this.stats.delivered++;
     let result: unknown;
     try {
-      result = this.#hook(event);
+      // Here, off the request path, rather than in `emit`: the request pays for a push only.
+      result = this.#hook(redactEvent(event));
     } catch {
       this.stats.failed++;
       return;
@@ -149,19 +152,30 @@ export function actorOf(p: Principal): EventActor {
  */
 export const SERVER_ACTOR: EventActor = Object.freeze({ kind: 'server', userId: null, tokenId: null, tokenName: null });
 
+/** What `reportDenied` needs of an `Auth` object. */
+interface Registered {
+  readonly events: EventDispatcher;
+  readonly nowMs: () => number;
+  /** Did this `Auth` make the principal? */
+  readonly owns: (p: unknown) => boolean;
+}
+
 // Which dispatcher belongs to which Auth object, without a public property on it.
-const registry = new WeakMap<object, { events: EventDispatcher; nowMs: () => number }>();
+const registry = new WeakMap<object, Registered>();
+
+/** Who is reported for a principal the `Auth` did not make: nothing about it was checked here. */
+const UNKNOWN_ACTOR: EventActor = Object.freeze({ kind: 'unknown', userId: null, tokenId: null, tokenName: null });
 
 /**
- * @internal Link an `Auth` object to its dispatcher and clock (done by `createAuth`).
+ * @internal Link an `Auth` object to its dispatcher, clock and principals (done by `createAuth`).
  *
  * @example
  * ```ts
- * registerEvents(auth, dispatcher, nowMs);
+ * registerEvents(auth, { events: dispatcher, nowMs, owns: (p) => grantOf(p) !== undefined });
  * ```
  */
-export function registerEvents(auth: object, events: EventDispatcher, nowMs: () => number): void {
-  registry.set(auth, { events, nowMs });
+export function registerEvents(auth: object, entry: Registered): void {
+  registry.set(auth, entry);
 }
 
 const DENY_REASONS = new Set(['invalid', 'role', 'scope', 'thing']);
@@ -171,7 +185,8 @@ const DENY_REASONS = new Set(['invalid', 'role', 'scope', 'thing']);
  * `access.denied` event to the `onEvent` hook of `auth`. For HTTP guards and
  * adapters (and your own checks) after `auth.authorize` said no. Returns at
  * once and never throws; does nothing when `auth` has no hook or the arguments
- * are not what they should be.
+ * are not what they should be. A principal that `auth` did not make (a copy,
+ * another instance's) is reported with actor kind `unknown`.
  *
  * @example
  * ```ts
@@ -195,7 +210,9 @@ export function reportDenied(
       Object.freeze({
         type: 'access.denied',
         at: new Date(entry.nowMs()),
-        actor: actorOf(principal),
+        // A copy, or another Auth's principal, is denied (`invalid`) and reported,
+        // but what it says about itself is not repeated as if it were known.
+        actor: entry.owns(principal) ? actorOf(principal) : UNKNOWN_ACTOR,
         // Request input: bounded so that a hostile request cannot bloat the queue.
         resource: resource.slice(0, 1024),
         permission: permission.slice(0, 64),

@@ -1,15 +1,17 @@
 /**
  * A bounded cache of compiled grants, keyed on everything a grant is built
- * from: the token id (its chain, hence its scope layers, never changes) and the
- * exact roles just read, compared field by field with a snapshot of the roles
- * the grant was built from (no key text is built or hashed per request). Roles and records are still read on every request
- * (T5); only the pure compilation of equal inputs is reused, so a changed role
- * is a different key and takes effect at once.
+ * from: the token id, the scopes of each record of its chain (a record edited
+ * by hand in its store is a different key, see scopes-pin.ts), and the exact
+ * roles just read, compared field by field with a snapshot of the roles the
+ * grant was built from (no key text is built or hashed per request). Roles and
+ * records are still read on every request (T5); only the pure compilation of
+ * equal inputs is reused, so a changed role or scope takes effect at once.
  * @module
  */
 import { compileLayer, createGrant, type CompiledLayer, type Grant, type UserRoles } from '../policy';
 import type { Scope } from '../scopes';
 import { isRoleName } from '../vocabulary';
+import { isDeepFrozen, pinScopes, sameScopes, type RecordScopes } from './scopes-pin';
 
 function isPlain(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
@@ -138,15 +140,38 @@ const SLOTS_PER_TOKEN = 4;
 interface Slot {
   readonly snap: Snapshot;
   readonly grant: Grant;
+  /** The scopes of each record of the chain the grant was built from, pinned (an equal frozen list may replace one). */
+  readonly scopes: RecordScopes[];
+}
+
+/** What the cache reads of a chain: each record's scopes, nearest first. */
+type ScopedChain = readonly { readonly scopes: RecordScopes }[] | null;
+
+/**
+ * Does `chain` carry the scopes a slot was built from? One comparison per
+ * record while the store hands back the same frozen lists; an equal frozen
+ * list read from a changed row is adopted, so that stays true.
+ */
+function sameChainScopes(chain: ScopedChain, kept: RecordScopes[]): boolean {
+  const n = chain === null ? 0 : chain.length;
+  if (n !== kept.length) return false;
+  for (let i = 0; i < n; i++) {
+    const now = (chain as NonNullable<ScopedChain>)[i]?.scopes ?? null;
+    const was = kept[i] as RecordScopes;
+    if (now === was) continue;
+    if (!sameScopes(now, was)) return false;
+    if (isDeepFrozen(now)) kept[i] = now;
+  }
+  return true;
 }
 
 /**
- * Grants by (token id, roles), at most `size` of them (oldest token evicted first).
+ * Grants by (token id, chain scopes, roles), at most `size` of them (oldest token evicted first).
  *
  * @example
  * ```ts
  * const grants = new GrantCache(10_000);
- * const g = grants.get(record.id, roles, record, (r) => [layerOf(r)]);
+ * const g = grants.get(chain[0].id, roles, chain, (c, scopes) => scopes.flatMap((s) => (s === null ? [] : [compileLayer(s)])));
  * ```
  */
 export class GrantCache {
@@ -165,31 +190,40 @@ export class GrantCache {
   }
 
   /**
-   * The grant for `roles` and the layers of `tokenId` (`null` for a session).
-   * `layers(arg)` is only called on a miss (taking `arg` spares a closure per
-   * request). Throws what `createGrant` throws.
+   * The grant for `roles` and the chain of `tokenId` (`null` for a session,
+   * whose chain is `null`). `layers(chain, scopes)` is only called on a miss,
+   * with each record's scopes as read once here (taking the chain spares a
+   * closure per request). Throws what `createGrant` throws.
    */
-  get<A>(tokenId: string | null, roles: UserRoles, arg: A, layers: (arg: A) => CompiledLayer[]): Grant {
-    if (this.#size === 0) return createGrant({ roles, layers: layers(arg) });
+  get<C extends ScopedChain>(
+    tokenId: string | null,
+    roles: UserRoles,
+    chain: C,
+    layers: (chain: C, scopes: readonly RecordScopes[]) => CompiledLayer[],
+  ): Grant {
     const key = tokenId === null || tokenId === '' ? '' : tokenId;
-    const slots = tokenId === '' ? undefined : this.#map.get(key);
+    const slots = tokenId === '' || this.#size === 0 ? undefined : this.#map.get(key);
     if (slots !== undefined) {
-      for (const slot of slots) if (sameRoles(roles, slot.snap)) return slot.grant;
+      for (const slot of slots) if (sameRoles(roles, slot.snap) && sameChainScopes(chain, slot.scopes)) return slot.grant;
     }
+    // A miss: read each record's scopes once, build from them and keep them.
+    const read: RecordScopes[] = chain === null ? [] : chain.map((r) => r.scopes);
+    const grant = createGrant({ roles, layers: layers(chain, read) });
+    if (this.#size === 0) return grant;
     const snap = tokenId === '' ? undefined : rolesSnapshot(roles);
-    const grant = createGrant({ roles, layers: layers(arg) });
     if (snap === undefined) return grant;
+    const slot: Slot = { snap, grant, scopes: read.map(pinScopes) };
     if (slots === undefined) {
       while (this.#count >= this.#size && this.#evictOldest());
-      this.#map.set(key, [{ snap, grant }]);
+      this.#map.set(key, [slot]);
       this.#count++;
     } else if (slots.length >= SLOTS_PER_TOKEN) {
       slots.shift();
-      slots.push({ snap, grant });
+      slots.push(slot);
     } else {
       // Full: make room with another token's grants, never this token's list.
       if (this.#count >= this.#size && !this.#evictOldest(key)) return grant;
-      slots.push({ snap, grant });
+      slots.push(slot);
       this.#count++;
     }
     return grant;
@@ -206,20 +240,28 @@ export class GrantCache {
   }
 }
 
+interface Held {
+  /** The scopes the layer was compiled from, pinned (an equal frozen list may replace them). */
+  scopes: RecordScopes;
+  readonly layer: CompiledLayer;
+}
+
 /**
- * Compiled scope layers by token id, at most `size` of them (oldest first
- * out). A record's scopes never change (S9), so its compiled layer may be
- * reused for as long as it is held; record state is still read per request.
+ * Compiled scope layers by token id and scopes, at most `size` of them (oldest
+ * first out). A token's scopes are fixed when it is created (S9), but its
+ * record is only as fixed as its store keeps it: a layer is reused only for
+ * scopes equal to those it was compiled from (see scopes-pin.ts), so a record
+ * edited by hand is compiled again on the next request.
  *
  * @example
  * ```ts
  * const layers = new LayerCache(10_000);
- * const layer = layers.get(record); // compiled once, then reused
+ * const layer = layers.get(record.id, record.scopes); // compiled once, then reused
  * ```
  */
 export class LayerCache {
   readonly #size: number;
-  readonly #map = new Map<string, CompiledLayer>();
+  readonly #map = new Map<string, Held>();
 
   constructor(size: number) {
     this.#size = size;
@@ -230,15 +272,20 @@ export class LayerCache {
     return this.#map.size;
   }
 
-  /** The compiled layer of a scoped record (`scopes` not null). Throws what `compileLayer` throws. */
-  get(record: { readonly id: string; readonly scopes: readonly Scope[] | null }): CompiledLayer {
-    let layer = this.#map.get(record.id);
-    if (layer === undefined) {
-      layer = compileLayer(record.scopes as readonly Scope[]);
-      if (this.#size === 0) return layer;
-      if (this.#map.size >= this.#size) this.#map.delete(this.#map.keys().next().value as string);
-      this.#map.set(record.id, layer);
+  /** The compiled layer of token `id`'s scopes (not null). Throws what `compileLayer` throws. */
+  get(id: string, scopes: readonly Scope[]): CompiledLayer {
+    const held = this.#map.get(id);
+    if (held !== undefined) {
+      if (held.scopes === scopes) return held.layer;
+      if (sameScopes(scopes, held.scopes)) {
+        if (isDeepFrozen(scopes)) held.scopes = scopes;
+        return held.layer;
+      }
     }
+    const layer = compileLayer(scopes);
+    if (this.#size === 0) return layer;
+    if (held === undefined && this.#map.size >= this.#size) this.#map.delete(this.#map.keys().next().value as string);
+    this.#map.set(id, { scopes: pinScopes(scopes), layer });
     return layer;
   }
 }

@@ -6,6 +6,7 @@ export { createAuth } from './auth';
 export { isIdentityWref, IDENTITY_PATTERN, defaultIdentity } from './identity';
 export { bearerFromRequest, parseAuthorization } from './bearer';
 export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput, ListTokensOptions } from './types';
+export type { FlushOptions } from './flush';
 export { reportDenied } from './events';
 export type {
   AuthEvent,

@@ -233,7 +233,14 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
       await begin();
       const n = checkName(name);
       const rec = pickForRevoke(await managed(), n);
-      if (rec === undefined) throw new NotFoundError(`no token named "${n}" among the tokens this credential manages`);
+      if (rec === undefined) {
+        // M2 answers NotFound outside the subtree so that nothing leaks; a PAT's
+        // own name leaks nothing (it holds it), so it is told why instead.
+        if (rootId !== null && n === p.tokenName) {
+          throw new ForbiddenError('a token cannot revoke itself: a session of its user, or the token that created it, can');
+        }
+        throw new NotFoundError(`no token named "${n}" among the tokens this credential manages`);
+      }
       if (rec.revokedAt !== null) return toInfo(rec, ctx.nowMs());
       const nowMs = ctx.nowMs();
       const revoked = await ctx.call('token store', () => ctx.store.revoke([rec.id], new Date(nowMs)));

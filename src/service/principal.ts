@@ -32,6 +32,7 @@ export const CHAIN_SLOT: unique symbol = Symbol('svc-auth.chain');
  * const p = principals.make('pat', 'alice', expiresAt, chain[0], grant, { roles, chain });
  * principals.stateOf(p)?.roles;           // the roles read at authentication
  * principals.stateOf({ ...p });           // undefined: copies carry no state
+ * principals.grantOf(p) === grant;         // true; another factory's principal: undefined
  * ```
  */
 export interface PrincipalFactory {
@@ -46,6 +47,12 @@ export interface PrincipalFactory {
   ): Principal;
   /** The state of a principal made by this very factory, else `undefined`. */
   stateOf(p: unknown): PrincipalState | undefined;
+  /**
+   * The grant of a principal made by this very factory, else `undefined`
+   * (another instance's principal, a copy, a Proxy). No allocation: this is
+   * on the path of every `auth.authorize`.
+   */
+  grantOf(p: unknown): unknown;
 }
 
 /**
@@ -104,11 +111,18 @@ export function principalFactory(): PrincipalFactory {
       // `#state in p` is false for copies and Proxies, and never runs a trap.
       return typeof p === 'object' && p !== null && #state in p ? p.#state : undefined;
     }
+
+    static grantOf(p: unknown): unknown {
+      // The class is this instance's own, so another Auth's principal has no such
+      // field, although it carries a real grant under the shared GRANT_SLOT.
+      return typeof p === 'object' && p !== null && #grant in p ? p.#grant : undefined;
+    }
   }
   return {
     make(kind, userId, expiresAt, head, grant, state) {
       return Object.freeze(new AuthPrincipal(kind, userId, expiresAt, head, grant, state));
     },
     stateOf: (p) => AuthPrincipal.stateOf(p),
+    grantOf: (p) => AuthPrincipal.grantOf(p),
   };
 }

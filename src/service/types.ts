@@ -8,6 +8,7 @@ import type { Scope, ScopeEntry } from '../scopes';
 import type { KeyRing } from '../tokens';
 import type { TokenStore } from '../stores';
 import type { AuthEventHook } from './events';
+import type { FlushOptions } from './flush';
 
 /** Where `createAuth` learns a user's roles. Called on every `authenticate`. */
 export interface MembershipSource {
@@ -129,7 +130,11 @@ export interface TokenApi {
   list(options?: ListTokensOptions): Promise<TokenInfo[]>;
   /** The active token of that name, else the newest (T7); `NotFoundError` outside what the caller manages. */
   get(name: string): Promise<TokenInfo>;
-  /** Revoke the newest non-revoked token of that name and its whole subtree (T6, T7). */
+  /**
+   * Revoke the newest non-revoked token of that name and its whole subtree (T6, T7).
+   * `NotFoundError` outside what the caller manages; `ForbiddenError` when a PAT names
+   * itself (a session of its user, or the token that created it, can revoke it).
+   */
   revoke(name: string): Promise<TokenInfo>;
 }
 
@@ -140,10 +145,40 @@ export interface Auth {
    * `reason`) when it is not accepted, `UnavailableError` when a store fails: never an allow.
    */
   authenticate(token: string): Promise<Principal>;
-  /** `authenticate` on the request's `Authorization: Bearer` header (H1); reason `missing` without one. */
+  /**
+   * `authenticate` on the request's `Authorization: Bearer` header (H1); reason `missing` without one.
+   * A header refused before any token is read (none, another scheme, two tokens) is an
+   * `auth.failed` event too, like every other refusal.
+   */
   authenticateRequest(req: Request | IncomingMessage): Promise<Principal>;
   /**
-   * Decide one operation (A1-A5). `permission` is typed `string`, not
+   * The principal of a user your server has already signed in by its own means (a cookie
+   * session, an SSO callback): a session principal, read as `authenticate` reads a session
+   * token, with the roles read now from `members`. No token is minted or verified. Use it for
+   * the request at hand and make a new one per request, so that a role change holds on the
+   * next one; it expires like a new session (12 hours). It is as powerful as a session: it
+   * manages all of the user's tokens (M1), so pass only a user id your server authenticated,
+   * never one read from the request.
+   *
+   * Throws `ValidationError` for a user id that is not 1 to 256 characters without whitespace or
+   * control characters (and, without `identityOf`, not made of letters, digits, `.`, `_`, `-`);
+   * `UnavailableError` when the membership source fails.
+   *
+   * @example
+   * ```ts
+   * import { createAuth, generateKeyRing } from 'svc-auth';
+   * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) } });
+   * const signedInUser = 'alice'; // from your own login, never from the request
+   * const p = await auth.principalFor(signedInUser);
+   * auth.authorize(p, 'acme/web', 'repo:write'); // { allowed: true }
+   * const tokens = await auth.client(p).token.list();
+   * ```
+   */
+  principalFor(userId: string): Promise<Principal>;
+  /**
+   * Decide one operation (A1-A5) for a principal this very `Auth` returned: any other
+   * (a copy, or a principal of another `Auth` instance, whose members and store are not
+   * this one's) is `{ allowed: false, reason: 'invalid' }`. `permission` is typed `string`, not
    * `Permission`, on purpose: callers pass permissions read at run time (a
    * route table, a config file, a request), and A1 promises that malformed
    * input is decided `{ allowed: false, reason: 'invalid' }` rather than
@@ -167,8 +202,17 @@ export interface Auth {
   /** Server-side administration: every PAT of `userId` (no credential needed), in creation order. */
   tokensOf(userId: string): Promise<TokenInfo[]>;
   /**
-   * Wait for queued last-used writes and event deliveries (for shutdown and
-   * tests). Never rejects: failures were already counted and dropped.
+   * Wait for queued last-used writes and event deliveries (for shutdown and tests), at most
+   * one deadline for all of them together: `options.timeoutMs`, by default `storeTimeoutMs`.
+   * What is still queued then goes on in the background. Rejects only for bad options
+   * (`ValidationError`): failing writes and hooks were already counted and dropped.
+   *
+   * @example
+   * ```ts
+   * process.on('SIGTERM', () => {
+   *   void auth.flush({ timeoutMs: 2_000 }).then(() => process.exit(0));
+   * });
+   * ```
    */
-  flush(): Promise<void>;
+  flush(options?: FlushOptions): Promise<void>;
 }

@@ -14,3 +14,4 @@ export { LIFETIMES, parsePatExpiry, parseShortDuration, type Lifetime } from './
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isKeyRing } from './keyring';
+export { expiredClaimsOf } from './verify';

@@ -110,23 +110,29 @@ export async function generateKeyRing(options?: { alg?: KeyAlgorithm }): Promise
   return makeRing([await newRingKey(alg)]);
 }
 
+/** Longest key set text accepted: far above {@link MAX_RING_KEYS} keys of any kind. */
+const MAX_KEY_TEXT = 1024 * 1024;
+
 /**
  * Rebuild a key ring from {@link KeyRing.exportPrivate} output (e.g. read from a secret
- * manager). The first key signs; the others verify only. Every key needs a `kid`
- * matching `^[A-Za-z0-9_-]{1,64}$`; Ed25519 (`OKP`), P-256 (`EC`) and HS256 (`oct`,
- * at least 32 bytes) keys are accepted, nothing else. Each key is checked by signing
- * and verifying a probe.
+ * manager): the object itself, or its JSON text (`JSON.stringify(ring.exportPrivate())`,
+ * as a secret manager or an environment variable holds it). The first key signs; the
+ * others verify only. Every key needs a `kid` matching `^[A-Za-z0-9_-]{1,64}$`; Ed25519
+ * (`OKP`), P-256 (`EC`) and HS256 (`oct`, at least 32 bytes) keys are accepted, nothing
+ * else. Each key is checked by signing and verifying a probe.
  *
- * @throws ValidationError listing every problem (unknown members, short secrets,
- *   duplicate or unsafe kids, public-only keys, mismatched key halves).
+ * @throws ValidationError listing every problem (text that is not JSON, unknown members,
+ *   short secrets, duplicate or unsafe kids, public-only keys, mismatched key halves).
+ *   No message quotes the input: it is a secret.
  * @example
  * ```ts
- * import { importKeyRing } from 'svc-auth';
- * const ring = await importKeyRing(JSON.parse(process.env.SVC_KEYS ?? '{"keys":[]}'));
+ * import { generateKeyRing, importKeyRing } from 'svc-auth';
+ * const secret = JSON.stringify((await generateKeyRing()).exportPrivate()); // store this
+ * const ring = await importKeyRing(process.env.SVC_KEYS ?? secret);         // text or object
  * ```
  */
-export async function importKeyRing(privateJwks: { keys: JWK[] }): Promise<KeyRing> {
-  const parsed = privateJwksSchema.safeParse(privateJwks);
+export async function importKeyRing(privateJwks: { keys: JWK[] } | string): Promise<KeyRing> {
+  const parsed = privateJwksSchema.safeParse(typeof privateJwks === 'string' ? parseKeyText(privateJwks) : privateJwks);
   if (!parsed.success) throw toValidationError(parsed.error, 'privateJwks');
   const seen = new Set<string>();
   const dupes = parsed.data.keys.flatMap((k, i) => {
@@ -138,6 +144,18 @@ export async function importKeyRing(privateJwks: { keys: JWK[] }): Promise<KeyRi
   const keys: RingKey[] = [];
   for (const [i, jwk] of parsed.data.keys.entries()) keys.push(await loadRingKey(jwk, `privateJwks.keys[${i}]`));
   return makeRing(keys);
+}
+
+/** The JSON text of a key set, parsed; `ValidationError` for anything else. */
+function parseKeyText(text: string): unknown {
+  const issue = (message: string): ValidationError => new ValidationError([{ path: 'privateJwks', message }]);
+  if (text.length > MAX_KEY_TEXT) throw issue('key set text longer than 1 MiB');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // No cause: JSON.parse's message quotes the text around the error, and the text is a secret.
+    throw issue('not JSON text of the object exportPrivate() returns');
+  }
 }
 
 /**

@@ -47,7 +47,7 @@ export type KeyAlgorithm = 'EdDSA' | 'ES256' | 'HS256';
  * ```ts
  * const ring = await generateKeyRing();
  * await secrets.put('svc-keys', JSON.stringify(ring.exportPrivate()));
- * const again = await importKeyRing(JSON.parse(await secrets.get('svc-keys')));
+ * const again = await importKeyRing(await secrets.get('svc-keys')); // the JSON text, or the parsed object
  * ```
  */
 export interface KeyRing {

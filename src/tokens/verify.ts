@@ -135,7 +135,12 @@ export class TokenVerifier {
         clockTolerance: 0,
       }));
     } catch (err) {
-      throw fromJose(err);
+      // jose reports expiry after it checked the signature and the issuer: the
+      // claims it hands back are verified. They go through the same checks below,
+      // and `#checkTimes` then refuses the token as expired with its claims known,
+      // so that an expired token still in use can be traced by its id.
+      payload = expiredPayload(err);
+      if (payload === undefined) throw fromJose(err);
     }
     // The ring may have changed while the signature was checked: a key retired
     // meanwhile must not let this token through, nor into the cache.
@@ -178,9 +183,40 @@ export class TokenVerifier {
 
   #checkTimes(claims: TokenClaims, now: number): TokenClaims {
     if (claims.iat > now + this.#toleranceSec) throw fail('malformed', 'issued in the future');
-    if (now >= claims.exp) throw fail('expired', 'token expired');
+    if (now >= claims.exp) {
+      const err = fail('expired', 'token expired');
+      EXPIRED_CLAIMS.set(err, claims);
+      throw err;
+    }
     return claims;
   }
+}
+
+// The verified claims of an `expired` refusal, beside the error rather than on
+// it: the error is public, and its shape (reason, message, tokenId) stays that.
+const EXPIRED_CLAIMS = new WeakMap<AuthenticationError, TokenClaims>();
+
+/**
+ * The claims of a token that {@link TokenVerifier} refused as `expired`: its
+ * signature, issuer and claims all verified, only its time had passed.
+ * `undefined` for any other error. Internal (the service reports the id of an
+ * expired token still in use).
+ *
+ * @example
+ * ```ts
+ * try { await verifier.verify(token, nowSec); }
+ * catch (err) { expiredClaimsOf(err)?.jti; } // the id of an expired token
+ * ```
+ */
+export function expiredClaimsOf(err: unknown): TokenClaims | undefined {
+  return err instanceof AuthenticationError ? EXPIRED_CLAIMS.get(err) : undefined;
+}
+
+/** The claims jose verified before it found them expired, else `undefined`. */
+function expiredPayload(err: unknown): unknown {
+  const e = err as { code?: unknown; claim?: unknown; payload?: unknown } | null;
+  if (typeof e !== 'object' || e === null || e.code !== 'ERR_JWT_EXPIRED' || e.claim !== 'exp') return undefined;
+  return typeof e.payload === 'object' && e.payload !== null ? e.payload : undefined;
 }
 
 function fail(reason: AuthenticationReason, message: string, cause?: unknown): AuthenticationError {

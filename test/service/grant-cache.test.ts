@@ -1,8 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
-import { authorize } from '../../src/policy';
+import { authorize, compileLayer } from '../../src/policy';
+import type { Scope } from '../../src/scopes/types';
 import { GrantCache, LayerCache, rolesSnapshot, sameRoles } from '../../src/service/grant-cache';
+import { isDeepFrozen, pinScopes, sameScopes } from '../../src/service/scopes-pin';
 import { setup } from './fixture';
 
 /** Canonical text of a snapshot: equal text means equal roles. */
@@ -214,13 +216,12 @@ describe('cache bounds (issue 13: floods)', () => {
     const layers = new LayerCache(100);
     const scopes = [{ resource: 'acme/web', permissions: ['repo:read' as const] }];
     for (let i = 0; i < 3000; i++) {
-      layers.get({ id: `t${i}`, scopes });
+      layers.get(`t${i}`, scopes);
       expect(layers.size).toBeLessThanOrEqual(100);
     }
-    const rec = { id: 'keep', scopes };
-    expect(layers.get(rec)).toBe(layers.get(rec));
+    expect(layers.get('keep', scopes)).toBe(layers.get('keep', scopes));
     const none = new LayerCache(0);
-    none.get(rec);
+    none.get('keep', scopes);
     expect(none.size).toBe(0);
   });
 
@@ -274,5 +275,79 @@ describe('rolesSnapshot sees what createGrant reads', () => {
     const g = cache.get('t1', { orgs } as never, null, () => []);
     expect(authorize(g, 'evil/w', 'repo:read')).toEqual({ allowed: false, reason: 'role' });
     expect(cache.get('t1', { orgs: { acme: 'viewer' } }, null, () => [])).toBe(g);
+  });
+});
+
+describe('caches keyed on the scopes of each record too (issue 18, item 9: hand edits)', () => {
+  const roles = { orgs: { acme: 'owner' as const } };
+  const layersOf = (_c: unknown, scopes: readonly (readonly Scope[] | null)[]) =>
+    scopes.flatMap((x) => (x === null ? [] : [compileLayer(x)]));
+  const rw = (): Scope[] => [{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'] }];
+  const r = (): Scope[] => [{ resource: 'acme/web', permissions: ['repo:read'] }];
+
+  it('GrantCache: equal scopes in new arrays reuse the grant; changed scopes build another at once', () => {
+    const cache = new GrantCache(10);
+    let built = 0;
+    const counting = (c: unknown, scopes: readonly (readonly Scope[] | null)[]) => {
+      built++;
+      return layersOf(c, scopes);
+    };
+    const g = cache.get('t1', roles, [{ scopes: rw() }], counting);
+    expect(cache.get('t1', roles, [{ scopes: rw() }], counting)).toBe(g);
+    expect(built).toBe(1);
+    const narrowed = cache.get('t1', roles, [{ scopes: r() }], counting);
+    expect(narrowed).not.toBe(g);
+    expect(authorize(narrowed, 'acme/web', 'repo:write')).toEqual({ allowed: false, reason: 'scope' });
+    // The chain shape counts too: a parent link edited, a record turned to full access.
+    expect(cache.get('t1', roles, [{ scopes: r() }, { scopes: null }], counting)).not.toBe(narrowed);
+    expect(authorize(cache.get('t1', roles, [{ scopes: null }], counting), 'acme/web', 'repo:admin')).toEqual({ allowed: true });
+  });
+
+  it('GrantCache: an unfrozen scopes list changed in place by its owner is never trusted by identity', () => {
+    const cache = new GrantCache(10);
+    const mine: Scope[] = rw();
+    const g = cache.get('t1', roles, [{ scopes: mine }], layersOf);
+    expect(cache.get('t1', roles, [{ scopes: mine }], layersOf)).toBe(g);
+    (mine as { permissions: string[] }[])[0]!.permissions = ['repo:read'];
+    const after = cache.get('t1', roles, [{ scopes: mine }], layersOf);
+    expect(authorize(after, 'acme/web', 'repo:write')).toEqual({ allowed: false, reason: 'scope' });
+  });
+
+  it('LayerCache: a layer is reused for equal scopes only', () => {
+    const layers = new LayerCache(10);
+    const a = layers.get('t1', rw());
+    expect(layers.get('t1', rw())).toBe(a);
+    const b = layers.get('t1', r());
+    expect(b).not.toBe(a);
+    expect(layers.size).toBe(1);
+  });
+
+  it('sameScopes, isDeepFrozen and pinScopes', () => {
+    expect(sameScopes(rw(), rw())).toBe(true);
+    expect(sameScopes(rw(), r())).toBe(false);
+    expect(sameScopes(null, [])).toBe(false);
+    expect(sameScopes([{ permissions: ['repo:read'] }], [{ permissions: ['repo:read'], resource: undefined }])).toBe(false);
+    expect(
+      sameScopes([{ permissions: ['repo:read'], allowedMatches: ['a'] }], [{ permissions: ['repo:read'], allowedMatches: ['b'] }]),
+    ).toBe(false);
+    expect(sameScopes([{ permissions: ['repo:read'], bogus: 1 }], [{ permissions: ['repo:read'], bogus: 1 }])).toBe(false);
+    const hostile = [
+      new Proxy(
+        {},
+        {
+          ownKeys: () => {
+            throw new Error('trap');
+          },
+        },
+      ),
+    ];
+    expect(sameScopes(hostile, hostile.slice())).toBe(false);
+    expect(isDeepFrozen(rw())).toBe(false);
+    const pinned = pinScopes(rw());
+    expect(isDeepFrozen(pinned)).toBe(true);
+    expect(sameScopes(pinned, rw())).toBe(true);
+    const frozen = pinned;
+    expect(pinScopes(frozen)).toBe(frozen);
+    expect(pinScopes(null)).toBeNull();
   });
 });

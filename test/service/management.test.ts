@@ -263,7 +263,7 @@ describe('list, get, revoke', () => {
     expect(names).toEqual(['a', 'a-child']);
   });
 
-  it('M2: a PAT manages only its descendant subtree, not itself; outside names are NotFoundError', async () => {
+  it('M2: a PAT manages only its descendant subtree, not itself; outside names are NotFoundError, its own revoke is ForbiddenError', async () => {
     const s = await setup();
     const me = await session(s);
     const a = await create(s, me, 'a');
@@ -275,7 +275,7 @@ describe('list, get, revoke', () => {
     expect(await rejection(api.get('a'))).toBeInstanceOf(NotFoundError);
     expect(await rejection(api.get('sibling'))).toBeInstanceOf(NotFoundError);
     expect(await rejection(api.revoke('sibling'))).toBeInstanceOf(NotFoundError);
-    expect(await rejection(api.revoke('a'))).toBeInstanceOf(NotFoundError);
+    expect(await rejection(api.revoke('a'))).toBeInstanceOf(ForbiddenError);
     expect((await api.get('grandchild')).status).toBe('active');
     expect((await api.revoke('grandchild')).status).toBe('revoked');
     expect((await s.auth.client(me).token.get('sibling')).status).toBe('active');
