@@ -35,7 +35,14 @@ describe('mcp-remote as the stdio bridge, with a PAT', { timeout: 120_000 }, () 
     await mkdir(join(bridgeHome, 'mcp-auth'), { recursive: true });
     expect((await svc(home, ['member', 'set', '--user', 'alice', '--resource', 'acme', '--role', 'editor'])).code).toBe(0);
     expect((await svc(home, ['auth', 'login', '--user', 'alice'])).code).toBe(0);
-    const created = await svc(home, ['token', 'create', '-n', 'bridge', '--scope', 'acme/web=repo:read,repo:write']);
+    const created = await svc(home, [
+      'token',
+      'create',
+      '-n',
+      'bridge',
+      '--scopes-json',
+      JSON.stringify([{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'], allowedMatches: ['Doc/**'] }]),
+    ]);
     expect(created.code, created.stderr).toBe(0);
     token = created.stdout.trim();
     ({ url, child: server } = await serve(home));
@@ -94,6 +101,24 @@ describe('mcp-remote as the stdio bridge, with a PAT', { timeout: 120_000 }, () 
       arguments: { org: 'acme', repo: 'web', name: 'Doc/bridged' },
     })) as CallToolResult;
     expect(got.structuredContent).toMatchObject({ name: 'Doc/bridged', content: 'via mcp-remote' });
+
+    // Every refusal arrives as isError with its reason in the text; the SDK client behind the bridge
+    // checks results against each tool's outputSchema and would throw on an error object there.
+    const text = (r: CallToolResult): string => (r.content[0] as { text: string }).text;
+    const code = (await client.callTool({
+      name: 'thing_put',
+      arguments: { org: 'acme', repo: 'web', name: 'Code/x', content: 'x' },
+    })) as CallToolResult;
+    expect(code.isError).toBe(true);
+    expect(text(code)).toContain('forbidden: repo:write on acme/web (thing Code/x) was refused (thing)');
+    const other = (await client.callTool({ name: 'repo_head', arguments: { org: 'acme', repo: 'api' } })) as CallToolResult;
+    expect(other.isError).toBe(true);
+    expect(text(other)).toContain('repo:read on acme/api was refused (scope)');
+    const missing = (await client.callTool({
+      name: 'thing_get',
+      arguments: { org: 'acme', repo: 'web', name: 'Doc/missing' },
+    })) as CallToolResult;
+    expect(missing).toMatchObject({ isError: true, content: [{ text: 'not_found: no thing Doc/missing in acme/web' }] });
 
     // The token never reached the bridge's logs, and no OAuth state was written: no OAuth flow ran.
     expect(stderr).not.toContain(token);
