@@ -85,6 +85,7 @@ export function checkPolicy<Args>(policy: McpToolPolicy<Args>): McpToolPolicy<Ar
  * @example
  * ```ts
  * import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+ * import { TOOL_ERROR_META } from 'svc-auth/mcp';
  * const facts = (result: CallToolResult) => result._meta?.[TOOL_ERROR_META]; // { error: 'forbidden', reason: 'thing', ... }
  * ```
  */
