@@ -40,6 +40,7 @@ export interface McpServerLike {
  *   auth,
  *   server: (principal) => buildMcpServer(principal), // a new McpServer with the tools this credential can use
  *   resource: 'https://svc.example/mcp',
+ *   allowedOrigins: ['https://app.svc.example'], // a browser client on another origin
  * };
  * ```
  */

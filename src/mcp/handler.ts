@@ -95,7 +95,10 @@ function write(res: ServerResponse, a: Answer): void {
  * (JSON responses); GET and DELETE answer 405. A refused credential is a 401
  * with `WWW-Authenticate: Bearer realm="svc", error="invalid_token",
  * error_description="...", resource_metadata="<metadata URL>"` (no error
- * attribute when the header is missing).
+ * attribute when the header is missing). Before the credential is read, a
+ * `Host` no URL can hold is a 400 and a browser `Origin` that is neither the
+ * endpoint's own nor in `allowedOrigins` a 403 (DNS rebinding). Neither
+ * handler throws, and the promise of `mcp` never rejects.
  *
  * @throws ValidationError when the options are not usable (checked here, once).
  * @example
@@ -154,7 +157,8 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
  * Fetch handlers (`(Request) => Response`) for an MCP endpoint authenticated
  * with svc-auth, on the SDK's `WebStandardStreamableHTTPServerTransport`
  * (stateless, JSON responses): the same behaviour as {@link mcpNodeHandlers}
- * for Hono, Bun, Deno, Cloudflare Workers or Next.js route handlers.
+ * (400 for a bad host, 403 for a foreign `Origin`, never a rejection) for
+ * Hono, Bun, Deno, Cloudflare Workers or Next.js route handlers.
  *
  * @throws ValidationError when the options are not usable (checked here, once).
  * @example
