@@ -135,11 +135,13 @@ export function core(options: McpHandlerOptions) {
     }
   }
 
-  function badHost(): Answer {
-    return failure(
-      new ValidationError([{ path: 'headers.host', message: 'missing, or not a host name (with an optional port)' }]),
-      undefined,
-    );
+  /** 400 for a request whose URL cannot be made: no `Host` a URL can hold, or a target that is not a path. */
+  function badTarget(requestOrigin: string | undefined): Answer {
+    const issue =
+      requestOrigin === undefined
+        ? { path: 'headers.host', message: 'missing, or not a host name (with an optional port)' }
+        : { path: 'url', message: 'not a path on this host' };
+    return failure(new ValidationError([issue]), undefined);
   }
 
   /**
@@ -152,7 +154,7 @@ export function core(options: McpHandlerOptions) {
     let resource = fixed;
     if (resource === undefined) {
       resource = requestOrigin === undefined ? undefined : resourceAt(requestOrigin, path);
-      if (resource === undefined) return { refusal: badHost() };
+      if (resource === undefined) return { refusal: badTarget(requestOrigin) };
     }
     if (!originAllowed(originHeader, requestOrigin, fixedOrigin, allowed)) {
       const message = "this Origin may not call the MCP endpoint: it is neither the endpoint's own origin nor in allowedOrigins";
@@ -177,7 +179,7 @@ export function core(options: McpHandlerOptions) {
       if (answer.status === 401) {
         const reason = err instanceof AuthenticationError ? err.reason : 'malformed';
         const text = refusalText(reason, hint);
-        const where = resource === undefined ? '' : `, resource_metadata="${resourceMetadataUrl(resource)}"`;
+        const where = resource === undefined ? '' : metadataLink(resource);
         // RFC 6750 section 3.1: no error code when the request carried no credential at all.
         headers['www-authenticate'] =
           reason === 'missing'
@@ -189,6 +191,15 @@ export function core(options: McpHandlerOptions) {
     } catch (e) {
       report(e);
       return internalAnswer();
+    }
+  }
+
+  /** The `resource_metadata` attribute; none rather than no answer if the URL cannot be made. */
+  function metadataLink(resource: string): string {
+    try {
+      return `, resource_metadata="${resourceMetadataUrl(resource)}"`;
+    } catch {
+      return '';
     }
   }
 
@@ -205,12 +216,12 @@ export function core(options: McpHandlerOptions) {
   function metadataAnswer(requestOrigin: string | undefined, path: string): Answer {
     let resource = fixed;
     if (resource === undefined) {
-      if (requestOrigin === undefined) return badHost();
+      if (requestOrigin === undefined) return badTarget(requestOrigin);
       const rest = resourceOfMetadataPath(path);
       if (rest === undefined)
         return { status: 404, headers: { ...JSON_HEADERS }, body: { error: 'not_found', message: 'no protected resource here' } };
       resource = resourceAt(requestOrigin, rest);
-      if (resource === undefined) return badHost();
+      if (resource === undefined) return badTarget(requestOrigin);
     }
     try {
       return { status: 200, headers: { ...JSON_HEADERS, 'cache-control': 'max-age=300' }, body: meta(resource) };

@@ -72,8 +72,13 @@ function parseOrigin(value: string): string | undefined {
  * cannot be the attacker's.
  */
 function rebindingProof(origin: string): boolean {
-  const host = new URL(origin).hostname;
-  return host === 'localhost' || host.startsWith('[') || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host);
+  try {
+    const host = new URL(origin).hostname;
+    // After parsing, every IPv4 form (`127.1`, `0x7f.1`) is dotted-quad, and no DNS name can end in a number.
+    return host === 'localhost' || host.startsWith('[') || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host);
+  } catch {
+    return false;
+  }
 }
 
 /**
