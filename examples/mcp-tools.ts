@@ -1,11 +1,7 @@
-/**
- * The MCP server of the two examples (mcp-node.ts, mcp-fetch.ts): one
- * `McpServer` per authenticated request, holding only the tools that
- * credential can ever use, each tool authorized on its real arguments.
- */
+// The MCP server of one credential: only the tools it can ever use, each authorized on its real arguments.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { createAuth, generateKeyRing, type Auth, type Principal } from 'svc-auth';
+import type { Auth, Principal } from 'svc-auth';
 import { canUseTool, guardTool, mcpPrincipal, type McpToolPolicy } from 'svc-auth/mcp';
 
 type RepoArgs = { org: string; repo: string };
@@ -14,7 +10,6 @@ const readRepo: McpToolPolicy<RepoArgs> = { permission: 'repo:read', resource: (
 const writeRepo: McpToolPolicy<RepoArgs> = { permission: 'repo:write', resource: (a) => `${a.org}/${a.repo}` };
 const notes = new Map<string, string>();
 
-/** Build the MCP server for one credential. */
 export function buildServer(auth: Auth, principal: Principal): McpServer {
   const server = new McpServer({ name: 'example', version: '1.0.0' });
 
@@ -26,8 +21,16 @@ export function buildServer(auth: Auth, principal: Principal): McpServer {
   if (canUseTool(principal, readRepo)) {
     server.registerTool(
       'note_get',
-      { description: 'Read the note of a repository.', inputSchema: { org: z.string(), repo: z.string() } },
-      guardTool(auth, readRepo, (a: RepoArgs) => ({ content: [{ type: 'text', text: notes.get(`${a.org}/${a.repo}`) ?? '' }] })),
+      {
+        description: 'Read the note of a repository.',
+        inputSchema: { org: z.string(), repo: z.string() },
+        // A refusal is still valid for clients that check results against this schema: errors carry no structuredContent.
+        outputSchema: { text: z.string() },
+      },
+      guardTool(auth, readRepo, (a: RepoArgs) => {
+        const text = notes.get(`${a.org}/${a.repo}`) ?? '';
+        return { content: [{ type: 'text', text }], structuredContent: { text } };
+      }),
     );
   }
   // A read-only token never sees this tool in tools/list.
@@ -42,17 +45,4 @@ export function buildServer(auth: Auth, principal: Principal): McpServer {
     );
   }
   return server;
-}
-
-/** An in-memory auth where alice is an editor of acme, and two PATs of hers to try: read-only and read-write. */
-export async function demoAuth(): Promise<{ auth: Auth; tokens: { reader: string; writer: string } }> {
-  const auth = createAuth({
-    issuer: 'http://127.0.0.1',
-    keys: await generateKeyRing(),
-    members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
-  });
-  const alice = auth.client(await auth.authenticate(await auth.issueSession('alice')));
-  const reader = await alice.token.create({ name: 'reader', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
-  const writer = await alice.token.create({ name: 'writer', scopes: [{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'] }] });
-  return { auth, tokens: { reader: reader.token, writer: writer.token } };
 }

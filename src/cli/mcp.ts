@@ -148,22 +148,27 @@ const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
 /**
  * The dev server's hook: answers `/mcp` and its metadata path and returns
  * true, or returns false for every other path (the caller routes those).
+ * `allowedOrigins` are the browser origins allowed besides the server's own
+ * (`svc serve --allow-origin`); any other `Origin` gets 403 (DNS rebinding).
  *
+ * @throws ValidationError when an allowed origin is not an http(s) origin.
  * @example
  * ```ts
- * const mcp = mountMcp(dev, things, log);
+ * const mcp = mountMcp(dev, things, { log });
  * createServer((req, res) => { if (!mcp(req, res)) void handle(req, res); });
  * ```
  */
 export function mountMcp(
   dev: DevInstance,
   things: ThingStore,
-  log?: (line: string) => void,
+  options: { log?: ((line: string) => void) | undefined; allowedOrigins?: readonly string[] | undefined } = {},
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const log = options.log;
   const handlers = mcpNodeHandlers({
     auth: dev.auth,
     resourceName: 'svc dev instance',
     server: (principal) => devMcpServer(dev, things, principal),
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
   });
   const trace = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     if (log === undefined) return;
@@ -188,7 +193,8 @@ export function mountMcp(
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === MCP_PATH) {
       trace(req, res, path);
-      void handlers.mcp(req, res);
+      // The library's handler never rejects; should that ever break, one request must not end the server.
+      handlers.mcp(req, res).catch(() => res.destroy());
       return true;
     }
     if (path === MCP_METADATA_PATH) {

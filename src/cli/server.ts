@@ -42,6 +42,8 @@ export interface DevServerOptions {
    * answered per H2.
    */
   routes?: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>;
+  /** Browser origins that may call `/mcp` besides the server's own; any other `Origin` gets 403. Default none. */
+  allowedOrigins?: readonly string[];
 }
 
 /**
@@ -246,7 +248,14 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
     }
   }
 
-  const mcp = mountMcp(dev, things, log);
+  let mcp: ReturnType<typeof mountMcp>;
+  try {
+    mcp = mountMcp(dev, things, { log, allowedOrigins: options.allowedOrigins });
+  } catch (err) {
+    // A bad --allow-origin: refused before listening, without keeping the instance open.
+    if (owned) await dev.close();
+    throw err;
+  }
   // Hostile clients: a slow client that never finishes its headers or body is cut off,
   // and headers beyond 16 KiB get 431, so one client cannot hold the server's memory.
   const server = createServer(

@@ -12,7 +12,8 @@ import type { Principal } from '../policy';
 import { bearerFromRequest, type Auth } from '../service';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
 import { checkOptions } from '../vocabulary';
-import { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from './metadata';
+import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
+import { checkAllowedOrigins, originAllowed, resourceAt } from './origin';
 
 /**
  * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits.
@@ -39,6 +40,7 @@ export interface McpServerLike {
  *   auth,
  *   server: (principal) => buildMcpServer(principal), // a new McpServer with the tools this credential can use
  *   resource: 'https://svc.example/mcp',
+ *   allowedOrigins: ['https://app.svc.example'], // a browser client on another origin
  * };
  * ```
  */
@@ -58,6 +60,16 @@ export interface McpHandlerOptions {
   resourceName?: string;
   /** The next step a person should take about a refused token (see `mcpTokenVerifier`). */
   renewHint?: string;
+  /**
+   * Browser origins allowed to call the endpoint besides its own
+   * (`['https://app.example']`). A request whose `Origin` header is neither
+   * gets 403 before its credential is read (DNS rebinding, MCP transport
+   * security). Requests without `Origin` (every non-browser client) are not
+   * affected. The endpoint's own origin is that of `resource`; without
+   * `resource`, the request's own origin counts only when its host is an IP
+   * literal or `localhost`. This adds no CORS headers.
+   */
+  allowedOrigins?: readonly (string | URL)[];
   /** Called with the original error whenever the answer is a 5xx, to log what the client is never shown. */
   onError?: (err: unknown) => void;
 }
@@ -69,10 +81,28 @@ export interface Answer {
   body: unknown;
 }
 
-const OPTION_KEYS = new Set(['auth', 'server', 'resource', 'authorizationServers', 'resourceName', 'renewHint', 'onError']);
+const OPTION_KEYS = new Set([
+  'auth',
+  'server',
+  'resource',
+  'authorizationServers',
+  'resourceName',
+  'renewHint',
+  'allowedOrigins',
+  'onError',
+]);
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
-/** @internal what both handler kinds share: option checks, authentication, error answers. */
+/** @internal what the handlers learned about a request before its credential: the resource it addresses, or the refusal. */
+export type Admission = { resource: string; refusal?: undefined } | { resource?: undefined; refusal: Answer };
+
+const internalAnswer = (): Answer => ({
+  status: 500,
+  headers: { ...JSON_HEADERS },
+  body: { error: 'internal', message: 'internal error' },
+});
+
+/** @internal what both handler kinds share: option checks, the checks before authentication, authentication, error answers. */
 export function core(options: McpHandlerOptions) {
   if (typeof options !== 'object' || options === null)
     throw new ValidationError([{ path: 'options', message: 'expected { auth, server, ... }' }]);
@@ -84,6 +114,8 @@ export function core(options: McpHandlerOptions) {
   if (options.onError !== undefined && typeof options.onError !== 'function')
     throw new ValidationError([{ path: 'options.onError', message: 'must be a function' }]);
   const fixed = options.resource === undefined ? undefined : checkUrl(options.resource, 'options.resource');
+  const fixedOrigin = fixed === undefined ? undefined : new URL(fixed).origin;
+  const allowed = checkAllowedOrigins(options.allowedOrigins, 'options.allowedOrigins');
   const hint = checkRenewHint(options.renewHint, 'options.renewHint');
   const meta = (resource: string): ProtectedResourceMetadata =>
     protectedResourceMetadata({
@@ -94,30 +126,81 @@ export function core(options: McpHandlerOptions) {
   // Fail now, not on the first request, when the metadata options are wrong.
   meta(fixed ?? 'http://localhost/mcp');
 
+  /** A user's onError that throws must not turn an answer into a rejection. */
+  function report(err: unknown): void {
+    try {
+      options.onError?.(err);
+    } catch {
+      // Logging failed; the client still gets its answer.
+    }
+  }
+
+  /** 400 for a request whose URL cannot be made: no `Host` a URL can hold, or a target that is not a path. */
+  function badTarget(requestOrigin: string | undefined): Answer {
+    const issue =
+      requestOrigin === undefined
+        ? { path: 'headers.host', message: 'missing, or not a host name (with an optional port)' }
+        : { path: 'url', message: 'not a path on this host' };
+    return failure(new ValidationError([issue]), undefined);
+  }
+
+  /**
+   * Before any credential is read: where the request was sent (its `Host`,
+   * `requestOrigin` undefined when that header could not be one, so a 400
+   * rather than a URL nobody can parse in the 401), then where it came from
+   * (its `Origin`, 403 against DNS rebinding).
+   */
+  function admit(requestOrigin: string | undefined, path: string, originHeader: unknown): Admission {
+    let resource = fixed;
+    if (resource === undefined) {
+      resource = requestOrigin === undefined ? undefined : resourceAt(requestOrigin, path);
+      if (resource === undefined) return { refusal: badTarget(requestOrigin) };
+    }
+    if (!originAllowed(originHeader, requestOrigin, fixedOrigin, allowed)) {
+      const message = "this Origin may not call the MCP endpoint: it is neither the endpoint's own origin nor in allowedOrigins";
+      return { refusal: { status: 403, headers: { ...JSON_HEADERS }, body: { error: 'forbidden', message } } };
+    }
+    return { resource };
+  }
+
   async function authenticate(req: IncomingMessage | Request, resource: string): Promise<{ principal: Principal; info: AuthInfo }> {
     const token = bearerFromRequest(req);
     const principal = await auth.authenticate(token);
     return { principal, info: authInfoFor(principal, token, resource) };
   }
 
-  /** H2, plus `resource_metadata` on a 401 so that MCP clients find the metadata (RFC 9728 section 5.1). */
+  /** H2, plus `resource_metadata` on a 401 so that MCP clients find the metadata (RFC 9728 section 5.1). Never throws. */
   function failure(err: unknown, resource: string | undefined): Answer {
-    const answer = httpError(err);
-    if (answer.status >= 500) options.onError?.(err);
-    const headers = { ...answer.headers };
-    const body: HttpErrorBody = { ...answer.body };
-    if (answer.status === 401) {
-      const reason = err instanceof AuthenticationError ? err.reason : 'malformed';
-      const text = refusalText(reason, hint);
-      const where = resource === undefined ? '' : `, resource_metadata="${resourceMetadataUrl(resource)}"`;
-      // RFC 6750 section 3.1: no error code when the request carried no credential at all.
-      headers['www-authenticate'] =
-        reason === 'missing'
-          ? `Bearer realm="svc"${where}`
-          : `Bearer realm="svc", error="invalid_token", error_description="${text}"${where}`;
-      body.message = text;
+    try {
+      const answer = httpError(err);
+      if (answer.status >= 500) report(err);
+      const headers = { ...answer.headers };
+      const body: HttpErrorBody = { ...answer.body };
+      if (answer.status === 401) {
+        const reason = err instanceof AuthenticationError ? err.reason : 'malformed';
+        const text = refusalText(reason, hint);
+        const where = resource === undefined ? '' : metadataLink(resource);
+        // RFC 6750 section 3.1: no error code when the request carried no credential at all.
+        headers['www-authenticate'] =
+          reason === 'missing'
+            ? `Bearer realm="svc"${where}`
+            : `Bearer realm="svc", error="invalid_token", error_description="${text}"${where}`;
+        body.message = text;
+      }
+      return { status: answer.status, headers, body };
+    } catch (e) {
+      report(e);
+      return internalAnswer();
     }
-    return { status: answer.status, headers, body };
+  }
+
+  /** The `resource_metadata` attribute; none rather than no answer if the URL cannot be made. */
+  function metadataLink(resource: string): string {
+    try {
+      return `, resource_metadata="${resourceMetadataUrl(resource)}"`;
+    } catch {
+      return '';
+    }
   }
 
   function methodNotAllowed(): Answer {
@@ -129,11 +212,29 @@ export function core(options: McpHandlerOptions) {
     };
   }
 
-  function metadataAnswer(resource: string | undefined): Answer {
-    if (resource === undefined)
-      return { status: 404, headers: { ...JSON_HEADERS }, body: { error: 'not_found', message: 'no protected resource here' } };
-    return { status: 200, headers: { ...JSON_HEADERS, 'cache-control': 'max-age=300' }, body: meta(resource) };
+  /** The metadata of the endpoint whose metadata URL is `path` on `requestOrigin`. Needs no credential; never throws. */
+  function metadataAnswer(requestOrigin: string | undefined, path: string): Answer {
+    let resource = fixed;
+    if (resource === undefined) {
+      if (requestOrigin === undefined) return badTarget(requestOrigin);
+      const rest = resourceOfMetadataPath(path);
+      if (rest === undefined)
+        return { status: 404, headers: { ...JSON_HEADERS }, body: { error: 'not_found', message: 'no protected resource here' } };
+      resource = resourceAt(requestOrigin, rest);
+      if (resource === undefined) return badTarget(requestOrigin);
+    }
+    try {
+      return { status: 200, headers: { ...JSON_HEADERS, 'cache-control': 'max-age=300' }, body: meta(resource) };
+    } catch (err) {
+      return failure(err, undefined);
+    }
   }
 
-  return { fixed, authenticate, failure, methodNotAllowed, metadataAnswer, build: options.server, onError: options.onError };
+  /** The answer to an error that escaped everything else: a 500, the error to `onError`. */
+  function internal(err: unknown): Answer {
+    report(err);
+    return internalAnswer();
+  }
+
+  return { admit, authenticate, failure, methodNotAllowed, metadataAnswer, internal, build: options.server };
 }

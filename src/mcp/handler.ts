@@ -11,10 +11,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ValidationError } from '../errors';
 import type { AuthInfo } from './auth-info';
 import { core, type Answer, type McpHandlerOptions } from './handler-core';
-import { resourceOfMetadataPath } from './metadata';
+import { originOfHost } from './origin';
 
 export type { McpHandlerOptions, McpServerLike } from './handler-core';
 
@@ -53,21 +52,16 @@ export interface McpFetchHandlers {
   metadata(req: Request): Response;
 }
 
-const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
-
 function pathOf(url: string | undefined): string {
-  const raw = url ?? '/';
+  const raw = typeof url === 'string' ? url : '/';
   const q = raw.search(/[?#]/);
   return q < 0 ? raw : raw.slice(0, q);
 }
 
-/** The origin a node request was sent to; `ValidationError` for a Host header that could not be one. */
-function nodeOrigin(req: IncomingMessage): string {
-  const host = req.headers.host;
-  if (typeof host !== 'string' || !HOST.test(host))
-    throw new ValidationError([{ path: 'headers.host', message: 'missing or not a host name' }]);
+/** The origin a node request was sent to (its `Host`), `undefined` when that header could not be one. */
+function nodeOrigin(req: IncomingMessage): string | undefined {
   const tls = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
-  return `${tls ? 'https' : 'http'}://${host}`;
+  return originOfHost(req.headers.host, tls);
 }
 
 function originalUrl(req: IncomingMessage): string | undefined {
@@ -76,12 +70,21 @@ function originalUrl(req: IncomingMessage): string | undefined {
   return typeof o === 'string' ? o : req.url;
 }
 
+/** Write one answer; never throws (a response that cannot take it is cut off instead). */
 function write(res: ServerResponse, a: Answer): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
+  try {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(a.status, a.headers).end(JSON.stringify(a.body));
+  } catch {
+    try {
+      res.destroy();
+    } catch {
+      // Nothing left to answer on.
+    }
   }
-  res.writeHead(a.status, a.headers).end(JSON.stringify(a.body));
 }
 
 /**
@@ -92,7 +95,10 @@ function write(res: ServerResponse, a: Answer): void {
  * (JSON responses); GET and DELETE answer 405. A refused credential is a 401
  * with `WWW-Authenticate: Bearer realm="svc", error="invalid_token",
  * error_description="...", resource_metadata="<metadata URL>"` (no error
- * attribute when the header is missing).
+ * attribute when the header is missing). Before the credential is read, a
+ * `Host` no URL can hold is a 400 and a browser `Origin` that is neither the
+ * endpoint's own nor in `allowedOrigins` a 403 (DNS rebinding). Neither
+ * handler throws, and the promise of `mcp` never rejects.
  *
  * @throws ValidationError when the options are not usable (checked here, once).
  * @example
@@ -110,33 +116,38 @@ function write(res: ServerResponse, a: Answer): void {
  */
 export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
   const c = core(options);
+  async function serve(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
+    let resource: string | undefined;
+    try {
+      const admitted = c.admit(nodeOrigin(req), pathOf(originalUrl(req)), req.headers.origin);
+      if (admitted.refusal !== undefined) return write(res, admitted.refusal);
+      resource = admitted.resource;
+      const { principal, info } = await c.authenticate(req, resource);
+      // Where the SDK's node transport (and Express code after requireBearerAuth) looks for it.
+      (req as IncomingMessage & { auth?: AuthInfo }).auth = info;
+      if (req.method !== 'POST') return write(res, c.methodNotAllowed());
+      const server = await c.build(principal, info);
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close().catch(() => undefined);
+        void server.close().catch(() => undefined);
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, parsedBody);
+    } catch (err) {
+      write(res, c.failure(err, resource));
+    }
+  }
   return Object.freeze({
-    async mcp(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
-      let resource: string | undefined = c.fixed;
-      try {
-        resource ??= `${nodeOrigin(req)}${pathOf(originalUrl(req))}`;
-        const { principal, info } = await c.authenticate(req, resource);
-        // Where the SDK's node transport (and Express code after requireBearerAuth) looks for it.
-        (req as IncomingMessage & { auth?: AuthInfo }).auth = info;
-        if (req.method !== 'POST') return write(res, c.methodNotAllowed());
-        const server = await c.build(principal, info);
-        const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
-        res.on('close', () => {
-          void transport.close().catch(() => undefined);
-          void server.close().catch(() => undefined);
-        });
-        await server.connect(transport);
-        await transport.handleRequest(req, res, parsedBody);
-      } catch (err) {
-        write(res, c.failure(err, resource));
-      }
+    mcp(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+      // The one promise a caller holds (often with `void`): whatever escapes is a 500, never a rejection.
+      return serve(req, res, parsedBody).catch((err: unknown) => write(res, c.internal(err)));
     },
     metadata(req: IncomingMessage, res: ServerResponse): void {
       try {
-        const resource = c.fixed ?? resourceOfMetadataPath(nodeOrigin(req), pathOf(originalUrl(req)));
-        write(res, c.metadataAnswer(resource));
+        write(res, c.metadataAnswer(nodeOrigin(req), pathOf(originalUrl(req))));
       } catch (err) {
-        write(res, c.failure(err, undefined));
+        write(res, c.internal(err));
       }
     },
   });
@@ -146,7 +157,8 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
  * Fetch handlers (`(Request) => Response`) for an MCP endpoint authenticated
  * with svc-auth, on the SDK's `WebStandardStreamableHTTPServerTransport`
  * (stateless, JSON responses): the same behaviour as {@link mcpNodeHandlers}
- * for Hono, Bun, Deno, Cloudflare Workers or Next.js route handlers.
+ * (400 for a bad host, 403 for a foreign `Origin`, never a rejection) for
+ * Hono, Bun, Deno, Cloudflare Workers or Next.js route handlers.
  *
  * @throws ValidationError when the options are not usable (checked here, once).
  * @example
@@ -163,40 +175,49 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
 export function mcpFetchHandlers(options: McpHandlerOptions): McpFetchHandlers {
   const c = core(options);
   const respond = (a: Answer): Response => new Response(JSON.stringify(a.body), { status: a.status, headers: a.headers });
-  return Object.freeze({
-    async mcp(req: Request): Promise<Response> {
-      let resource: string | undefined = c.fixed;
+  /** The request's origin and path; a runtime always gives an absolute URL, anything else is a bad host. */
+  const target = (req: Request): { origin: string | undefined; path: string } => {
+    try {
+      const url = new URL(req.url);
+      return { origin: url.origin, path: url.pathname };
+    } catch {
+      return { origin: undefined, path: '/' };
+    }
+  };
+  async function serve(req: Request): Promise<Response> {
+    let resource: string | undefined;
+    try {
+      const { origin, path } = target(req);
+      const admitted = c.admit(origin, path, req.headers.get('origin'));
+      if (admitted.refusal !== undefined) return respond(admitted.refusal);
+      resource = admitted.resource;
+      const { principal, info } = await c.authenticate(req, resource);
+      if (req.method !== 'POST') return respond(c.methodNotAllowed());
+      const server = await c.build(principal, info);
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
       try {
-        if (resource === undefined) {
-          const url = new URL(req.url);
-          resource = `${url.origin}${url.pathname}`;
-        }
-        const { principal, info } = await c.authenticate(req, resource);
-        if (req.method !== 'POST') return respond(c.methodNotAllowed());
-        const server = await c.build(principal, info);
-        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-        try {
-          await server.connect(transport);
-          // JSON mode: the Response holds the whole answer once it resolves, so both can close.
-          return await transport.handleRequest(req, { authInfo: info });
-        } finally {
-          await transport.close().catch(() => undefined);
-          await server.close().catch(() => undefined);
-        }
-      } catch (err) {
-        return respond(c.failure(err, resource));
+        await server.connect(transport);
+        // JSON mode: the Response holds the whole answer once it resolves, so both can close.
+        return await transport.handleRequest(req, { authInfo: info });
+      } finally {
+        await transport.close().catch(() => undefined);
+        await server.close().catch(() => undefined);
       }
+    } catch (err) {
+      return respond(c.failure(err, resource));
+    }
+  }
+  return Object.freeze({
+    mcp(req: Request): Promise<Response> {
+      // Behind @hono/node-server a rejection is a 500 with the stack on stderr: nothing may escape.
+      return serve(req).catch((err: unknown) => respond(c.internal(err)));
     },
     metadata(req: Request): Response {
       try {
-        let resource = c.fixed;
-        if (resource === undefined) {
-          const url = new URL(req.url);
-          resource = resourceOfMetadataPath(url.origin, url.pathname);
-        }
-        return respond(c.metadataAnswer(resource));
+        const { origin, path } = target(req);
+        return respond(c.metadataAnswer(origin, path));
       } catch (err) {
-        return respond(c.failure(err, undefined));
+        return respond(c.internal(err));
       }
     },
   });

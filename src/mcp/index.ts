@@ -16,7 +16,7 @@ export {
   type AuthInfo,
   type OAuthTokenVerifier,
 } from './auth-info';
-export { guardTool, canUseTool, toolError, type McpToolPolicy, type McpToolExtra, type GuardedToolHandler } from './tools';
+export { guardTool, canUseTool, toolError, TOOL_ERROR_META, type McpToolPolicy, type McpToolExtra, type GuardedToolHandler } from './tools';
 export { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata, type ProtectedResourceOptions } from './metadata';
 export {
   mcpNodeHandlers,

@@ -90,8 +90,8 @@ export function resourceMetadataUrl(resource: string | URL): string {
   return `${url.origin}${WELL_KNOWN}${path}`;
 }
 
-/** @internal the resource a metadata URL describes (the inverse of {@link resourceMetadataUrl}), or undefined. */
-export function resourceOfMetadataPath(origin: string, path: string): string | undefined {
+/** @internal the path of the resource a metadata path describes (the inverse of {@link resourceMetadataUrl}), or undefined. */
+export function resourceOfMetadataPath(path: string): string | undefined {
   if (path !== WELL_KNOWN && !path.startsWith(`${WELL_KNOWN}/`)) return undefined;
-  return `${origin}${path.slice(WELL_KNOWN.length) || '/'}`;
+  return path.slice(WELL_KNOWN.length) || '/';
 }

@@ -80,14 +80,31 @@ export function checkPolicy<Args>(policy: McpToolPolicy<Args>): McpToolPolicy<Ar
 }
 
 /**
- * A tool error result (`isError: true`): `<code>: <message>` as text for the
- * model, the same facts as structured content for programs.
+ * Where a tool error result carries its facts for programs: `_meta['svc-auth/error']`.
+ *
+ * @example
+ * ```ts
+ * import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+ * import { TOOL_ERROR_META } from 'svc-auth/mcp';
+ * const facts = (result: CallToolResult) => result._meta?.[TOOL_ERROR_META]; // { error: 'forbidden', reason: 'thing', ... }
+ * ```
+ */
+export const TOOL_ERROR_META = 'svc-auth/error';
+
+/**
+ * A tool error result (`isError: true`): `<code>: <message>` as text, which
+ * every client shows the model, and the same facts for programs in
+ * `_meta['svc-auth/error']`. It has no `structuredContent`: clients (the
+ * official SDK's `callTool`, MCP Inspector) validate `structuredContent`
+ * against the tool's `outputSchema` even on errors, and an error object is
+ * not the tool's output, so they would throw a protocol error instead of
+ * showing the refusal.
  *
  * @example
  * ```ts
  * toolError('not_found', 'no thing Doc/x in acme/web');
  * // { isError: true, content: [{ type: 'text', text: 'not_found: no thing Doc/x in acme/web' }],
- * //   structuredContent: { error: 'not_found', message: 'no thing Doc/x in acme/web' } }
+ * //   _meta: { 'svc-auth/error': { error: 'not_found', message: 'no thing Doc/x in acme/web' } } }
  * ```
  */
 export function toolError(code: string, message: string, details: Record<string, unknown> = {}): CallToolResult {
@@ -98,9 +115,17 @@ export function toolError(code: string, message: string, details: Record<string,
   return {
     isError: true,
     content: [{ type: 'text', text: `${code}: ${text}` }],
-    structuredContent: { error: code, message: text, ...safe },
+    _meta: { [TOOL_ERROR_META]: { error: code, message: text, ...safe } },
   };
 }
+
+/** What each denial reason means, in words a model can relay to a person. */
+const DENIED_BECAUSE: Readonly<Record<string, string>> = {
+  role: "the user's role does not include it",
+  scope: "the token's scopes do not include it",
+  thing: "the token's allowedMatches do not cover this thing",
+  invalid: 'the resource or thing name is not valid for this permission',
+};
 
 const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
 
@@ -109,7 +134,8 @@ const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
  * is read from `extra.authInfo` ({@link mcpPrincipal}), the resource and thing
  * from the tool's validated arguments, and `auth.authorize` decides. A deny is
  * a tool result with `isError: true` naming the permission, resource (and
- * thing) refused and why (`role`, `scope`, `thing`, `invalid`); a PAT cannot
+ * thing) refused and why (`role`, `scope`, `thing`, `invalid`), in its text
+ * and in `_meta['svc-auth/error']` (see {@link toolError}); a PAT cannot
  * gain scope, so there is no OAuth scope challenge. A svc-auth error thrown
  * by the handler (`not_found`, `validation`, ...) is a tool error with its code.
  *
@@ -147,7 +173,8 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
       if (!d.allowed) {
         reportDenied(a, principal, String(resource), pol.permission, d.reason, typeof thing === 'string' ? thing : undefined);
         const on = thing === undefined ? String(resource) : `${String(resource)} (thing ${String(thing)})`;
-        return toolError('forbidden', `${pol.permission} on ${on} was refused (${d.reason})`.slice(0, 2048), {
+        const why = DENIED_BECAUSE[d.reason] ?? d.reason;
+        return toolError('forbidden', `${pol.permission} on ${on} was refused (${d.reason}): ${why}`.slice(0, 2048), {
           permission: pol.permission,
           resource: String(resource).slice(0, 256),
           ...(thing === undefined ? {} : { thing: String(thing).slice(0, 1024) }),

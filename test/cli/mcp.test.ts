@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { TOOL_ERROR_META } from '../../src/mcp';
 import { exited, serve, svc, tempHome } from './helpers';
 
 async function connect(url: string, token: string): Promise<Client> {
@@ -20,6 +21,8 @@ async function connect(url: string, token: string): Promise<Client> {
 
 const structured = (r: unknown): Record<string, unknown> => (r as CallToolResult).structuredContent as Record<string, unknown>;
 const textOf = (r: unknown): string => ((r as CallToolResult).content[0] as { text: string }).text;
+/** The facts of a tool error, for programs (errors carry no structuredContent: see toolError). */
+const facts = (r: unknown): Record<string, unknown> => (r as CallToolResult)._meta?.[TOOL_ERROR_META] as Record<string, unknown>;
 
 describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 }, () => {
   let home = '';
@@ -109,18 +112,31 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     expect(await http.json()).toEqual(structured(got));
   });
 
-  it('an unknown thing is a tool error, not a protocol error', async () => {
+  it('an unknown thing is a tool error, not a protocol error (thing_get has an outputSchema)', async () => {
     const c = await open(reader);
+    expect((await c.listTools()).tools.find((t) => t.name === 'thing_get')?.outputSchema).toBeDefined();
     const r = await c.callTool({ name: 'thing_get', arguments: { org: 'acme', repo: 'web', name: 'Doc/missing' } });
     expect(r.isError).toBe(true);
-    expect(structured(r)).toMatchObject({ error: 'not_found' });
+    expect(r.structuredContent).toBeUndefined();
+    expect(textOf(r)).toBe('not_found: no thing Doc/missing in acme/web');
+    expect(facts(r)).toMatchObject({ error: 'not_found' });
+  });
+
+  it('a Doc/** token writing Code/x gets isError with the reason in its text, never a thrown McpError', async () => {
+    const c = await open(docs);
+    await c.listTools(); // the SDK client now validates results against each tool's outputSchema
+    const r = await c.callTool({ name: 'thing_put', arguments: { org: 'acme', repo: 'web', name: 'Code/x', content: 'x' } });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toBe(
+      "forbidden: repo:write on acme/web (thing Code/x) was refused (thing): the token's allowedMatches do not cover this thing",
+    );
   });
 
   it('a thing outside allowedMatches is a tool error naming the permission and resource refused', async () => {
     const c = await open(docs);
     const r = await c.callTool({ name: 'thing_put', arguments: { org: 'acme', repo: 'web', name: 'Img/logo', content: 'x' } });
     expect(r.isError).toBe(true);
-    expect(structured(r)).toEqual({
+    expect(facts(r)).toEqual({
       error: 'forbidden',
       message: expect.stringContaining('repo:write on acme/web'),
       permission: 'repo:write',
@@ -134,6 +150,7 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
 
   it('escalation attempt: a read-only token calling the hidden thing_put directly is refused', async () => {
     const c = await open(reader);
+    await c.listTools();
     const r = await c.callTool({ name: 'thing_put', arguments: { org: 'acme', repo: 'web', name: 'Doc/x', content: 'x' } });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/not found/i);
@@ -141,8 +158,11 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
 
   it('a repo outside the token scope is refused with reason scope', async () => {
     const c = await open(reader);
+    await c.listTools();
     const r = await c.callTool({ name: 'repo_head', arguments: { org: 'acme', repo: 'api' } });
-    expect(structured(r)).toMatchObject({ error: 'forbidden', permission: 'repo:read', resource: 'acme/api', reason: 'scope' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("repo:read on acme/api was refused (scope): the token's scopes do not include it");
+    expect(facts(r)).toMatchObject({ error: 'forbidden', permission: 'repo:read', resource: 'acme/api', reason: 'scope' });
   });
 
   it('no header is a 401 carrying resource_metadata, and the metadata lists no authorization server', async () => {

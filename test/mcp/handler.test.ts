@@ -91,6 +91,63 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
     expect(seen).toHaveLength(1);
   });
 
+  it('a hostile Host header never makes mcp() reject: a URL with a quote in its host is 400, not a rejection', async () => {
+    const h = mcpFetchHandlers(options(s.auth));
+    const r = await h.mcp(new Request('http://a"b/mcp', { method: 'POST', body: '{}' }));
+    expect(r.status).toBe(400);
+    expect(r.headers.get('www-authenticate')).toBeNull();
+    expect((await h.metadata(new Request('http://a"b/.well-known/oauth-protected-resource/mcp'))).status).toBe(400);
+    // Not a Request at all (Hono's c.req instead of c.req.raw): a programming error, answered 500 all the same.
+    expect((await h.mcp({} as Request)).status).toBe(500);
+  });
+
+  it('behind @hono/node-server, Host: a"b gets 400 and nothing on stderr (it was a 500 with a stack)', async () => {
+    const { serve } = await import('@hono/node-server');
+    const { request } = await import('node:http');
+    const h = mcpFetchHandlers(options(s.auth));
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args);
+    const srv = await new Promise<Server>((done) => {
+      const x = serve({ fetch: (req: Request) => h.mcp(req), port: 0, hostname: '127.0.0.1' }, () => done(x as Server));
+    });
+    try {
+      const port = (srv.address() as AddressInfo).port;
+      const code = await new Promise<number | undefined>((done, fail) => {
+        const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host: 'a"b' } }, (res) => {
+          res.resume();
+          done(res.statusCode);
+        });
+        req.on('error', fail);
+        req.end('{}');
+      });
+      expect(code).toBe(400);
+      expect(errors).toEqual([]);
+    } finally {
+      console.error = original;
+      await new Promise<void>((done) => srv.close(() => done()));
+    }
+  });
+
+  it('a throwing onError never turns an answer into a rejection', async () => {
+    const h = mcpFetchHandlers(
+      options(s.auth, {
+        server: () => {
+          throw new Error('server factory broke');
+        },
+        onError: () => {
+          throw new Error('logger broke too');
+        },
+      }),
+    );
+    const session = await s.auth.issueSession('alice');
+    const r = await h.mcp(
+      new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: { authorization: `Bearer ${session}` }, body: '{}' }),
+    );
+    expect(r.status).toBe(500);
+    expect(await r.text()).not.toContain('broke');
+  });
+
   it('metadata: derived from the request URL, listing authorization servers only when given', async () => {
     const dev = mcpFetchHandlers(options(s.auth));
     const doc = await dev.metadata(new Request('http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp')).json();
@@ -146,6 +203,44 @@ describe('mcpNodeHandlers', () => {
     });
     expect(status.code).toBe(400);
     expect(status.challenge).toBeUndefined();
+  });
+
+  it('a hostile Host header never makes mcp() reject: hosts no URL can hold are 400 without resource_metadata', async () => {
+    // These passed the old syntax check, then broke `new URL()` inside the handler's own catch: mcp() rejected.
+    const h = mcpNodeHandlers(options(s.auth));
+    const { request } = await import('node:http');
+    const outcomes: unknown[] = [];
+    const srv = createServer((req, res) => {
+      const p = req.url?.startsWith('/.well-known/') ? Promise.resolve(h.metadata(req, res)) : h.mcp(req, res);
+      outcomes.push(
+        p.then(
+          () => 'resolved',
+          (e: unknown) => e,
+        ),
+      );
+    });
+    await new Promise<void>((done) => srv.listen(0, '127.0.0.1', done));
+    const port = (srv.address() as AddressInfo).port;
+    const send = (path: string, host: string): Promise<{ code: number | undefined; challenge: unknown }> =>
+      new Promise((done, fail) => {
+        const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { host } }, (res) => {
+          res.resume();
+          done({ code: res.statusCode, challenge: res.headers['www-authenticate'] });
+        });
+        req.on('error', fail);
+        req.end('{}');
+      });
+    try {
+      for (const host of ['127.0.0.1:99999', '[::::::]', '1.2.3.4.5', '256.1.1.1', 'a"b', 'x:1:2']) {
+        expect(await send('/mcp', host), host).toEqual({ code: 400, challenge: undefined });
+        expect(await send('/.well-known/oauth-protected-resource/mcp', host), host).toMatchObject({ code: 400 });
+      }
+      // An absolute-form request target is not a path to name in resource_metadata.
+      expect(await send('http://evil.example/mcp', `127.0.0.1:${port}`)).toMatchObject({ code: 400 });
+      expect(await Promise.all(outcomes)).toEqual(outcomes.map(() => 'resolved'));
+    } finally {
+      await new Promise<void>((done) => srv.close(() => done()));
+    }
   });
 
   it('a malformed Authorization header is 401 invalid_token with resource_metadata from the request', async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { canUseTool, guardTool, mcpTokenVerifier, type McpToolPolicy } from '../../src/mcp';
+import { canUseTool, guardTool, mcpTokenVerifier, TOOL_ERROR_META, type McpToolPolicy } from '../../src/mcp';
 import { setup, type Setup } from '../service/fixture';
 import { caught } from '../support/errors';
 
@@ -47,11 +47,18 @@ describe('guardTool and canUseTool', () => {
     const thing = await tool({ org: 'acme', repo: 'web', name: 'Img/logo' }, { authInfo: docs });
     expect(thing).toMatchObject({
       isError: true,
-      structuredContent: { error: 'forbidden', permission: 'repo:write', resource: 'acme/web', thing: 'Img/logo', reason: 'thing' },
+      _meta: {
+        [TOOL_ERROR_META]: { error: 'forbidden', permission: 'repo:write', resource: 'acme/web', thing: 'Img/logo', reason: 'thing' },
+      },
     });
-    expect((thing.content[0] as { text: string }).text).toBe('forbidden: repo:write on acme/web (thing Img/logo) was refused (thing)');
+    // No structuredContent: clients check it against the tool's outputSchema even on errors.
+    expect(thing).not.toHaveProperty('structuredContent');
+    expect((thing.content[0] as { text: string }).text).toBe(
+      "forbidden: repo:write on acme/web (thing Img/logo) was refused (thing): the token's allowedMatches do not cover this thing",
+    );
     const scope = await tool({ org: 'acme', repo: 'web', name: 'Doc/a' }, { authInfo: reader });
-    expect(scope).toMatchObject({ isError: true, structuredContent: { reason: 'scope' } });
+    expect(scope).toMatchObject({ isError: true, _meta: { [TOOL_ERROR_META]: { reason: 'scope' } } });
+    expect((scope.content[0] as { text: string }).text).toContain("the token's scopes do not include it");
     expect(ran).toBe(false);
   });
 
@@ -59,11 +66,11 @@ describe('guardTool and canUseTool', () => {
     const tool = guardTool(s.auth, write, () => ({ content: [] }));
     expect(await tool({ org: 'acme/web', repo: 'x', name: 'Doc/a' }, { authInfo: docs })).toMatchObject({
       isError: true,
-      structuredContent: { reason: 'invalid' },
+      _meta: { [TOOL_ERROR_META]: { reason: 'invalid' } },
     });
     expect(await tool({ org: 'acme', repo: 'web', name: 'Doc/../Img/logo' }, { authInfo: docs })).toMatchObject({
       isError: true,
-      structuredContent: { reason: 'invalid' },
+      _meta: { [TOOL_ERROR_META]: { reason: 'invalid' } },
     });
   });
 
@@ -72,9 +79,12 @@ describe('guardTool and canUseTool', () => {
     const tool = guardTool(s.auth, read, () => ({ content: [{ type: 'text' as const, text: 'secret' }] }));
     expect(await tool({ org: 'acme', repo: 'web' }, { authInfo: { ...docs, extra: { principal } } })).toMatchObject({
       isError: true,
-      structuredContent: { error: 'authentication' },
+      _meta: { [TOOL_ERROR_META]: { error: 'authentication' } },
     });
-    expect(await tool({ org: 'acme', repo: 'web' }, {})).toMatchObject({ isError: true, structuredContent: { error: 'authentication' } });
+    expect(await tool({ org: 'acme', repo: 'web' }, {})).toMatchObject({
+      isError: true,
+      _meta: { [TOOL_ERROR_META]: { error: 'authentication' } },
+    });
   });
 
   it('token leak via arguments: a token pasted as a thing name is not echoed in the refusal', async () => {
@@ -91,7 +101,8 @@ describe('guardTool and canUseTool', () => {
     });
     expect(await tool({ org: 'acme', repo: 'web' }, { authInfo: reader })).toMatchObject({
       isError: true,
-      structuredContent: { error: 'not_found', message: 'no thing Doc/x in acme/web' },
+      content: [{ type: 'text', text: 'not_found: no thing Doc/x in acme/web' }],
+      _meta: { [TOOL_ERROR_META]: { error: 'not_found', message: 'no thing Doc/x in acme/web' } },
     });
   });
 

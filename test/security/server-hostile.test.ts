@@ -2,8 +2,9 @@
  * The dev server (`svc serve`, a real process) under hostile clients: header
  * floods, oversized headers (431), slow clients that never finish their
  * headers (cut off by the headers timeout), 1,000 concurrent connections, and
- * oversized or malformed JSON bodies on PUT (413/400). Other clients keep
- * being served, memory stays bounded, and the process lives.
+ * oversized or malformed JSON bodies on PUT (413/400), Host headers that no
+ * URL can hold on /mcp (400). Other clients keep being served, memory stays
+ * bounded, and the process lives.
  */
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -158,6 +159,27 @@ describe.skipIf(!linux)('svc serve under hostile clients', { timeout: 120_000 },
     expect(await put(port, path, token, deep)).toBe(400);
     expect(await put(port, path, token, `{"content":${'['.repeat(65)}${']'.repeat(65)}}`)).toBe(400);
     expect(await put(port, path, token, `{"content":${'['.repeat(60)}${']'.repeat(60)}}`)).toBe(200);
+  });
+
+  it('a hostile Host header cannot crash svc serve: POST /mcp without a token is answered 400, and the server lives', async () => {
+    // Each passed a syntax check once, then broke the URL of the 401 inside the handler's own catch.
+    for (const host of ['127.0.0.1:99999', '[::::::]', '1.2.3.4.5', '256.1.1.1', 'a"b', 'a b', '', 'x:1:2', '[::1', 'é.example']) {
+      const reply = await raw(
+        port,
+        `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      );
+      expect(reply, host).toMatch(/^HTTP\/1\.1 400 /);
+      expect(reply, host).not.toMatch(/resource_metadata/i);
+      expect(server.child.exitCode, host).toBeNull();
+    }
+    // The same hosts on the metadata endpoint, and an HTTP/1.0 request with no Host at all.
+    for (const host of ['127.0.0.1:99999', '256.1.1.1']) {
+      const reply = await raw(port, `GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(reply, host).toMatch(/^HTTP\/1\.1 400 /);
+    }
+    expect(await raw(port, 'POST /mcp HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await get(port, '/api/whoami', token)).toBe(200);
+    expect(server.child.exitCode).toBeNull();
   });
 
   it('afterwards: the process lives, serves, and its memory stayed bounded', async () => {

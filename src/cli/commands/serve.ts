@@ -7,7 +7,7 @@ import { optional, parseFlags } from '../args';
 import { help, type Command } from '../command';
 import { createDevServer } from '../server';
 
-const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080]
+const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
 
 Run the reference HTTP server on the dev instance (the same SVC_HOME as the
 other commands). Once it listens it prints two lines on stdout: the base URL
@@ -27,10 +27,17 @@ Endpoints (send 'Authorization: Bearer <token>'):
       repo_head, thing_get, thing_put; a read-only token sees no thing_put
   GET /.well-known/oauth-protected-resource/mcp     its RFC 9728 metadata (no credential)
 
+A request to /mcp with an Origin header (a browser) is refused with 403
+unless that origin is the server's own or given with --allow-origin: a web
+page cannot reach the endpoint through DNS rebinding. Clients that are not
+browsers send no Origin and are not affected.
+
 Options:
-      --host <host>   address to listen on (default 127.0.0.1)
-  -p, --port <port>   port, 0 for a free one (default 8080)
-  -h, --help          show this help
+      --host <host>            address to listen on (default 127.0.0.1)
+  -p, --port <port>            port, 0 for a free one (default 8080)
+      --allow-origin <origin>  a browser origin allowed to call /mcp, such as
+                               http://localhost:6274 (repeatable)
+  -h, --help                   show this help
 `;
 
 /** `svc serve`. */
@@ -39,14 +46,25 @@ export const serveCommand: Command = {
   summary: 'run the reference HTTP server on the dev instance',
   help: SERVE_HELP,
   async run(args, io) {
-    const flags = parseFlags(args, { host: { type: 'string' }, port: { type: 'string', short: 'p' } });
+    const flags = parseFlags(args, {
+      host: { type: 'string' },
+      port: { type: 'string', short: 'p' },
+      'allow-origin': { type: 'string', multiple: true },
+    });
     if (flags.help) return help(io, SERVE_HELP);
     const host = optional(flags, 'host') ?? '127.0.0.1';
     const portText = optional(flags, 'port') ?? '8080';
     if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
       throw new ValidationError([{ path: '--port', message: 'expected a port number from 0 to 65535 (0 picks a free one)' }]);
     }
-    const dev = await createDevServer({ env: io.env, log: (line) => io.stderr(`${line}\n`) });
+    const origins = flags['allow-origin'];
+    const dev = await createDevServer({
+      env: io.env,
+      log: (line) => io.stderr(`${line}\n`),
+      ...(Array.isArray(origins) ? { allowedOrigins: origins } : {}),
+    }).catch((err: unknown) => {
+      throw asFlagError(err);
+    });
     let url: string;
     try {
       url = await dev.listen({ host, port: Number(portText) });
@@ -70,3 +88,12 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+
+/** The library names a bad origin `options.allowedOrigins[i]`; the user typed `--allow-origin`. */
+function asFlagError(err: unknown): unknown {
+  if (!(err instanceof ValidationError) || !err.issues.some((i) => i.path[1] === 'allowedOrigins')) return err;
+  return new ValidationError(
+    err.issues.map((i) => ({ path: i.path[1] === 'allowedOrigins' ? ['--allow-origin', ...i.path.slice(2)] : i.path, message: i.message })),
+    { cause: err },
+  );
+}
