@@ -187,6 +187,22 @@ describe('svc token create --scope: a hint for each common slip (in process)', {
     expect(said(r.stderr).filter((l) => /did you mean|names its permissions/.test(l))).toEqual([]);
   });
 
+  it('a flood: a --scope value of 100 000 permission-like words gets the library message alone, with no hint', async () => {
+    const flood = Array.from({ length: 100_000 }, () => 'repo:reed').join(' ');
+    const r = await run(['token', 'create', '-n', 'x', '--scope', `acme/web=${flood}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(/did you mean/);
+    const split = await run(['token', 'create', '-n', 'x', '--scope', 'acme/web', flood]);
+    expect(split.code).toBe(2);
+    expect(split.stderr).not.toMatch(/did you mean/);
+  });
+
+  it('terminal escapes in a refused --scope value reach neither the message nor the hint raw', async () => {
+    const r = await run(['token', 'create', '-n', 'x', '--scope', 'acme/web:repo:read\u001b[2J']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('\u001b');
+  });
+
   it('a valid --scope gets no hint and creates the token', async () => {
     const r = await run(['token', 'create', '-n', 'fine', '--scope', 'acme/web=repo:read', '--scope', 'acme=role:viewer']);
     expect(r.code).toBe(0);

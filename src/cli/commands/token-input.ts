@@ -151,6 +151,7 @@ function withScopeHints(err: unknown, source: ScopeSource): unknown {
 const WORDS: readonly string[] = [...PERMISSIONS, ...ROLES.map((r) => `role:${r}`)];
 // Words that begin a permission, never read as a resource: `repo:reed` is a typo, not `repo=reed`.
 const PREFIXES = new Set(['repo', 'org', 'role']);
+const HINT_MAX = 512;
 
 /**
  * A "did you mean" for a `--scope` value the library refused, or `undefined` when no good
@@ -161,6 +162,9 @@ const PREFIXES = new Set(['repo', 'org', 'role']);
  * permissions instead of commas.
  */
 function scopeHint(raw: string, next?: string): string | undefined {
+  // A hint is for a slip of a few words: a long value (a flood) gets the library's message alone,
+  // so the guessing below stays a few short edit distances.
+  if (raw.length > HINT_MAX || (next?.length ?? 0) > HINT_MAX) return undefined;
   const v = raw.trim();
   const tail = next === undefined ? undefined : fixPermissions(next);
   const eq = v.indexOf('=');
