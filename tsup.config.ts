@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { defineConfig, type Options } from 'tsup';
 
 // Optional peers (pg, vitest, the web frameworks) are the user's own install: never bundled.
@@ -23,6 +24,18 @@ const library = {
   // the root's chunks (a Principal made by the root's createAuth is recognised).
   mcp: 'src/mcp/index.ts',
 };
+
+// The whole CommonJS side of svc-auth/testing: one Error that says what to do instead. Its code is
+// Node's own for require() of an ES module, so tools that fall back to import() on it (mocha) do.
+const TESTING_CJS = `'use strict';
+const err = new Error(
+  "svc-auth/testing is ESM-only: it registers vitest tests, and vitest cannot be loaded with require(). " +
+    "Use import in an ES module test file (.mjs, .mts, or a package with \\"type\\": \\"module\\"): " +
+    "import { tokenStoreConformance } from 'svc-auth/testing'. The other entries of svc-auth work with require().",
+);
+err.code = 'ERR_REQUIRE_ESM';
+throw err;
+`;
 
 export default defineConfig([
   {
@@ -58,6 +71,9 @@ export default defineConfig([
     format: ['esm'],
     dts: true,
     splitting: false,
+    // package.json sends require('svc-auth/testing') here: without a "require" target Node says the
+    // subpath "is not exported", which reads like a missing feature rather than a module format.
+    onSuccess: () => writeFile('dist/testing.cjs', TESTING_CJS),
   },
   {
     ...common,

@@ -116,6 +116,35 @@ export function optional(flags: Flags, name: string): string | undefined {
 }
 
 /**
+ * How a library input field is spelled on the command line: a flag name (`'--expires'`), or a
+ * function that rewrites the whole issue path (`--scope[0]` keeps only the index of the value).
+ */
+export type FlagName = string | ((path: readonly (string | number)[]) => readonly (string | number)[]);
+
+/**
+ * `err` with the library's field names replaced by the flags the user typed, so that a message
+ * says `--expires: …`, never `expiresIn: …`: a CLI user never wrote the SDK's field. Issues on
+ * other paths, and errors that are not a `ValidationError`, are returned unchanged.
+ *
+ * @example
+ * ```ts
+ * await api.create(input).catch((err: unknown) => {
+ *   throw renameIssues(err, { expiresIn: '--expires', committerIdentity: '--committer-identity' });
+ * });
+ * ```
+ */
+export function renameIssues(err: unknown, names: Readonly<Record<string, FlagName>>): unknown {
+  if (!(err instanceof ValidationError)) return err;
+  const issues = err.issues.map((i) => {
+    const head = i.path[0];
+    const to = typeof head === 'string' && Object.hasOwn(names, head) ? names[head] : undefined;
+    if (to === undefined) return i;
+    return { code: i.code, message: i.message, path: typeof to === 'string' ? [to, ...i.path.slice(1)] : to(i.path) };
+  });
+  return new ValidationError(issues, { cause: err });
+}
+
+/**
  * The closest known word to `word`, for "did you mean" hints; `undefined` when none is close.
  *
  * @example

@@ -98,6 +98,35 @@ export async function signIn(io: CliIO, dev: DevInstance): Promise<{ principal: 
   }
 }
 
+// A hint rides beside the error rather than inside its message: the message stays the library's
+// own (one line, its wording), and the dispatcher prints the hint on the line after it.
+const HINTS = new WeakMap<object, string>();
+
+/**
+ * `err` with a hint for the user, printed as `svc: hint: …` after the error's own message.
+ *
+ * @example
+ * ```ts
+ * throw withHint(err, "run 'svc auth login --user <id>' first");
+ * ```
+ */
+export function withHint(err: unknown, hint: string): unknown {
+  if (typeof err === 'object' && err !== null) HINTS.set(err, hint);
+  return err;
+}
+
+/**
+ * The hint given to `err` by {@link withHint}, if any.
+ *
+ * @example
+ * ```ts
+ * const hint = hintOf(err); // string | undefined
+ * ```
+ */
+export function hintOf(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null ? HINTS.get(err) : undefined;
+}
+
 /**
  * Print a help text on stdout and succeed (exit 0).
  *

@@ -133,11 +133,16 @@ const UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
 const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
 
 /**
- * A time relative to `nowMs`, in the largest whole unit: `in 3 days`, `2 hours ago`.
+ * A time relative to `nowMs`, for people: `in 30 days`, `2 hours ago`. The unit is the largest
+ * (day, hour, minute, second) of which the span holds at least one whole; the count is that span
+ * rounded to the nearest whole unit, halves up. Rounding, not truncating, is what makes a token
+ * created a moment ago with `--expires 30d` read `in 30 days` (truncating 29.99 days said
+ * `in 29 days`); the exact instant is always beside it in `svc token get` and in `--json`.
  *
  * @example
  * ```ts
- * relativeText(new Date(Date.now() + 3.5 * 864e5), Date.now()); // 'in 3 days'
+ * relativeText(new Date(Date.now() + 3.5 * 864e5), Date.now()); // 'in 4 days'
+ * relativeText(new Date(Date.now() + 864e5 - 1000), Date.now()); // 'in 24 hours'
  * ```
  */
 export function relativeText(date: Date, nowMs: number): string {
@@ -145,7 +150,7 @@ export function relativeText(date: Date, nowMs: number): string {
   const abs = Math.abs(diff);
   for (const [unit, ms] of UNITS) {
     if (abs >= ms || unit === 'second') {
-      const n = Math.floor(abs / ms);
+      const n = Math.round(abs / ms);
       return RELATIVE.format(diff < 0 ? -n : n, unit);
     }
   }
@@ -157,7 +162,7 @@ export function relativeText(date: Date, nowMs: number): string {
  *
  * @example
  * ```ts
- * expiryText(info, Date.now()); // 'in 29 days'
+ * expiryText(info, Date.now()); // 'in 30 days' for a token created just now with --expires 30d
  * ```
  */
 export function expiryText(t: Pick<TokenInfo, 'expiresAt'>, nowMs: number): string {

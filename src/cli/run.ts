@@ -7,7 +7,7 @@
 import { SvcAuthError, ValidationError } from '../errors';
 import { redactTokens } from '../tokens';
 import { closest } from './args';
-import type { Command } from './command';
+import { hintOf, type Command } from './command';
 import { authCommands } from './commands/auth';
 import { memberCommands } from './commands/member';
 import { serveCommand } from './commands/serve';
@@ -157,6 +157,8 @@ export function report(err: unknown, io: CliIO, helpCommand: string): number {
   }
   if (err instanceof SvcAuthError) {
     say(io, err.message);
+    const hint = hintOf(err);
+    if (hint !== undefined) say(io, `hint: ${hint}`);
     return 1;
   }
   say(io, `unexpected error: ${err instanceof Error ? err.message : String(err)}`);

@@ -98,7 +98,7 @@ describe('svc: the spec flow on a fresh dev instance', { timeout: 120_000 }, () 
     expect(out).toMatchObject({ name: 'docs', status: 'active', committerIdentity: 'svc:acme/users/Identity/docs-bot', parentId: null });
     expect(typeof out.token).toBe('string');
     expect(out.warnings).toHaveLength(1);
-    expect(r.stderr).toMatch(/^svc: warning: \[1\]\.allowedMatches/m);
+    expect(r.stderr).toMatch(/^svc: warning: --scopes-json\[1\]\.allowedMatches/m);
     expect(Date.parse(out.expiresAt as string) - Date.parse(out.createdAt as string)).toBe(7 * DAY);
     expect(out.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
   });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expiryText, lastUsedText, relativeText, tokenTable } from '../../src/cli/output';
 import type { TokenInfo } from '../../src/service/types';
@@ -9,20 +10,53 @@ const DAY = 24 * HOUR;
 
 describe('relative times (svc token list, svc token get)', () => {
   it.each([
-    [NOW + 3.5 * DAY, 'in 3 days'],
+    [NOW + 3.5 * DAY, 'in 4 days'],
     [NOW + DAY, 'in 1 day'],
     [NOW + 5 * HOUR + 10, 'in 5 hours'],
-    [NOW + 90_000, 'in 1 minute'],
+    [NOW + 90_000, 'in 2 minutes'],
+    [NOW + 89_999, 'in 1 minute'],
     [NOW + 4000, 'in 4 seconds'],
     [NOW - 2 * DAY, '2 days ago'],
   ])('%s is %j', (at, text) => {
     expect(relativeText(new Date(at), NOW)).toBe(text);
   });
 
+  // The rule: the largest unit the span holds once, the count rounded to the nearest whole, halves up.
+  it.each([
+    ['a 30-day token read 1 ms after it was made', NOW + 30 * DAY - 1, 'in 30 days'],
+    ['a 30-day token read 1 s after it was made', NOW + 30 * DAY - 1000, 'in 30 days'],
+    ['29.5 days (a half rounds up)', NOW + 29.5 * DAY, 'in 30 days'],
+    ['just under 29.5 days', NOW + 29.5 * DAY - 1, 'in 29 days'],
+    ['exactly 1 day', NOW + DAY, 'in 1 day'],
+    ['just under 1 day (hours, not days)', NOW + DAY - 1, 'in 24 hours'],
+    ['1.5 days', NOW + 1.5 * DAY, 'in 2 days'],
+    ['just under 1.5 days', NOW + 1.5 * DAY - 1, 'in 1 day'],
+    ['just under 1 hour', NOW + HOUR - 1, 'in 60 minutes'],
+    ['half a second', NOW + 500, 'in 1 second'],
+    ['under half a second', NOW + 499, 'in 0 seconds'],
+    ['2.5 days ago', NOW - 2.5 * DAY, '3 days ago'],
+    ['just under 2.5 days ago', NOW - 2.5 * DAY + 1, '2 days ago'],
+  ])('boundary: %s is %j', (_what, at, text) => {
+    expect(relativeText(new Date(at), NOW)).toBe(text);
+  });
+
+  it('the shown count of days is never more than half a day from the true span (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: DAY, max: 400 * DAY }), fc.boolean(), (span, past) => {
+        const text = relativeText(new Date(past ? NOW - span : NOW + span), NOW);
+        const m = /^(?:in )?(\d+) days?(?: ago)?$/.exec(text);
+        expect(m, text).not.toBeNull();
+        expect(Math.abs(Number(m?.[1]) * DAY - span)).toBeLessThanOrEqual(DAY / 2);
+        expect(text.startsWith('in ')).toBe(!past);
+      }),
+    );
+  });
+
   it('expiry says "expired … ago" once past; last use says "never" when never recorded', () => {
     expect(expiryText({ expiresAt: new Date(NOW - 2 * DAY) }, NOW)).toBe('expired 2 days ago');
     expect(expiryText({ expiresAt: new Date(NOW) }, NOW)).toMatch(/^expired /); // T4: expired once now >= expiresAt
     expect(expiryText({ expiresAt: new Date(NOW + 3 * DAY) }, NOW)).toBe('in 3 days');
+    expect(expiryText({ expiresAt: new Date(NOW + 30 * DAY - 1) }, NOW)).toBe('in 30 days');
     expect(lastUsedText({ lastUsedAt: null }, NOW)).toBe('never');
     expect(lastUsedText({ lastUsedAt: new Date(NOW - 3 * HOUR) }, NOW)).toBe('3 hours ago');
   });
@@ -76,11 +110,19 @@ describe('svc token list: last used, relative expiry, --expiring, the notice', {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+STATUS\s+EXPIRES\s+LAST USED\s+SCOPES$/);
-    expect(lines[1]).toMatch(/^ci\s+active\s+in 2 days\s+3 hours ago\s+acme\/web=repo:read$/);
-    expect(lines[2]).toMatch(/^docs\s+active\s+in 29 days\s+never\s+/);
+    expect(lines[1]).toMatch(/^ci\s+active\s+in 3 days\s+3 hours ago\s+acme\/web=repo:read$/);
+    expect(lines[2]).toMatch(/^docs\s+active\s+in 30 days\s+never\s+/); // 29 days 19 hours, rounded
     const notices = r.stderr.split('\n').filter((l) => l.startsWith('svc: notice:'));
-    expect(notices).toEqual(['svc: notice: 1 token expires within 7 days: ci (in 2 days)']);
+    expect(notices).toEqual(['svc: notice: 1 token expires within 7 days: ci (in 3 days)']);
     expect(r.stderr).not.toContain(ci);
+  });
+
+  it('a 30-day token read a moment after it was made lists as "in 30 days" (list and get)', async () => {
+    const r = await svc(home, ['token', 'list'], at('2030-01-01T00:00:01Z'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^docs\s+active\s+in 30 days\s+never\s+/m);
+    const get = await svc(home, ['token', 'get', '-n', 'docs'], at('2030-01-01T00:00:01Z'));
+    expect(get.stdout).toMatch(/^expires\s+2030-01-31T00:00:00Z \(in 30 days\)$/m);
   });
 
   it('--expiring 7d filters; --json carries lastUsedAt as ISO 8601 (C4)', async () => {

@@ -4,7 +4,7 @@
  * @module
  */
 import { NotFoundError } from '../../errors';
-import { parseFlags, required } from '../args';
+import { parseFlags, renameIssues, required } from '../args';
 import { help, withInstance, type Command } from '../command';
 import { clean, json, table } from '../output';
 import { checkRole } from '../../stores';
@@ -48,6 +48,11 @@ Options:
 const USER = { type: 'string', short: 'u' } as const;
 const RESOURCE = { type: 'string', short: 'r' } as const;
 
+/** The store's field names, as the flags the user typed. */
+function asFlags(err: unknown): never {
+  throw renameIssues(err, { userId: '--user', resource: '--resource', role: '--role' });
+}
+
 /** `svc member set`. */
 export const memberSet: Command = {
   name: 'set',
@@ -61,7 +66,7 @@ export const memberSet: Command = {
     const given = required(flags, 'role');
     const role = checkRole(given.startsWith('role:') ? given.slice(5) : given, '--role');
     return withInstance(io, async (dev) => {
-      await dev.members.set(user, resource, role);
+      await dev.members.set(user, resource, role).catch(asFlags);
       io.stdout(`${clean(user)} is ${role} on ${resource.toLowerCase()}\n`);
       return 0;
     });
@@ -103,7 +108,7 @@ export const memberRemove: Command = {
     const user = required(flags, 'user');
     const resource = required(flags, 'resource');
     return withInstance(io, async (dev) => {
-      if (!(await dev.members.remove(user, resource))) {
+      if (!(await dev.members.remove(user, resource).catch(asFlags))) {
         throw new NotFoundError(`${clean(user)} has no role on ${resource.toLowerCase()}`);
       }
       io.stdout(`removed ${clean(user)} from ${resource.toLowerCase()}\n`);

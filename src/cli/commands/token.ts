@@ -4,12 +4,13 @@
  * credential (C2).
  * @module
  */
-import { ValidationError } from '../../errors';
-import { parseScopeFlags, parseScopesJson, type ScopeEntry } from '../../scopes';
+import { ForbiddenError, NotFoundError } from '../../errors';
+import type { Principal } from '../../policy';
 import type { CreateTokenInput } from '../../service';
-import { optional, parseFlags, required } from '../args';
-import { help, signIn, withInstance, type Command } from '../command';
+import { optional, parseFlags, required, type Flags } from '../args';
+import { help, signIn, withHint, withInstance, type Command, type CredentialSource } from '../command';
 import { clean, expiringSoon, expiryText, json, tokenDetail, tokenTable, useColour } from '../output';
+import { createIssues, daysFlag, flagWarning, readScopes, strayScopeHint } from './token-input';
 
 const CREATE_HELP = `Usage: svc token create --name <name> [options]
 
@@ -80,34 +81,48 @@ Options:
 const NAME = { type: 'string', short: 'n' } as const;
 const JSON_FLAG = { type: 'boolean' } as const;
 
+const CREATE_FLAGS = {
+  name: NAME,
+  scope: { type: 'string', multiple: true },
+  'scopes-json': { type: 'string' },
+  description: { type: 'string', short: 'd' },
+  expires: { type: 'string' },
+  'committer-identity': { type: 'string' },
+  json: JSON_FLAG,
+} as const;
+
 /** `svc token create`. */
 export const tokenCreate: Command = {
   name: 'create',
   summary: 'create a token (printed once)',
   help: CREATE_HELP,
   async run(args, io) {
-    const flags = parseFlags(args, {
-      name: NAME,
-      scope: { type: 'string', multiple: true },
-      'scopes-json': { type: 'string' },
-      description: { type: 'string', short: 'd' },
-      expires: { type: 'string' },
-      'committer-identity': { type: 'string' },
-      json: JSON_FLAG,
-    });
+    let flags: Flags;
+    try {
+      flags = parseFlags(args, CREATE_FLAGS);
+    } catch (err) {
+      throw strayScopeHint(err, args);
+    }
     if (flags.help) return help(io, CREATE_HELP);
     const input: CreateTokenInput = { name: required(flags, 'name') };
     const scopes = readScopes(flags.scope as string[] | undefined, optional(flags, 'scopes-json'));
-    if (scopes !== undefined) input.scopes = scopes;
+    if (scopes !== undefined) input.scopes = scopes.entries;
     const description = optional(flags, 'description');
     if (description !== undefined) input.description = description;
     const expires = optional(flags, 'expires');
-    if (expires !== undefined) input.expiresIn = expires;
+    if (expires !== undefined) input.expiresIn = daysFlag('expires', expires);
     const identity = optional(flags, 'committer-identity');
     if (identity !== undefined) input.committerIdentity = identity;
     return withInstance(io, async (dev) => {
       const { principal } = await signIn(io, dev);
-      const { token, info, warnings } = await dev.auth.client(principal).token.create(input);
+      const created = await dev.auth
+        .client(principal)
+        .token.create(input)
+        .catch((err: unknown) => {
+          throw createIssues(err, scopes?.source);
+        });
+      const { token, info } = created;
+      const warnings = created.warnings.map((w) => flagWarning(w, scopes?.source.flag));
       for (const w of warnings) io.stderr(`svc: warning: ${clean(w)}\n`);
       io.stdout(flags.json === true ? json({ token, ...info, warnings }) : `${token}\n`);
       io.stderr(`svc: created token '${info.name}', expires ${info.expiresAt.toISOString()}; it will not be shown again, store it now\n`);
@@ -116,14 +131,18 @@ export const tokenCreate: Command = {
   },
 };
 
-/** S4: one of the two spellings, never both. */
-function readScopes(flags: string[] | undefined, jsonText: string | undefined): ScopeEntry[] | undefined {
-  if (flags !== undefined && jsonText !== undefined) {
-    throw new ValidationError([{ path: '--scopes-json', message: 'cannot be used together with --scope: choose one' }]);
-  }
-  if (flags !== undefined) return parseScopeFlags(flags);
-  if (jsonText !== undefined) return parseScopesJson(jsonText);
-  return undefined;
+/**
+ * A refusal of `get` or `revoke` of the very token in SVC_TOKEN gets a hint: the library says why
+ * (a token manages only the tokens created under it), the hint says what to do instead.
+ */
+function aboutSelf(err: unknown, name: string, principal: Principal, source: CredentialSource, what: 'revoke' | 'get'): unknown {
+  if (!(err instanceof ForbiddenError || err instanceof NotFoundError)) return err;
+  if (source !== 'SVC_TOKEN' || principal.kind !== 'pat' || principal.tokenName !== name) return err;
+  const todo =
+    what === 'revoke'
+      ? "revoke it with your session instead (unset SVC_TOKEN; 'svc auth login --user <id>' if you have none)"
+      : "'svc auth status' shows it, and your session (unset SVC_TOKEN) can get it";
+  return withHint(err, `'${clean(name)}' is the token in SVC_TOKEN: ${todo}`);
 }
 
 /** `svc token list`. */
@@ -135,17 +154,11 @@ export const tokenList: Command = {
     const flags = parseFlags(args, { json: JSON_FLAG, expiring: { type: 'string' } });
     if (flags.help) return help(io, LIST_HELP);
     const expiring = optional(flags, 'expiring');
+    const expiringWithin = expiring === undefined ? undefined : daysFlag('expiring', expiring);
     return withInstance(io, async (dev) => {
       const { principal } = await signIn(io, dev);
       const api = dev.auth.client(principal).token;
-      const infos = await (expiring === undefined ? api.list() : api.list({ expiringWithin: expiring })).catch((err: unknown) => {
-        // Name the flag the user typed, not the SDK option behind it.
-        if (err instanceof ValidationError)
-          throw new ValidationError(
-            err.issues.map((i) => (i.pathText === 'expiringWithin' ? { code: i.code, message: i.message, path: '--expiring' } : i)),
-          );
-        throw err;
-      });
+      const infos = await (expiringWithin === undefined ? api.list() : api.list({ expiringWithin }));
       const nowMs = dev.now().getTime();
       io.stdout(flags.json === true ? json(infos) : tokenTable(infos, useColour(io), nowMs));
       const soon = expiringSoon(infos, nowMs);
@@ -168,8 +181,13 @@ export const tokenGet: Command = {
     if (flags.help) return help(io, GET_HELP);
     const name = required(flags, 'name');
     return withInstance(io, async (dev) => {
-      const { principal } = await signIn(io, dev);
-      const info = await dev.auth.client(principal).token.get(name);
+      const { principal, source } = await signIn(io, dev);
+      const info = await dev.auth
+        .client(principal)
+        .token.get(name)
+        .catch((err: unknown) => {
+          throw aboutSelf(err, name, principal, source, 'get');
+        });
       io.stdout(flags.json === true ? json(info) : tokenDetail(info, useColour(io), dev.now().getTime()));
       return 0;
     });
@@ -186,8 +204,13 @@ export const tokenRevoke: Command = {
     if (flags.help) return help(io, REVOKE_HELP);
     const name = required(flags, 'name');
     return withInstance(io, async (dev) => {
-      const { principal } = await signIn(io, dev);
-      const info = await dev.auth.client(principal).token.revoke(name);
+      const { principal, source } = await signIn(io, dev);
+      const info = await dev.auth
+        .client(principal)
+        .token.revoke(name)
+        .catch((err: unknown) => {
+          throw aboutSelf(err, name, principal, source, 'revoke');
+        });
       io.stdout(flags.json === true ? json(info) : `revoked ${clean(info.name)} (and any token created under it)\n`);
       return 0;
     });
