@@ -14,4 +14,4 @@ export { adapterGate, adapterRoute, errorAnswerer, notAdmitted, type ErrorHandle
 export { admit, expiration, finish, makeGate, makeRoute, permit, type GateObserver } from './gate';
 export { attach, attachedTo } from './attach';
 export { nodeGuard } from './middleware';
-export { writeAnswer } from './respond';
+export { keptOnError, writeAnswer } from './respond';
