@@ -102,7 +102,7 @@ export function errorAnswerer(options: ErrorHandlerOptions | undefined): ErrorAn
   };
   return {
     answer(err, admittedRealm) {
-      if (!(err instanceof SvcAuthError)) return undefined;
+      if (!isOurs(err)) return undefined;
       const made = httpError(err, { realm: realm ?? admittedRealm ?? DEFAULT_REALM });
       if (made.status >= 500) report(err);
       return made;
@@ -114,6 +114,16 @@ export function errorAnswerer(options: ErrorHandlerOptions | undefined): ErrorAn
       return made;
     },
   };
+}
+
+// `instanceof` runs a Proxy's getPrototypeOf trap: an error object that throws
+// when looked at is someone else's (a bare 500), not a crash of the error handler.
+function isOurs(err: unknown): boolean {
+  try {
+    return err instanceof SvcAuthError;
+  } catch {
+    return false;
+  }
 }
 
 /** @internal the error of a route guarded by `requirePermission` without `svcAuth` before it. */
