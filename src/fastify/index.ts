@@ -54,8 +54,7 @@ export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../ht
  * }
  * ```
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- empty until a user merges `optional: true` into it
-export interface SvcAuthTypes {}
+export interface SvcAuthTypes {} // eslint-disable-line @typescript-eslint/no-empty-object-type -- empty until a user merges `optional: true` into it
 
 /** The type of `request.principal`: `Principal`, or `Principal | null` once {@link SvcAuthTypes} says `optional: true`. */
 export type RequestPrincipal = SvcAuthTypes extends { optional: true } ? Principal | null : Principal;
