@@ -174,7 +174,9 @@ function ownResponse(err: unknown): Response | undefined {
     const get = (err as { getResponse?: unknown }).getResponse;
     if (typeof get !== 'function') return undefined;
     const res: unknown = (get as () => unknown).call(err);
-    return res instanceof Response ? res : undefined;
+    // A runtime's own Response class (a polyfill, a lighter one) need not be this realm's: duck-typed.
+    if (res instanceof Response) return res;
+    return typeof res === 'object' && res !== null && 'headers' in res && 'status' in res ? (res as Response) : undefined;
   } catch {
     return undefined;
   }
