@@ -89,9 +89,9 @@ function send(reply: FastifyReply, made: HttpError): FastifyReply {
 }
 
 // Hand a 5xx to the app's own logger, as Fastify's default error handler would have.
-function logged(request: FastifyRequest, err: unknown): void {
+function logged(request: FastifyRequest, err: unknown, status: number): void {
   try {
-    request.log.error({ err }, 'svc-auth: answered 500 internal error');
+    request.log.error({ err }, `svc-auth: request failed, answered ${status}`);
   } catch {
     // A failing logger must not turn an answer into a crash.
   }
@@ -213,13 +213,14 @@ export function errorHandler(
   return (error, request, reply) => {
     const made = answerer.answer(error, attachedTo(request.raw)?.gate.realm);
     if (made !== undefined) {
-      if (made.status >= 500) logged(request, error);
+      if (made.status >= 500) logged(request, error, made.status);
       return send(reply, made);
     }
     const status = statusOf(error);
     // Rethrown, a client error goes on to Fastify's default handler.
     if (status !== undefined && status >= 400 && status <= 499) throw error;
-    logged(request, error);
-    return send(reply, answerer.internal(error, status));
+    const internal = answerer.internal(error, status);
+    logged(request, error, internal.status);
+    return send(reply, internal);
   };
 }
