@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Packs the package as a user receives it, installs the tarball into an empty project,
 // and imports it from ESM and CJS (and runs `svc` from node_modules/.bin once it exists).
-// Also runs publint over the package. Exits non-zero on any failure.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
+// Type-checks consumer projects against its declarations with the pinned TypeScript and the
+// newest one on npm. Also runs publint over the package. Exits non-zero on any failure.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -115,50 +116,30 @@ try {
       `const m = require('svc-auth/${sub}');\n${probe(subNames)}\nconsole.log('cjs svc-auth/${sub} ok');\n`,
     );
     console.log(run('node', ['sub.mjs'], app).trim());
-    if (pkg.exports[`./${sub}`].require) {
+    if (sub === 'testing') {
+      // ESM-only on purpose: require() must fail with a message that says so and shows the import.
+      writeFileSync(
+        join(app, 'sub.cjs'),
+        "try { require('svc-auth/testing'); process.exit(1); } catch (e) { if (e.code !== 'ERR_REQUIRE_ESM' || !/ESM-only/.test(e.message)) throw e; }\nconsole.log('cjs svc-auth/testing says it is ESM-only');\n",
+      );
+      console.log(run('node', ['sub.cjs'], app).trim());
+    } else if (pkg.exports[`./${sub}`].require) {
       console.log(run('node', ['sub.cjs'], app).trim());
       console.log(run('node', [...oldNode, 'sub.cjs'], app).trim(), '(without require(esm))');
     }
   }
 
-  // A CommonJS TypeScript consumer (module node16, skipLibCheck false) type-checks against the
-  // .d.cts declarations of every CommonJS entry, the framework types included.
+  // TypeScript consumers of the packed declarations, with the pinned compiler and with the newest
+  // one on npm (installed in a folder of its own: the pinned devDependency stays as it is).
   run('npm', ['install', '--no-audit', '--no-fund', '--silent', dev('typescript'), dev('@types/node'), dev('pg'), dev('@types/pg')], app);
-  writeFileSync(
-    join(app, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        module: 'node16',
-        moduleResolution: 'node16',
-        target: 'es2022',
-        strict: true,
-        skipLibCheck: false,
-        noEmit: true,
-        types: ['node'],
-      },
-      files: ['consumer.ts'],
-    }),
-  );
-  writeFileSync(
-    join(app, 'consumer.ts'),
-    [
-      "import { createAuth, generateKeyRing, requireAuth, findTokens, type Permission } from 'svc-auth';",
-      "import { PostgresTokenStore } from 'svc-auth/postgres';",
-      "import * as forExpress from 'svc-auth/express';",
-      "import * as forHono from 'svc-auth/hono';",
-      "import * as forFastify from 'svc-auth/fastify';",
-      'export async function main(): Promise<number> {',
-      "  const auth = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });",
-      "  const read: Permission = 'repo:read';",
-      "  const guard = requireAuth(auth, { permission: read, resource: () => 'acme/web' });",
-      '  const mw = [forExpress.svcAuth(auth), forHono.svcAuth(auth), forFastify.svcAuth, forExpress.requirePermission(read, { resource: (req) => String(req.params.org) })];',
-      '  return [guard, mw, findTokens(""), PostgresTokenStore].length;',
-      '}',
-      '',
-    ].join('\n'),
-  );
-  run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], app);
-  console.log('a CommonJS TypeScript consumer (module node16, skipLibCheck false) type-checks');
+  const latest = join(work, 'ts-latest');
+  run('mkdir', ['-p', latest], work);
+  writeFileSync(join(latest, 'package.json'), JSON.stringify({ name: 'ts-latest', version: '1.0.0', private: true }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--silent', 'typescript@latest'], latest);
+  checkTypes(app, [
+    ['pinned', join(app, 'node_modules', '.bin', 'tsc')],
+    ['latest', join(latest, 'node_modules', '.bin', 'tsc')],
+  ]);
   // What the README promises a store author: the conformance suite runs under their vitest.
   writeFileSync(
     join(app, 'memory.test.mjs'),
@@ -177,6 +158,165 @@ try {
   console.log('package check passed');
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * Type-check consumer projects against the installed tarball with each compiler: a CommonJS one
+ * (.d.cts of every entry), an ESM one asserting the adapters' types as docs/frameworks.md presents
+ * them, one that switches `optional: true` on, and a Hono one without @types/node (it compiles with
+ * skipLibCheck, and not without: docs/frameworks.md says so; update it if this changes).
+ */
+function checkTypes(app, compilers) {
+  const strict = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false };
+  const esm = { ...strict, module: 'nodenext', moduleResolution: 'nodenext', types: ['node'] };
+  const equal = [
+    'type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;',
+    'const is = <T extends true>(_: T): void => undefined;',
+  ];
+  const projects = [
+    {
+      name: 'a CommonJS consumer (module node16)',
+      dir: 'cjs',
+      type: 'commonjs',
+      options: { ...strict, module: 'node16', moduleResolution: 'node16', types: ['node'] },
+      code: [
+        "import { createAuth, generateKeyRing, requireAuth, findTokens, type Permission } from 'svc-auth';",
+        "import { PostgresTokenStore } from 'svc-auth/postgres';",
+        "import * as forExpress from 'svc-auth/express';",
+        "import * as forHono from 'svc-auth/hono';",
+        "import * as forFastify from 'svc-auth/fastify';",
+        'export async function main(): Promise<number> {',
+        "  const auth = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });",
+        "  const read: Permission = 'repo:read';",
+        "  const guard = requireAuth(auth, { permission: read, resource: () => 'acme/web' });",
+        '  const mw = [forExpress.svcAuth(auth), forHono.svcAuth(auth), forFastify.svcAuth, forExpress.requirePermission(read, { resource: (req) => String(req.params.org) })];',
+        '  return [guard, mw, findTokens(""), PostgresTokenStore].length;',
+        '}',
+      ],
+    },
+    {
+      name: 'an ESM consumer of the adapters (principal typed Principal, Fastify params inferred)',
+      dir: 'esm',
+      type: 'module',
+      options: esm,
+      code: [
+        "import express from 'express';",
+        "import Fastify from 'fastify';",
+        "import { Hono } from 'hono';",
+        "import { createAuth, generateKeyRing, principalOf, withAuth, type Principal } from 'svc-auth';",
+        "import * as forExpress from 'svc-auth/express';",
+        "import * as forFastify from 'svc-auth/fastify';",
+        "import * as forHono from 'svc-auth/hono';",
+        ...equal,
+        'export async function main(): Promise<unknown[]> {',
+        "  const auth = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });",
+        '  const e = express();',
+        '  e.use(forExpress.svcAuth(auth));',
+        "  e.get('/:org/:repo', forExpress.requirePermission('repo:read', { resource: (req) => `${req.params.org}/${req.params.repo}` }), (req, res) => {",
+        '    is<Equal<typeof req.principal, Principal>>(true);',
+        '    res.json({ user: req.principal.userId });',
+        '  });',
+        '  const f = Fastify();',
+        '  await f.register(forFastify.svcAuth, { auth });',
+        '  f.setErrorHandler(forFastify.errorHandler());',
+        "  f.get<{ Params: { org: string; repo: string } }>('/:org/:repo', {",
+        "    preHandler: forFastify.requirePermission('repo:read', { resource: (req) => `${req.params.org}/${req.params.repo}` }),",
+        '  }, async (req) => {',
+        '    is<Equal<typeof req.principal, Principal>>(true);',
+        '    return { user: req.principal.userId, raw: principalOf(req.raw).userId };',
+        '  });',
+        '  const h = new Hono<forHono.PrincipalEnv>();',
+        '  h.use(forHono.svcAuth(auth));',
+        "  h.get('/:org', forHono.requirePermission('org:read', { resource: (c) => `${c.req.param('org')}` }), (c) => {",
+        '    is<Equal<typeof c.var.principal, Principal>>(true);',
+        '    return c.json({ user: c.var.principal.userId });',
+        '  });',
+        '  h.onError(forHono.onError());',
+        '  return [e, f, h, withAuth(auth, async (_req, p) => Response.json({ user: p.userId }))];',
+        '}',
+      ],
+    },
+    {
+      name: 'an ESM consumer that declares optional: true (principal typed Principal | null)',
+      dir: 'optional',
+      type: 'module',
+      options: esm,
+      code: [
+        "import express from 'express';",
+        "import Fastify from 'fastify';",
+        "import type { Auth, Principal } from 'svc-auth';",
+        "import * as forExpress from 'svc-auth/express';",
+        "import * as forFastify from 'svc-auth/fastify';",
+        "declare module 'svc-auth/express' { interface SvcAuthTypes { optional: true } }",
+        "declare module 'svc-auth/fastify' { interface SvcAuthTypes { optional: true } }",
+        ...equal,
+        'export async function main(auth: Auth): Promise<unknown[]> {',
+        '  const e = express();',
+        '  e.use(forExpress.svcAuth(auth, { optional: true }));',
+        "  e.get('/', (req, res) => {",
+        '    is<Equal<typeof req.principal, Principal | null>>(true);',
+        '    res.json({ user: req.principal?.userId ?? null });',
+        '  });',
+        '  const f = Fastify();',
+        '  await f.register(forFastify.svcAuth, { auth, optional: true });',
+        "  f.get('/', async (req) => {",
+        '    is<Equal<typeof req.principal, Principal | null>>(true);',
+        '    return { user: req.principal?.userId ?? null };',
+        '  });',
+        '  return [e, f];',
+        '}',
+      ],
+    },
+    {
+      name: 'a Hono consumer without @types/node (skipLibCheck: true, lib DOM)',
+      dir: 'hono',
+      type: 'module',
+      options: { ...strict, module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [], skipLibCheck: true },
+      code: [
+        "import { Hono } from 'hono';",
+        "import { createAuth, generateKeyRing, withAuth, type Principal } from 'svc-auth';",
+        "import { onError, requirePermission, svcAuth, type PrincipalEnv } from 'svc-auth/hono';",
+        ...equal,
+        'export async function main(): Promise<unknown[]> {',
+        "  const auth = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });",
+        '  const app = new Hono<PrincipalEnv>();',
+        '  app.use(svcAuth(auth));',
+        "  app.get('/:org', requirePermission('org:read', { resource: (c) => `${c.req.param('org')}` }), (c) => {",
+        '    is<Equal<typeof c.var.principal, Principal>>(true);',
+        '    return c.json({ user: c.var.principal.userId });',
+        '  });',
+        '  app.onError(onError());',
+        '  return [app, withAuth(auth, async (_req, p) => Response.json({ user: p.userId }))];',
+        '}',
+      ],
+    },
+  ];
+  for (const p of projects) {
+    const dir = join(app, 'types', p.dir);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: p.type }));
+    writeFileSync(join(dir, 'consumer.ts'), `${p.code.join('\n')}\n`);
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: p.options, files: ['consumer.ts'] }));
+  }
+  // The Hono project again with skipLibCheck: false, which must fail on node:http (the documented need for @types/node).
+  writeFileSync(
+    join(app, 'types', 'hono', 'tsconfig.libcheck.json'),
+    JSON.stringify({ extends: './tsconfig.json', compilerOptions: { skipLibCheck: false } }),
+  );
+  for (const [which, tsc] of compilers) {
+    const version = spawnSync(tsc, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    for (const p of projects) {
+      const r = spawnSync(tsc, ['-p', join(app, 'types', p.dir, 'tsconfig.json')], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`${p.name} does not type-check with ${version} (${which}):\n${r.stdout}${r.stderr}`);
+      console.log(`${p.name} type-checks with ${version} (${which})`);
+    }
+    const r = spawnSync(tsc, ['-p', join(app, 'types', 'hono', 'tsconfig.libcheck.json')], { encoding: 'utf8' });
+    if (r.status === 0 || !/node:http/.test(r.stdout))
+      throw new Error(
+        `the Hono consumer without @types/node now compiles with skipLibCheck: false (${version}): update docs/frameworks.md`,
+      );
+    console.log(`without @types/node and skipLibCheck: false it fails on node:http, as docs/frameworks.md says (${version})`);
+  }
 }
 
 /** Start the packed `svc serve`, expect /mcp to ask for a bearer token with its metadata URL, stop it. */

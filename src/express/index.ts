@@ -31,17 +31,40 @@ import {
 
 export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../http';
 
+/**
+ * A switch for the type of `req.principal`, by declaration merging. Left
+ * empty, `req.principal` is a `Principal`. When `svcAuth()` runs with
+ * `optional: true` anywhere in your app, say so here, and `req.principal`
+ * becomes `Principal | null` everywhere.
+ *
+ * @example
+ * not-checked: a module augmentation changes the type for the whole program it is in
+ * ```ts
+ * declare module 'svc-auth/express' {
+ *   interface SvcAuthTypes {
+ *     optional: true;
+ *   }
+ * }
+ * ```
+ */
+export interface SvcAuthTypes {} // eslint-disable-line @typescript-eslint/no-empty-object-type -- empty until a user merges `optional: true` into it
+
+/** The type of `req.principal`: `Principal`, or `Principal | null` once {@link SvcAuthTypes} says `optional: true`. */
+export type RequestPrincipal = SvcAuthTypes extends { optional: true } ? Principal | null : Principal;
+
 declare global {
   // Declaration merging into Express's own Request type (not `req.auth`: the MCP SDK types that as its AuthInfo).
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       /**
-       * Set by `svcAuth()` of svc-auth/express: the authenticated principal, or
-       * `null` when `optional: true` and the request carried no credential.
-       * `undefined` on requests no `svcAuth()` has seen.
+       * Set by `svcAuth()` of svc-auth/express: the authenticated principal.
+       * With `optional: true` it is `null` when the request carried no
+       * credential (declare that in `SvcAuthTypes` to have it typed so).
+       * Mount `svcAuth()` before the routes that read it: on a request no
+       * `svcAuth()` has seen it is not set (`principalOf(req)` then answers 401).
        */
-      principal?: Principal | null;
+      principal: RequestPrincipal;
     }
   }
 }
@@ -61,7 +84,7 @@ declare global {
  * import { svcAuth, errorHandler } from 'svc-auth/express';
  * const app = express();
  * app.use(svcAuth(auth));
- * app.get('/whoami', (req, res) => { res.json({ user: req.principal?.userId }); });
+ * app.get('/whoami', (req, res) => { res.json({ user: req.principal.userId }); });
  * app.use(errorHandler());
  * ```
  */
@@ -72,7 +95,7 @@ export function svcAuth(auth: Auth, options?: GuardOptions): RequestHandler {
     void admit(gate, req)
       .then((admitted) => {
         if ('answer' in admitted) return writeAnswer(res, admitted.answer);
-        req.principal = admitted.principal;
+        req.principal = admitted.principal as RequestPrincipal;
         attach(req, gate, admitted.principal);
         const expires = expiration(gate, admitted.principal);
         if (expires !== undefined) res.setHeader(EXPIRATION_HEADER, expires);

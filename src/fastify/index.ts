@@ -4,14 +4,16 @@
  *
  * - `app.register(svcAuth, { auth })` authenticates every request and decorates `request.principal`.
  * - {@link requirePermission} decides a route with `auth.authorize` on `request.params`.
- * - {@link errorHandler} answers any `SvcAuthError` a route throws per H2: `app.setErrorHandler(errorHandler())`.
+ * - {@link errorHandler} answers any `SvcAuthError` a route throws per H2, and any other error with a
+ *   bare 500: `app.setErrorHandler(errorHandler())`.
  *
- * Every answer goes through `reply`, so headers other plugins set (for
- * example `@fastify/cors`) stay on 401 and 403. `fastify` is an optional peer
- * dependency: install it yourself.
+ * Every answer goes through `reply`, so CORS headers other plugins set (for
+ * example `@fastify/cors`) stay on 401 and 403; other headers set before a
+ * refusal or an error are dropped, as on node:http. `fastify` is an optional
+ * peer dependency: install it yourself.
  * @module
  */
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Principal } from '../policy';
 import type { Auth } from '../service';
@@ -26,6 +28,7 @@ import {
   attach,
   attachedTo,
   expiration,
+  keptOnError,
   permit,
   type ErrorHandlerOptions,
   type PermissionOptions,
@@ -35,13 +38,35 @@ import {
 
 export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../http';
 
+/**
+ * A switch for the type of `request.principal`, by declaration merging. Left
+ * empty, `request.principal` is a `Principal`. When the plugin runs with
+ * `optional: true` anywhere in your app, say so here, and `request.principal`
+ * becomes `Principal | null` everywhere (as `@fastify/jwt` types `request.user`).
+ *
+ * @example
+ * not-checked: a module augmentation changes the type for the whole program it is in
+ * ```ts
+ * declare module 'svc-auth/fastify' {
+ *   interface SvcAuthTypes {
+ *     optional: true;
+ *   }
+ * }
+ * ```
+ */
+export interface SvcAuthTypes {} // eslint-disable-line @typescript-eslint/no-empty-object-type -- empty until a user merges `optional: true` into it
+
+/** The type of `request.principal`: `Principal`, or `Principal | null` once {@link SvcAuthTypes} says `optional: true`. */
+export type RequestPrincipal = SvcAuthTypes extends { optional: true } ? Principal | null : Principal;
+
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * Set by the svc-auth/fastify plugin: the authenticated principal, or
-     * `null` when `optional: true` and the request carried no credential.
+     * Set by the svc-auth/fastify plugin: the authenticated principal. With
+     * `optional: true` it is `null` when the request carried no credential
+     * (declare that in {@link SvcAuthTypes} to have it typed so).
      */
-    principal: Principal | null;
+    principal: RequestPrincipal;
   }
 }
 
@@ -52,8 +77,34 @@ export interface SvcAuthPluginOptions extends GuardOptions {
 }
 
 function send(reply: FastifyReply, made: HttpError): FastifyReply {
-  // reply.headers adds to what other hooks set (CORS): nothing is removed.
+  // Headers set before the failure (a cookie, caching) must not ride along with an error, as on
+  // node:http and Express; CORS headers other hooks set (@fastify/cors) and the expiry stay.
+  try {
+    for (const name of Object.keys(reply.getHeaders())) if (!keptOnError(name)) reply.removeHeader(name);
+    for (const name of reply.raw.getHeaderNames()) if (!keptOnError(name)) reply.raw.removeHeader(name);
+  } catch {
+    // A response that cannot list its headers still gets its status and body.
+  }
   return reply.code(made.status).headers(made.headers).send(made.body);
+}
+
+// Hand a 5xx to the app's own logger, as Fastify's default error handler would have.
+function logged(request: FastifyRequest, err: unknown, status: number): void {
+  try {
+    request.log.error({ err }, `svc-auth: request failed, answered ${status}`);
+  } catch {
+    // A failing logger must not turn an answer into a crash.
+  }
+}
+
+// A foreign error's own status, read without trusting its getters.
+function statusOf(err: unknown): number | undefined {
+  try {
+    const code = (err as { statusCode?: unknown }).statusCode;
+    return typeof code === 'number' && Number.isInteger(code) ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // Async so that fastify reports a bad option as a rejected register(), with nothing to await inside.
@@ -61,12 +112,14 @@ function send(reply: FastifyReply, made: HttpError): FastifyReply {
 const plugin: FastifyPluginAsync<SvcAuthPluginOptions> = async (app, options) => {
   const { auth, ...rest } = options ?? {};
   const { gate } = adapterGate(auth, rest);
-  app.decorateRequest('principal', null);
+  // null until the hook runs (the type says Principal: see SvcAuthTypes).
+  app.decorateRequest('principal', null as unknown as RequestPrincipal);
   app.addHook('onRequest', async (request, reply) => {
     const admitted = await admit(gate, request.raw);
     if ('answer' in admitted) return send(reply, admitted.answer);
-    request.principal = admitted.principal;
-    attach(request, gate, admitted.principal);
+    request.principal = admitted.principal as RequestPrincipal;
+    // On the raw request, so that principalOf(request.raw) answers as its type promises.
+    attach(request.raw, gate, admitted.principal);
     const expires = expiration(gate, admitted.principal);
     if (expires !== undefined) reply.header(EXPIRATION_HEADER, expires);
     return undefined;
@@ -98,7 +151,9 @@ export const svcAuth: FastifyPluginAsync<SvcAuthPluginOptions> = fp(plugin, { fa
 /**
  * A `preHandler` that allows the request only when `request.principal` holds
  * `permission` on `resource(request)` (and, when given, on
- * `thing(request)`). Read both from `request.params`. A denial is 403
+ * `thing(request)`). Read both from `request.params`: given as a route's
+ * `preHandler`, the callbacks are typed by the route's own generic
+ * (`app.get<{ Params: ... }>`), with no annotation. A denial is 403
  * `insufficient_scope` with the reason in the body; an invalid resource is
  * 400; no principal (an `optional` plugin saw no credential) is 401.
  *
@@ -106,26 +161,24 @@ export const svcAuth: FastifyPluginAsync<SvcAuthPluginOptions> = fp(plugin, { fa
  *
  * @example
  * ```ts
- * import Fastify, { type FastifyRequest } from 'fastify';
+ * import Fastify from 'fastify';
  * import { requirePermission, svcAuth } from 'svc-auth/fastify';
  * const app = Fastify();
  * await app.register(svcAuth, { auth });
- * type Repo = { Params: { org: string; repo: string } };
- * app.get<Repo>('/repos/:org/:repo/head', {
- *   preHandler: requirePermission('repo:read', { resource: (req: FastifyRequest<Repo>) => `${req.params.org}/${req.params.repo}` }),
+ * app.get<{ Params: { org: string; repo: string } }>('/repos/:org/:repo/head', {
+ *   preHandler: requirePermission('repo:read', { resource: (req) => `${req.params.org}/${req.params.repo}` }),
  * }, async () => ({ head: 'abc123' }));
  * ```
  */
-export function requirePermission<R extends FastifyRequest = FastifyRequest>(
+export function requirePermission<G extends RouteGenericInterface = RouteGenericInterface>(
   permission: Permission,
-  options: PermissionOptions<R>,
-): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  const route = adapterRoute<R>(permission, options);
-  // The hook takes any request of the route; `R` only types what `resource` and `thing` read.
+  options: PermissionOptions<FastifyRequest<G>>,
+): (request: FastifyRequest<G>, reply: FastifyReply) => Promise<void> {
+  const route = adapterRoute<FastifyRequest<G>>(permission, options);
   return async (request, reply) => {
-    const admitted = attachedTo(request);
+    const admitted = attachedTo(request.raw);
     if (admitted === undefined) throw notAdmitted('fastify');
-    const refused = permit(admitted.gate, admitted.principal, route, request as R);
+    const refused = permit(admitted.gate, admitted.principal, route, request);
     if (refused !== undefined) await send(reply, refused);
   };
 }
@@ -133,8 +186,15 @@ export function requirePermission<R extends FastifyRequest = FastifyRequest>(
 /**
  * A Fastify error handler, `app.setErrorHandler(errorHandler())`: a
  * `SvcAuthError` a route throws is answered per H2 (JSON, status,
- * `WWW-Authenticate` on 401/403, `Retry-After` on 503). Any other error is
- * handed back to Fastify's default handling.
+ * `WWW-Authenticate` on 401/403, `Retry-After` on 503). An error carrying a
+ * 4xx `statusCode` (Fastify's own: schema validation, body parsing, 413,
+ * 415; `@fastify/sensible`'s `httpErrors`) keeps Fastify's answer, whose
+ * message is meant for the client. Anything else is a bare
+ * `500 {"error":"internal","message":"internal error"}` (or the 5xx status
+ * it carries): its message may quote a password or a token, so it goes to
+ * `request.log` and to the `onError` option, never to the client. Headers a
+ * route set before it threw are dropped from the answer, except CORS ones and
+ * `Svc-Token-Expiration`.
  *
  * @throws ValidationError when the options are not usable.
  *
@@ -143,7 +203,7 @@ export function requirePermission<R extends FastifyRequest = FastifyRequest>(
  * import Fastify from 'fastify';
  * import { errorHandler } from 'svc-auth/fastify';
  * const app = Fastify();
- * app.setErrorHandler(errorHandler());
+ * app.setErrorHandler(errorHandler({ onError: (err) => console.error(err) }));
  * ```
  */
 export function errorHandler(
@@ -151,8 +211,16 @@ export function errorHandler(
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply {
   const answerer = errorAnswerer(options);
   return (error, request, reply) => {
-    const made = answerer.answer(error, attachedTo(request)?.gate.realm);
-    if (made === undefined) throw error;
-    return send(reply, made);
+    const made = answerer.answer(error, attachedTo(request.raw)?.gate.realm);
+    if (made !== undefined) {
+      if (made.status >= 500) logged(request, error, made.status);
+      return send(reply, made);
+    }
+    const status = statusOf(error);
+    // Rethrown, a client error goes on to Fastify's default handler.
+    if (status !== undefined && status >= 400 && status <= 499) throw error;
+    const internal = answerer.internal(error, status);
+    logged(request, error, internal.status);
+    return send(reply, internal);
   };
 }

@@ -9,7 +9,6 @@
  * @module
  */
 import type { Context, Env, ErrorHandler, MiddlewareHandler } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Principal } from '../policy';
 import type { Auth } from '../service';
 import type { Permission } from '../vocabulary';
@@ -23,6 +22,8 @@ import {
   attach,
   attachedTo,
   expiration,
+  failed,
+  keptOnError,
   permit,
   type ErrorHandlerOptions,
   type PermissionOptions,
@@ -37,10 +38,24 @@ export type PrincipalEnv = { Variables: { principal: Principal } };
 /** The environment of an `optional: true` {@link svcAuth}: the principal may be `null`. */
 export type OptionalPrincipalEnv = { Variables: { principal: Principal | null } };
 
-// The answer through `c.json`, so that headers other middleware prepared on
-// the context (CORS, the expiry) stay on the error response.
+// An error answer replaces whatever the context holds. Headers a route or a
+// middleware set before the failure (a cookie, caching) must not ride along,
+// as on node:http and Express; the CORS headers other middleware prepared and
+// the expiry stay. Hono merges the headers of the context's current response
+// into any response set after it, so that response is cleared first.
+function replace(c: Context, res: Response): Response {
+  try {
+    for (const [name, value] of c.res.headers) if (keptOnError(name) && !res.headers.has(name)) res.headers.append(name, value);
+  } catch {
+    // Headers that cannot be read or copied: the answer goes without them.
+  }
+  c.res = undefined;
+  c.res = res;
+  return res;
+}
+
 function send(c: Context, made: HttpError): Response {
-  return c.json(made.body, made.status as ContentfulStatusCode, made.headers);
+  return replace(c, new Response(JSON.stringify(made.body), { status: made.status, headers: made.headers }));
 }
 
 /**
@@ -73,7 +88,14 @@ export function svcAuth(auth: Auth, options?: GuardOptions): MiddlewareHandler {
     attach(c.req.raw, gate, admitted.principal);
     const expires = expiration(gate, admitted.principal);
     if (expires !== undefined) c.header(EXPIRATION_HEADER, expires);
-    await next();
+    try {
+      await next();
+    } catch (err) {
+      // Hono hands an Error to app.onError itself; what still escapes here (a thrown
+      // non-Error, an onError that threw) is answered, so this middleware never rejects.
+      return send(c, failed(gate, err));
+    }
+    return undefined;
   };
   return handler as MiddlewareHandler;
 }
@@ -108,7 +130,12 @@ export function requirePermission<E extends Env = Env, P extends string = string
     if (admitted === undefined) throw notAdmitted('hono');
     const refused = permit(admitted.gate, admitted.principal, route, c);
     if (refused !== undefined) return send(c, refused);
-    await next();
+    try {
+      await next();
+    } catch (err) {
+      return send(c, failed(admitted.gate, err)); // as in svcAuth
+    }
+    return undefined;
   };
 }
 
@@ -117,6 +144,8 @@ export function requirePermission<E extends Env = Env, P extends string = string
  * a route is answered per H2 (JSON, status, `WWW-Authenticate` on 401/403,
  * `Retry-After` on 503); an `HTTPException` answers with its own response;
  * anything else is a 500 with no detail (see `onError` option to log it).
+ * Headers a route set before it threw are dropped from the answer, except
+ * CORS ones and `Svc-Token-Expiration`.
  *
  * @throws ValidationError when the options are not usable.
  *
@@ -130,19 +159,25 @@ export function requirePermission<E extends Env = Env, P extends string = string
  */
 export function onError(options?: ErrorHandlerOptions): ErrorHandler {
   const answerer = errorAnswerer(options);
-  const log = options?.onError;
   return (err, c) => {
     const made = answerer.answer(err, attachedTo(c.req.raw)?.gate.realm);
     if (made !== undefined) return send(c, made);
-    const own = (err as { getResponse?: unknown }).getResponse;
-    if (typeof own === 'function') return (own as () => Response).call(err);
-    if (log !== undefined) {
-      try {
-        log(err);
-      } catch {
-        // A failing logger must not turn an answer into a crash.
-      }
-    }
-    return c.json({ error: 'internal', message: 'internal error' }, 500, { 'cache-control': 'no-store' });
+    const own = ownResponse(err);
+    if (own !== undefined) return replace(c, own);
+    return send(c, answerer.internal(err));
   };
+}
+
+// An HTTPException's own response; anything odd about it (a throwing getter, not a Response) is a 500.
+function ownResponse(err: unknown): Response | undefined {
+  try {
+    const get = (err as { getResponse?: unknown }).getResponse;
+    if (typeof get !== 'function') return undefined;
+    const res: unknown = (get as () => unknown).call(err);
+    // A runtime's own Response class (a polyfill, a lighter one) need not be this realm's: duck-typed.
+    if (res instanceof Response) return res;
+    return typeof res === 'object' && res !== null && 'headers' in res && 'status' in res ? (res as Response) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -71,8 +71,14 @@ export function adapterRoute<R>(permission: Permission, options: PermissionOptio
 
 /** @internal the checked options of an adapter's error handler. */
 export interface ErrorAnswerer {
-  /** The H2 answer for one of our errors, or `undefined` for someone else's. */
+  /** The H2 answer for one of our errors, or `undefined` for someone else's; `onError` sees a 5xx. */
   answer(err: unknown, admittedRealm: string | undefined): HttpError | undefined;
+  /**
+   * The bare 500 for someone else's error (`status` may name another 5xx the error
+   * carries); `onError` sees the error. Its message is never shown: it may quote a
+   * password or a token that a database driver or a route put there.
+   */
+  internal(err: unknown, status?: number): HttpError;
 }
 
 /** @internal build an adapter's error handler options; throws `ValidationError` on misuse. */
@@ -86,20 +92,38 @@ export function errorAnswerer(options: ErrorHandlerOptions | undefined): ErrorAn
   finish(issues);
   const realm = rec.realm as string | undefined;
   const onError = rec.onError as ((err: unknown) => void) | undefined;
+  const report = (err: unknown): void => {
+    if (onError === undefined) return;
+    try {
+      onError(err);
+    } catch {
+      // A failing logger must not turn an answer into a crash.
+    }
+  };
   return {
     answer(err, admittedRealm) {
-      if (!(err instanceof SvcAuthError)) return undefined;
+      if (!isOurs(err)) return undefined;
       const made = httpError(err, { realm: realm ?? admittedRealm ?? DEFAULT_REALM });
-      if (made.status >= 500 && onError !== undefined) {
-        try {
-          onError(err);
-        } catch {
-          // A failing logger must not turn an answer into a crash.
-        }
-      }
+      if (made.status >= 500) report(err);
+      return made;
+    },
+    internal(err, status) {
+      report(err);
+      const made = httpError(undefined);
+      if (status !== undefined && Number.isInteger(status) && status > 500 && status <= 599) made.status = status;
       return made;
     },
   };
+}
+
+// `instanceof` runs a Proxy's getPrototypeOf trap: an error object that throws
+// when looked at is someone else's (a bare 500), not a crash of the error handler.
+function isOurs(err: unknown): boolean {
+  try {
+    return err instanceof SvcAuthError;
+  } catch {
+    return false;
+  }
 }
 
 /** @internal the error of a route guarded by `requirePermission` without `svcAuth` before it. */

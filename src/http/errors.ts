@@ -5,7 +5,14 @@
  * writes it to a fetch `Response` or a node `ServerResponse`.
  * @module
  */
-import { AuthenticationError, SvcAuthError, ValidationError, type AuthenticationReason } from '../errors';
+import {
+  AuthenticationError,
+  SvcAuthError,
+  ValidationError,
+  type AuthenticationReason,
+  type IssueCode,
+  type ValidationIssue,
+} from '../errors';
 import type { Decision } from '../policy';
 import { isHeaderProblem } from '../service';
 
@@ -17,9 +24,11 @@ export interface HttpErrorBody {
   message: string;
   /** Why: an `AuthenticationError` reason or a denial reason (`'role'`, `'scope'`, `'thing'`). */
   reason?: string;
-  /** Every problem of a `ValidationError`. */
-  /** The validation issues, their paths as text (`[0].permissions`). */
-  issues?: { path: string; message: string }[];
+  /**
+   * Every problem of a `ValidationError`, in the shape `ValidationError.issues` has:
+   * `{ code, path, pathText, message }`, `path` an array (`[0, 'permissions']`), `pathText` the same as text.
+   */
+  issues?: ValidationIssue[];
 }
 
 /** What to send for an error: status, headers (always JSON, never cached) and body. */
@@ -82,9 +91,29 @@ const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
 // Our messages are short; the caps bound the answer, and the scrub's cost, on hostile input.
 const MAX_TEXT = 1024;
 const MAX_ISSUES = 100;
+const MAX_PATH = 32;
+
+// A code outside the closed set (an issue built by hand) is answered as `custom`, never echoed.
+const ISSUE_CODES: Record<IssueCode, true> = {
+  invalid_type: true,
+  invalid_value: true,
+  unrecognized_keys: true,
+  too_big: true,
+  too_small: true,
+  duplicate: true,
+  custom: true,
+};
 
 function scrub(text: string): string {
   return (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text).replace(JWT_LIKE, '[redacted]');
+}
+
+// The same shape as `ValidationError.issues` (one shape in every answer of every adapter),
+// each piece of text scrubbed and capped like a message.
+function issueOf(i: ValidationIssue): ValidationIssue {
+  const code = typeof i.code === 'string' && Object.hasOwn(ISSUE_CODES, i.code) ? i.code : 'custom';
+  const path = Array.isArray(i.path) ? i.path.slice(0, MAX_PATH).map((s) => (typeof s === 'number' ? s : scrub(String(s)))) : [];
+  return { code, path, pathText: scrub(String(i.pathText)), message: scrub(String(i.message)) };
 }
 
 function baseHeaders(): Record<string, string> {
@@ -180,7 +209,7 @@ function ownAnswer(err: unknown, options: HttpErrorOptions | undefined): HttpErr
     case 'validation': {
       const body: HttpErrorBody = { error: 'validation', message };
       if (err instanceof ValidationError) {
-        body.issues = err.issues.slice(0, MAX_ISSUES).map((i) => ({ path: scrub(String(i.pathText)), message: scrub(String(i.message)) }));
+        body.issues = err.issues.slice(0, MAX_ISSUES).map(issueOf);
       }
       return answer(400, body);
     }

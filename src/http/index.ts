@@ -11,7 +11,7 @@ export { requireAuth, withAuth, type AuthCheck, type NodeMiddleware, type Authed
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { adapterGate, adapterRoute, errorAnswerer, notAdmitted, type ErrorHandlerOptions, type PermissionOptions } from './adapter';
-export { admit, expiration, finish, makeGate, makeRoute, permit, type GateObserver } from './gate';
+export { admit, expiration, failed, finish, makeGate, makeRoute, permit, type GateObserver } from './gate';
 export { attach, attachedTo } from './attach';
 export { nodeGuard } from './middleware';
-export { writeAnswer } from './respond';
+export { keptOnError, writeAnswer } from './respond';

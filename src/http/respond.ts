@@ -93,7 +93,16 @@ export function sendError(res: ServerResponse, err: unknown): void {
 
 // CORS headers must survive, or a browser cannot even read the 401; so does
 // the credential's expiry, which a guard set once the credential was accepted.
-const KEPT_ON_ERROR = /^(?:access-control-|vary$|svc-token-expiration$)/;
+const KEPT_ON_ERROR = /^(?:access-control-|vary$|svc-token-expiration$)/i;
+
+/**
+ * @internal whether a header set before a failure stays on the error answer.
+ * One rule for every guard and adapter: a cookie, a cache header or an encoding
+ * that a route set before it threw must not ride along with a 401, 403 or 500.
+ */
+export function keptOnError(name: string): boolean {
+  return KEPT_ON_ERROR.test(name);
+}
 
 /** @internal write a computed answer; never throws (see `sendError`). */
 export function writeAnswer(res: ServerResponse, answer: HttpError): void {
@@ -103,7 +112,7 @@ export function writeAnswer(res: ServerResponse, answer: HttpError): void {
       return;
     }
     // Headers set before the failure (cookies, caching, encoding) must not ride along with an error.
-    for (const name of res.getHeaderNames()) if (!KEPT_ON_ERROR.test(name)) res.removeHeader(name);
+    for (const name of res.getHeaderNames()) if (!keptOnError(name)) res.removeHeader(name);
     sendJson(res, answer.status, answer.body, answer.headers);
   } catch {
     try {

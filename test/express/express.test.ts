@@ -3,7 +3,7 @@ import express5 from 'express';
 // Express 4 is installed under the alias `express4`.
 import express4 from 'express4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors';
+import { ForbiddenError, ValidationError } from '../../src/errors';
 import { errorHandler, requirePermission, svcAuth } from '../../src/express';
 import { call, close, makeWorld, type World } from '../examples/world';
 
@@ -59,6 +59,17 @@ describe.each(versions)('svc-auth/express on %s', (_name, express) => {
         .token.revoke(String(req.params.name))
         .then((info) => res.json({ revoked: info.name }), next);
     });
+    app.get('/cookie', svcAuth(w.auth), (_req, res) => {
+      res.cookie('session', 'abc', { httpOnly: true });
+      res.setHeader('cache-control', 'public, max-age=600');
+      throw new ForbiddenError('not you');
+    });
+    app.post('/tokens', svcAuth(w.auth), (req, res, next) => {
+      w.auth
+        .client(req.principal)
+        .token.create({ name: 'no spaces allowed' })
+        .then((made) => res.json(made.info), next);
+    });
     app.use(errorHandler());
     app.use((_err: unknown, _req: express5.Request, res: express5.Response, _next: express5.NextFunction) => {
       res.status(599).json({ handledBy: 'next error handler' });
@@ -97,6 +108,22 @@ describe.each(versions)('svc-auth/express on %s', (_name, express) => {
   it('fails closed: requirePermission without svcAuth never allows (misconfiguration goes to the error handlers)', async () => {
     const r = await call(url, 'GET', '/unguarded/acme/web', w.reader);
     expect(r.status).toBe(599);
+  });
+
+  it('a route that sets a cookie then throws ForbiddenError answers 403 without it; CORS and the expiry stay (issue 18, item 10: the same on every adapter)', async () => {
+    const r = await call(url, 'GET', '/cookie', w.alice);
+    expect(r.status).toBe(403);
+    expect(r.headers.get('set-cookie')).toBeNull();
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('access-control-allow-origin')).toBe('https://app.test');
+    expect(r.headers.get('svc-token-expiration')).toMatch(/Z$/);
+  });
+
+  it('a ValidationError answers issues shaped like ValidationError.issues: code, path array, pathText, message (issue 18, item 11)', async () => {
+    const r = await call(url, 'POST', '/tokens', w.alice);
+    expect(r.status).toBe(400);
+    const body = (await r.json()) as { issues: unknown[] };
+    expect(body.issues[0]).toEqual({ code: expect.any(String), path: ['name'], pathText: 'name', message: expect.any(String) });
   });
 
   it('errorHandler answers a SvcAuthError per H2 and passes any other error on', async () => {

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError, ValidationError } from '../../src/errors';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors';
 import { onError, requirePermission, svcAuth, type OptionalPrincipalEnv, type PrincipalEnv } from '../../src/hono';
 import { makeWorld, type World } from '../examples/world';
 
@@ -90,5 +90,111 @@ describe('svc-auth/hono', () => {
     // @ts-expect-error 'repo:reed' is not a Permission
     expect(() => requirePermission('repo:reed', { resource: () => 'acme/web' })).toThrow(ValidationError);
     expect(() => svcAuth(w.auth, { optional: 'yes' as unknown as boolean })).toThrow(ValidationError);
+  });
+});
+
+describe('svc-auth/hono: headers set before an error (issue 18, item 10)', () => {
+  it('a route that sets Set-Cookie then throws ForbiddenError answers 403 without the cookie; CORS and the expiry stay (was: 403 with the cookie)', async () => {
+    const app = new Hono<PrincipalEnv>();
+    app.use(cors({ origin: 'https://app.test' }));
+    app.use(svcAuth(w.auth));
+    app.get('/cookie', (c) => {
+      c.header('set-cookie', 'session=abc; HttpOnly');
+      c.header('cache-control', 'public, max-age=600');
+      throw new ForbiddenError('not you');
+    });
+    app.get('/teapot', (c) => {
+      c.header('set-cookie', 'session=abc; HttpOnly');
+      throw new HTTPException(418, { message: 'teapot' });
+    });
+    app.get('/boom', (c) => {
+      c.res.headers.set('set-cookie', 'session=abc');
+      throw new Error('secret detail');
+    });
+    app.onError(onError());
+    for (const [path, status] of [
+      ['/cookie', 403],
+      ['/teapot', 418],
+      ['/boom', 500],
+    ] as const) {
+      const r = await get(app, path, w.alice);
+      expect(r.status).toBe(status);
+      expect(r.headers.get('set-cookie')).toBeNull();
+      expect(r.headers.get('access-control-allow-origin')).toBe('https://app.test');
+      expect(r.headers.get('svc-token-expiration')).toMatch(/Z$/);
+    }
+    const forbidden = await get(app, '/cookie', w.alice);
+    expect(forbidden.headers.get('cache-control')).toBe('no-store');
+    expect(await forbidden.json()).toMatchObject({ error: 'forbidden' });
+  });
+
+  it('a 401 of svcAuth drops a cookie an earlier middleware set, keeps CORS', async () => {
+    const app = new Hono<PrincipalEnv>();
+    app.use(cors({ origin: 'https://app.test' }));
+    app.use(async (c, next) => {
+      c.header('set-cookie', 'tracking=1');
+      await next();
+    });
+    app.use(svcAuth(w.auth));
+    app.get('/', (c) => c.text('ok'));
+    const r = await get(app, '/');
+    expect(r.status).toBe(401);
+    expect(r.headers.get('set-cookie')).toBeNull();
+    expect(r.headers.get('access-control-allow-origin')).toBe('https://app.test');
+  });
+});
+
+describe('svc-auth/hono: its middleware never rejects (issue 18, item 1)', () => {
+  it('a route throwing a non-Error (which Hono does not hand to onError) is a bare 500 answered by svcAuth, reported to onError', async () => {
+    const seen: unknown[] = [];
+    const app = new Hono<PrincipalEnv>();
+    app.use(svcAuth(w.auth, { onError: (err) => seen.push(err) }));
+    app.get('/string', () => {
+      throw `db password ${w.reader}`;
+    });
+    app.get('/guarded', requirePermission('repo:read', { resource: () => 'acme/web' }), () => {
+      throw undefined;
+    });
+    app.onError(onError());
+    for (const path of ['/string', '/guarded']) {
+      const r = await get(app, path, w.alice);
+      expect(r.status).toBe(500);
+      const text = await r.text();
+      expect(JSON.parse(text)).toEqual({ error: 'internal', message: 'internal error' });
+      expect(text).not.toContain(w.reader);
+    }
+    expect(seen).toHaveLength(2);
+  });
+
+  it('an onError whose error has a throwing getResponse getter still answers a bare 500', async () => {
+    const app = new Hono();
+    app.get('/', () => {
+      const err = new Error('x');
+      Object.defineProperty(err, 'getResponse', {
+        get() {
+          throw new Error('getter');
+        },
+      });
+      throw err;
+    });
+    app.onError(onError());
+    const r = await get(app, '/');
+    expect(r.status).toBe(500);
+    expect(await r.json()).toEqual({ error: 'internal', message: 'internal error' });
+  });
+});
+
+describe('svc-auth/hono: validation issues over HTTP (issue 18, item 11)', () => {
+  it('a ValidationError a route throws answers issues shaped like ValidationError.issues: code, path array, pathText, message', async () => {
+    const app = new Hono<PrincipalEnv>();
+    app.use(svcAuth(w.auth));
+    app.post('/tokens', async (c) => c.json(await w.auth.client(c.var.principal).token.create({ name: 'no spaces allowed' })));
+    app.onError(onError());
+    const r = await app.request(
+      new Request('http://127.0.0.1/tokens', { method: 'POST', headers: { authorization: `Bearer ${w.alice}` } }),
+    );
+    expect(r.status).toBe(400);
+    const body = (await r.json()) as { issues: unknown[] };
+    expect(body.issues[0]).toEqual({ code: expect.any(String), path: ['name'], pathText: 'name', message: expect.any(String) });
   });
 });

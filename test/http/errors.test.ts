@@ -74,7 +74,31 @@ describe('H2: httpError maps each error to its status and challenge', () => {
         { path: 'name', message: 'x' },
       ]),
     );
-    expect(a.body.issues?.map((i) => i.path)).toEqual(['[0].permissions[1]', 'name']);
+    expect(a.body.issues?.map((i) => i.pathText)).toEqual(['[0].permissions[1]', 'name']);
+  });
+
+  it('issues over HTTP have the shape of ValidationError.issues: code, path array, pathText, message (was: path as text, no code)', () => {
+    const err = new ValidationError([
+      { code: 'invalid_value', path: [0, 'permissions', 1], message: 'unknown permission' },
+      { path: 'name', message: 'x' },
+    ]);
+    const a = httpError(err);
+    expect(a.body.issues).toEqual(err.issues.map((i) => ({ code: i.code, path: [...i.path], pathText: i.pathText, message: i.message })));
+    expect(a.body.issues?.[0]).toEqual({
+      code: 'invalid_value',
+      path: [0, 'permissions', 1],
+      pathText: '[0].permissions[1]',
+      message: 'unknown permission',
+    });
+    // The JSON text carries the same shape.
+    expect(JSON.parse(JSON.stringify(a.body)).issues[1]).toEqual({ code: 'custom', path: ['name'], pathText: 'name', message: 'x' });
+  });
+
+  it('H2 attack: a hand-made issue code outside the closed set, or a token in a path segment, is not echoed', () => {
+    const err = new ValidationError([{ code: TOKEN as never, path: ['a', TOKEN], message: 'm' }]);
+    const a = httpError(err);
+    expect(a.body.issues?.[0]?.code).toBe('custom');
+    expect(JSON.stringify(a)).not.toContain(TOKEN);
   });
 
   it('H2 attack: a huge message or issue list is capped in the answer', () => {

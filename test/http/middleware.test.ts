@@ -47,6 +47,7 @@ function fakeAuth(overrides: Partial<Auth> = {}): Auth {
       throw new ForbiddenError();
     },
     issueSession: async () => 'x',
+    principalFor: async () => alice,
     issueComponentToken: async () => 'x',
     committer: () => 'svc:default/users/Identity/alice',
     revokeToken: async () => undefined,
