@@ -8,12 +8,14 @@
  *   npm run bench -- --quick         # shorter runs and smaller counts, printed only
  *
  * Each benchmark reads `--quick` from the command line itself. Only a full run
- * of every benchmark writes RESULTS.md.
+ * of every benchmark writes RESULTS.md, keeping the section of the peer HTTP
+ * benchmark (`npm run bench:http`, bench/peers/run.ts), which runs apart.
  */
 import { cpus, totalmem, platform, arch } from 'node:os';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
+import { PEER_HEADING, sectionOf } from './report';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ORDER = ['policy', 'glob', 'tokens', 'auth', 'http', 'memory', 'postgres', 'http-postgres'];
@@ -43,5 +45,9 @@ for (const name of files) {
   sections.push((await mod.run()).trim());
 }
 const out = [...header, ...sections.map((s) => s + '\n')].join('\n');
-if (wanted.length === 0 && !quick) writeFileSync(join(here, 'RESULTS.md'), out);
+if (wanted.length === 0 && !quick) {
+  const results = join(here, 'RESULTS.md');
+  const peers = existsSync(results) ? sectionOf(readFileSync(results, 'utf8'), PEER_HEADING) : undefined;
+  writeFileSync(results, peers === undefined ? out : `${out}\n${peers.trim()}\n`);
+}
 process.stdout.write(out);
