@@ -4,7 +4,7 @@
  * refuses the call as `invalid`; the handler never runs.
  */
 import { describe, expect, it } from 'vitest';
-import { guardTool, mcpTokenVerifier, type McpToolPolicy } from '../../src/mcp';
+import { guardTool, mcpTokenVerifier, TOOL_ERROR_META, type McpToolPolicy } from '../../src/mcp';
 import { setup } from '../service/fixture';
 
 type Args = { org: string; repo: string };
@@ -28,7 +28,7 @@ describe('guardTool and a principal of another Auth (issue 18, item 5)', () => {
     });
     expect(await guardTool(a.auth, admin, handler)({ org: 'acme', repo: 'web' }, { authInfo })).toMatchObject({
       isError: true,
-      structuredContent: { error: 'forbidden', permission: 'repo:admin', resource: 'acme/web', reason: 'invalid' },
+      _meta: { [TOOL_ERROR_META]: { error: 'forbidden', permission: 'repo:admin', resource: 'acme/web', reason: 'invalid' } },
     });
     expect(ran).toBe(1);
   });
