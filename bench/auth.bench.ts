@@ -20,7 +20,7 @@ import { importJWK, jwtVerify, type CryptoKey, type JWK } from 'jose';
 import { Bench } from 'tinybench';
 import { createAuth } from '../src/service/auth';
 import type { Auth } from '../src/service/types';
-import type { Principal } from '../src/policy/subject';
+import type { Principal } from '../src/core/policy/subject';
 import { MemoryTokenStore } from '../src/stores/memory';
 import type { TokenRecord } from '../src/stores/types';
 import { newTokenId } from '../src/tokens/claims';

@@ -4,7 +4,7 @@
  * @module
  */
 import { AuthenticationError } from '../errors';
-import type { Principal } from '../policy';
+import type { Principal } from '../core/policy';
 import { openInstance, type DevInstance } from './instance';
 import type { CliIO } from './output';
 

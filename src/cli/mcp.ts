@@ -19,7 +19,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors';
 import { canUseTool, guardTool, mcpNodeHandlers, mcpPrincipal, type AuthInfo, type McpToolPolicy } from '../mcp';
-import type { Principal } from '../policy';
+import type { Principal } from '../core/policy';
 import type { DevInstance } from './instance';
 import type { ThingStore } from './things';
 import { packageVersion } from './version';

@@ -5,7 +5,7 @@
  * in a state file cannot carry terminal escapes.
  * @module
  */
-import { formatScopeFlags } from '../scopes';
+import { formatScopeFlags } from '../core/scopes';
 import type { TokenInfo } from '../service';
 import type { CliEnv } from './instance';
 

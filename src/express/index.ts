@@ -9,9 +9,9 @@
  * @module
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import type { Principal } from '../policy';
+import type { Principal } from '../core/policy';
 import type { Auth } from '../service';
-import type { Permission } from '../vocabulary';
+import type { Permission } from '../core/vocabulary';
 import {
   adapterGate,
   adapterRoute,

@@ -15,9 +15,9 @@
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Principal } from '../policy';
+import type { Principal } from '../core/policy';
 import type { Auth } from '../service';
-import type { Permission } from '../vocabulary';
+import type { Permission } from '../core/vocabulary';
 import {
   adapterGate,
   adapterRoute,

@@ -9,9 +9,9 @@
  * @module
  */
 import type { Context, Env, ErrorHandler, MiddlewareHandler } from 'hono';
-import type { Principal } from '../policy';
+import type { Principal } from '../core/policy';
 import type { Auth } from '../service';
-import type { Permission } from '../vocabulary';
+import type { Permission } from '../core/vocabulary';
 import {
   adapterGate,
   adapterRoute,

@@ -8,8 +8,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
-import type { CompiledLayer, Principal, UserRoles } from '../policy';
-import type { Scope } from '../scopes';
+import type { CompiledLayer, Principal, UserRoles } from '../core/policy';
+import type { Scope } from '../core/scopes';
 import type { TokenRecord, TokenStore } from '../stores';
 import { expiredClaimsOf, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../tokens';
 import { bearerFromRequest } from './bearer';

@@ -3,7 +3,7 @@
  * package root.
  * @module
  */
-import type { Principal, UserRoles } from '../policy';
+import type { Principal, UserRoles } from '../core/policy';
 import type { TokenRecord, TokenStore } from '../stores';
 import type { KeyRing } from '../tokens';
 import type { EventDispatcher } from './events';

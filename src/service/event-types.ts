@@ -4,7 +4,7 @@
  * @module
  */
 import type { AuthenticationReason } from '../errors';
-import type { Scope } from '../scopes';
+import type { Scope } from '../core/scopes';
 
 /**
  * Who acted. `server` is code calling `auth.revokeToken` or

@@ -7,7 +7,7 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import { checkOptions } from '../vocabulary';
+import { checkOptions } from '../core/vocabulary';
 
 /** Longest `flush` deadline accepted, as for `storeTimeoutMs`. */
 const MAX_FLUSH_MS = 600_000;

@@ -12,8 +12,8 @@ import {
   ValidationError,
   type IssueInput,
 } from '../errors';
-import type { Principal } from '../policy';
-import { normalizeScopes, LIMITS, type Scope } from '../scopes';
+import type { Principal } from '../core/policy';
+import { normalizeScopes, LIMITS, type Scope } from '../core/scopes';
 import type { TokenRecord } from '../stores';
 import { parsePatExpiry, mintToken, newTokenId } from '../tokens';
 import { chainExpiryMs } from './chain';

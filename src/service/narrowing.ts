@@ -6,9 +6,9 @@
  * @module
  */
 import { ForbiddenError } from '../errors';
-import type { UserRoles } from '../policy';
-import type { Scope } from '../scopes';
-import { ROLE_TABLE, isRoleName, type Permission, type RoleName } from '../vocabulary';
+import type { UserRoles } from '../core/policy';
+import type { Scope } from '../core/scopes';
+import { ROLE_TABLE, isRoleName, type Permission, type RoleName } from '../core/vocabulary';
 
 /** `acme/web=repo:read`, `acme=org:read` or `repo:read`, for messages. */
 function label(resource: string | undefined, permission: Permission): string {

@@ -11,7 +11,7 @@
  * Internal: not exported from the package root.
  * @module
  */
-import { GRANT_SLOT, type Principal } from '../policy';
+import { GRANT_SLOT, type Principal } from '../core/policy';
 import type { TokenRecord } from '../stores';
 import type { PrincipalState } from './context';
 

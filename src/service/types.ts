@@ -3,8 +3,8 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import type { Principal, Decision, UserRoles } from '../policy';
-import type { Scope, ScopeEntry } from '../scopes';
+import type { Principal, Decision, UserRoles } from '../core/policy';
+import type { Scope, ScopeEntry } from '../core/scopes';
 import type { KeyRing } from '../tokens';
 import type { TokenStore } from '../stores';
 import type { AuthEventHook } from './events';

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { ValidationError, type IssueInput } from '../errors';
-import { checkOptions, checkUserId, isPlainObject, type RoleName, type UserRoles } from '../vocabulary';
+import { checkOptions, checkUserId, isPlainObject, type RoleName, type UserRoles } from '../core/vocabulary';
 import { JsonFile } from './json-file';
 import { checkResource, checkRole, MembershipTable, type Membership, type MembershipStore } from './membership';
 import { timeOf, toEntry, toJson } from './record-codec';

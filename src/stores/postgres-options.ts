@@ -6,7 +6,7 @@
  */
 import type { Pool } from 'pg';
 import { ValidationError, type IssueInput } from '../errors';
-import { checkOptions, isPlainObject } from '../vocabulary';
+import { checkOptions, isPlainObject } from '../core/vocabulary';
 import { parseTableName, type TableName } from './postgres-sql';
 
 /**

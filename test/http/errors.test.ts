@@ -10,7 +10,7 @@ import {
   ValidationError,
   type AuthenticationReason,
 } from '../../src/errors';
-import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/policy/decision';
+import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/core/policy/decision';
 import { decisionError, httpError } from '../../src/http/errors';
 
 const TOKEN = 'eyJhbGciOiJFZERTQSIsInR5cCI6InBhdCtqd3QifQ.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlc2lnbmF0dXJl';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Principal } from '../../src/policy/subject';
+import type { Principal } from '../../src/core/policy/subject';
 import type { Auth } from '../../src/service/types';
 import { expiration, makeGate } from '../../src/http/gate';
 

@@ -158,7 +158,7 @@ describe('H2: sendJson and sendError (node)', () => {
 describe('errorResponse with a decision answer', () => {
   it('H2: errorResponse(decisionError(d)) answers 403 with insufficient_scope, not 500', async () => {
     const { decisionError } = await import('../../src/http/errors');
-    const { DENY_THING } = await import('../../src/policy/decision');
+    const { DENY_THING } = await import('../../src/core/policy/decision');
     const res = errorResponse(decisionError(DENY_THING));
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');

@@ -1,10 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
-import { parseScopeFlags } from '../../src/scopes/flags';
-import { formatScopeFlags, isFlagExpressible } from '../../src/scopes/flags-format';
-import { normalizeScopes } from '../../src/scopes/normalize';
-import type { Scope } from '../../src/scopes/types';
+import { parseScopeFlags } from '../../src/core/scopes/flags';
+import { formatScopeFlags, isFlagExpressible } from '../../src/core/scopes/flags-format';
+import { normalizeScopes } from '../../src/core/scopes/normalize';
+import type { Scope } from '../../src/core/scopes/types';
 import { validScopeEntries } from './arbitraries';
 import { pathsOf } from '../support/errors';
 

@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { parseScopeFlags } from '../../src/scopes/flags';
-import { normalizeScopes } from '../../src/scopes/normalize';
-import { LIMITS } from '../../src/scopes/types';
+import { parseScopeFlags } from '../../src/core/scopes/flags';
+import { normalizeScopes } from '../../src/core/scopes/normalize';
+import { LIMITS } from '../../src/core/scopes/types';
 import { issuesOf } from '../support/errors';
 
 describe('parseScopeFlags', () => {

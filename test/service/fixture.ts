@@ -6,7 +6,7 @@ import { createAuth } from '../../src/service/auth';
 import type { Auth, AuthOptions } from '../../src/service/types';
 import { MemoryTokenStore } from '../../src/stores/memory';
 import type { TokenStore } from '../../src/stores/types';
-import type { UserRoles } from '../../src/policy/types';
+import type { UserRoles } from '../../src/core/policy/types';
 import { generateKeyRing } from '../../src/tokens/keyring';
 import type { KeyRing } from '../../src/tokens/types';
 import { Clock } from '../support/clock';

@@ -9,7 +9,7 @@ import { AuthenticationError, ConflictError } from '../../src/errors';
 import { createAuth } from '../../src/service/auth';
 import type { Auth } from '../../src/service/types';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import type { UserRoles } from '../../src/policy/types';
+import type { UserRoles } from '../../src/core/policy/types';
 import { sharedRing } from './fixture';
 import { Clock } from '../support/clock';
 import { rejection } from '../support/errors';

@@ -5,7 +5,7 @@
  * @module
  */
 import { ForbiddenError, NotFoundError } from '../../errors';
-import type { Principal } from '../../policy';
+import type { Principal } from '../../core/policy';
 import type { CreateTokenInput } from '../../service';
 import { optional, parseFlags, required, type Flags } from '../args';
 import { help, signIn, withHint, withInstance, type Command, type CredentialSource } from '../command';

@@ -3,7 +3,7 @@
  * which keys an options object may have, and what a user id is.
  * @module
  */
-import { ValidationError, type IssueInput } from '../errors';
+import { ValidationError, type IssueInput } from '../../errors';
 
 /**
  * @internal An object literal or a null-prototype object: not an array, Date, Map, Proxy-less class instance.

@@ -4,7 +4,7 @@
  * validated parts handed to the table compiler.
  * @module
  */
-import { ValidationError, type IssueInput } from '../errors';
+import { ValidationError, type IssueInput } from '../../errors';
 import { isPlainObject, isRoleName, type RoleName } from '../vocabulary';
 import { NAME_PATTERN, parseResource, type Scope } from '../scopes';
 import { compileLayer, layerData, kindOf, preview, type LayerData } from './compile';

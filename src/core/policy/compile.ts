@@ -9,7 +9,7 @@
  * the same issues, not widen or narrow in silence.
  * @module
  */
-import { ValidationError } from '../errors';
+import { ValidationError } from '../../errors';
 import { permissionIndex } from '../vocabulary';
 import { compileMatcherForValidNames, checkNormalizedScopes, type Scope, type ThingMatcher } from '../scopes';
 

@@ -2,7 +2,7 @@
  * Scopes back to text: `--scope` flag strings for display and round trips.
  * @module
  */
-import { ValidationError } from '../errors';
+import { ValidationError } from '../../errors';
 import { isPermission } from '../vocabulary';
 import { IssueList, describe, guardInput, own } from './issues';
 import type { Scope } from './types';

@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from 'zod';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../../errors';
 import { IssueList, describe, formatPath, guardInput, preview } from './issues';
 import { LIMITS, type ScopeEntry } from './types';
 

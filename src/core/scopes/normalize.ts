@@ -7,7 +7,7 @@
  * ends up in the output: the output is rebuilt and deeply frozen.
  * @module
  */
-import { ValidationError } from '../errors';
+import { ValidationError } from '../../errors';
 import {
   PERMISSIONS,
   ROLE_TABLE,

@@ -4,7 +4,7 @@
  * `normalizeScopes`, which every entry goes through afterwards.
  * @module
  */
-import { ValidationError } from '../errors';
+import { ValidationError } from '../../errors';
 import { IssueList, describe, guardInput, preview } from './issues';
 import { NAME_PATTERN, parseResource } from './names';
 import { LIMITS, type ScopeEntry } from './types';

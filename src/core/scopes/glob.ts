@@ -21,7 +21,7 @@
  * CR, LF, U+2028 and U+2029) cannot show: S7 makes such names invalid.
  * @module
  */
-import { ValidationError, type IssueInput } from '../errors';
+import { ValidationError, type IssueInput } from '../../errors';
 import { isValidThingName } from './names';
 import { compileOne, type Compiled } from './glob-compile';
 import { compileShapes } from './glob-fast-paths';

@@ -5,7 +5,7 @@
  * Internal: not re-exported from the layer.
  * @module
  */
-import { SvcAuthError, ValidationError, type IssueCode, type IssueInput } from '../errors';
+import { SvcAuthError, ValidationError, type IssueCode, type IssueInput } from '../../errors';
 
 /**
  * @internal Most issues one ValidationError carries; past it a summary issue says how many more.

@@ -7,7 +7,7 @@
  * (nothing held, so the role cap denies).
  * @module
  */
-import { SvcAuthError, ValidationError, type IssueInput } from '../errors';
+import { SvcAuthError, ValidationError, type IssueInput } from '../../errors';
 import type { Scope } from '../scopes';
 import type { CompiledLayer } from './compile';
 import type { GrantTable } from './grant-table';
