@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { fold, foldValidating } from '../../src/core/policy/fold';
-import { compileMatcherForValidNames } from '../../src/core/scopes/glob';
+import { compileMatcherForValidNames } from '../../src/core/scopes/glob/matcher';
 import { isValidThingName } from '../../src/core/scopes/names';
 
 const SHAPES = ['Doc/*', 'Doc/**', 'Img/*.png', 'Doc/readme', 'Img/icons/*', 'Src/lib/**', 'Doc/a*', '**/*.md', '**', 'Doc/*/x'];

@@ -14,5 +14,5 @@ export { normalizeScopes, checkNormalizedScopes } from './normalize';
 export { formatScopeFlags, isFlagExpressible } from './flags-format';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
-export { REGEX_SOURCE, VALIDATING_SOURCE } from './glob-fast-paths';
+export { REGEX_SOURCE, VALIDATING_SOURCE } from './glob';
 export { NAME_PATTERN } from './names';

@@ -4,7 +4,7 @@
  * last `**`, all found once per token so that matching allocates nothing.
  * @module
  */
-import { starGuards } from './glob-fast-paths';
+import { starGuards } from './fast-paths';
 
 export const STAR = 42;
 export const QMARK = 63;

@@ -21,13 +21,13 @@
  * CR, LF, U+2028 and U+2029) cannot show: S7 makes such names invalid.
  * @module
  */
-import { ValidationError, type IssueInput } from '../../errors';
-import { isValidThingName } from './names';
-import { compileOne, type Compiled } from './glob-compile';
-import { compileShapes } from './glob-fast-paths';
-import { newScratch, run, scan, type Scratch } from './glob-match';
-import { checkPattern } from './pattern';
-import type { ThingMatcher } from './types';
+import { ValidationError, type IssueInput } from '../../../errors';
+import { isValidThingName } from '../names';
+import { compileOne, type Compiled } from './compile';
+import { compileShapes } from './fast-paths';
+import { newScratch, run, scan, type Scratch } from './match';
+import { checkPattern } from '../pattern';
+import type { ThingMatcher } from '../types';
 
 // Re-exported: callers have always found the pattern check beside the matcher.
 export { checkPattern };

@@ -5,8 +5,8 @@
  * where its `(?=.)` lookahead sits elsewhere.
  * @module
  */
-import type { ThingMatcher } from './types';
-import { THING_NAME_CHAR, THING_SEGMENT_START } from './names';
+import type { ThingMatcher } from '../types';
+import { THING_NAME_CHAR, THING_SEGMENT_START } from '../names';
 
 const WILD = /[*?]/;
 const DOT = 46;

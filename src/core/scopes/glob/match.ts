@@ -4,8 +4,8 @@
  * with the scratch buffers reused, no allocation per call.
  * @module
  */
-import { GLOBSTAR, GUARDED_STAR, QMARK, STAR, type Compiled, type Word } from './glob-compile';
-import { LIMITS } from './types';
+import { GLOBSTAR, GUARDED_STAR, QMARK, STAR, type Compiled, type Word } from './compile';
+import { LIMITS } from '../types';
 
 const SLASH = 47;
 
