@@ -21,7 +21,7 @@ import { Bench } from 'tinybench';
 import { createAuth } from '../src/service/auth';
 import type { Auth } from '../src/service/types';
 import type { Principal } from '../src/core/policy/subject';
-import { MemoryTokenStore } from '../src/stores/memory';
+import { MemoryTokenStore } from '../src/stores/memory/store';
 import type { TokenRecord } from '../src/stores/types';
 import { newTokenId } from '../src/tokens/claims';
 import { generateKeyRing } from '../src/tokens/keyring';

@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { requireAuth } from '../src/http';
 import { createAuth } from '../src/service/auth';
-import { PostgresTokenStore } from '../src/stores/postgres';
+import { PostgresTokenStore } from '../src/stores/postgres/store';
 import { generateKeyRing } from '../src/tokens/keyring';
 
 const POOL_SIZE = 16;

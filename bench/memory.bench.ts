@@ -19,7 +19,7 @@
 import { pathToFileURL } from 'node:url';
 import { base64url } from 'jose';
 import { createAuth } from '../src/service/auth';
-import { MemoryTokenStore } from '../src/stores/memory';
+import { MemoryTokenStore } from '../src/stores/memory/store';
 import type { TokenRecord } from '../src/stores/types';
 import { generateKeyRing } from '../src/tokens/keyring';
 import { mintToken } from '../src/tokens/mint';

@@ -13,7 +13,7 @@ import {
   resourceMetadataUrl,
   type McpHandlerOptions,
 } from '../../src/mcp';
-import { MemoryTokenStore } from '../../src/stores/memory';
+import { MemoryTokenStore } from '../../src/stores/memory/store';
 import type { Auth } from '../../src/service/types';
 import { setup, type Setup } from '../service/fixture';
 import { caught } from '../support/errors';

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { AuthenticationError, UnavailableError, ValidationError } from '../../src/errors';
 import { createAuth } from '../../src/service/auth';
-import { MemoryTokenStore } from '../../src/stores/memory';
+import { MemoryTokenStore } from '../../src/stores/memory/store';
 import type { TokenRecord, TokenStore } from '../../src/stores/types';
 import { mintToken } from '../../src/tokens/mint';
 import { newTokenId } from '../../src/tokens/claims';

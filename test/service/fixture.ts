@@ -4,7 +4,7 @@
  */
 import { createAuth } from '../../src/service/auth';
 import type { Auth, AuthOptions } from '../../src/service/types';
-import { MemoryTokenStore } from '../../src/stores/memory';
+import { MemoryTokenStore } from '../../src/stores/memory/store';
 import type { TokenStore } from '../../src/stores/types';
 import type { UserRoles } from '../../src/core/policy/types';
 import { generateKeyRing } from '../../src/tokens/keyring';

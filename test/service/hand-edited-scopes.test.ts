@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/core/scopes/types';
 
 import type { Auth } from '../../src/service/types';
-import { MemoryTokenStore } from '../../src/stores/memory';
+import { MemoryTokenStore } from '../../src/stores/memory/store';
 import type { TokenRecord, TokenStore } from '../../src/stores/types';
 import { PERMISSIONS, type Permission } from '../../src/core/vocabulary';
 import { setup, type Setup } from './fixture';

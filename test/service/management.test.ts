@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../src/errors';
 import type { Principal } from '../../src/core/policy/subject';
-import { MemoryTokenStore } from '../../src/stores/memory';
+import { MemoryTokenStore } from '../../src/stores/memory/store';
 import type { ScopeEntry } from '../../src/core/scopes/types';
 import { setup, type Setup } from './fixture';
 import { DAY_MS, T0 } from '../support/clock';

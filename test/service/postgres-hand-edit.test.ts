@@ -12,7 +12,7 @@ import type { Scope } from '../../src/core/scopes/types';
 
 import { createAuth } from '../../src/service/auth';
 import type { Auth } from '../../src/service/types';
-import { PostgresTokenStore } from '../../src/stores/postgres';
+import { PostgresTokenStore } from '../../src/stores/postgres/store';
 import type { UserRoles } from '../../src/core/policy/types';
 import { PERMISSIONS, type Permission } from '../../src/core/vocabulary';
 import { sharedRing } from './fixture';

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { AuthenticationError, ConflictError } from '../../src/errors';
 import { createAuth } from '../../src/service/auth';
 import type { Auth } from '../../src/service/types';
-import { PostgresTokenStore } from '../../src/stores/postgres';
+import { PostgresTokenStore } from '../../src/stores/postgres/store';
 import type { UserRoles } from '../../src/core/policy/types';
 import { sharedRing } from './fixture';
 import { Clock } from '../support/clock';

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { QueryResultRow } from 'pg';
 import { UnavailableError } from '../../src/errors';
-import { ChainBatcher, type ChainSource } from '../../src/stores/postgres-batch';
-import { groupByRoot } from '../../src/stores/postgres-rows';
+import { ChainBatcher, type ChainSource } from '../../src/stores/postgres/batch';
+import { groupByRoot } from '../../src/stores/postgres/rows';
 import type { TokenRecord } from '../../src/stores/types';
 
 interface Sent {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { createAuth } from '../../src/service/auth';
-import { PostgresTokenStore } from '../../src/stores/postgres';
+import { PostgresTokenStore } from '../../src/stores/postgres/store';
 import type { TokenRecord } from '../../src/stores/types';
 import { generateKeyRing } from '../../src/tokens/keyring';
 import { Clock, DAY_MS as DAY, T0 } from '../support/clock';

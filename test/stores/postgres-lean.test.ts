@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import fc from 'fast-check';
 import pg from 'pg';
 import { ValidationError } from '../../src/errors';
-import { PostgresTokenStore } from '../../src/stores/postgres';
+import { PostgresTokenStore } from '../../src/stores/postgres/store';
 import type { TokenRecord } from '../../src/stores/types';
 import { DAY_MS as DAY, NOW } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';

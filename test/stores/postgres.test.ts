@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import pg from 'pg';
 import { ConflictError, UnavailableError, ValidationError } from '../../src/errors';
-import { PostgresTokenStore } from '../../src/stores/postgres';
+import { PostgresTokenStore } from '../../src/stores/postgres/store';
 import { tokenStoreConformance } from '../../src/testing';
 import type { TokenRecord } from '../../src/stores/types';
 import { DAY_MS as DAY, NOW, T0 } from '../support/clock';

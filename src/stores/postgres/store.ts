@@ -6,12 +6,12 @@
  * @module
  */
 import type { Pool, PoolClient } from 'pg';
-import { ConflictError, UnavailableError, ValidationError } from '../errors';
-import { timeOf, toEntry } from './record-codec';
-import { ChainBatcher } from './postgres-batch';
-import { checkStorable, storable } from './postgres-text';
-import { borrow, clientErrors, type ClientErrors } from './postgres-client';
-import { buildSql, migrateLockKey, nameLockKey, type StoreSql, type TableName } from './postgres-sql';
+import { ConflictError, UnavailableError, ValidationError } from '../../errors';
+import { timeOf, toEntry } from '../record-codec';
+import { ChainBatcher } from './batch';
+import { checkStorable, storable } from './text';
+import { borrow, clientErrors, type ClientErrors } from './client';
+import { buildSql, migrateLockKey, nameLockKey, type StoreSql, type TableName } from './sql';
 import {
   MAX_BATCH_IDS,
   MAX_BATCHES_IN_FLIGHT,
@@ -20,10 +20,10 @@ import {
   MIN_MIGRATE_TIMEOUT_MS,
   readOptions,
   type PostgresTokenStoreOptions,
-} from './postgres-options';
-import { first, rowToRecord } from './postgres-rows';
-import { ChainReader, type Found, type ReadQuery } from './postgres-chains';
-import type { InsertResult, TokenRecord, TokenStore } from './types';
+} from './options';
+import { first, rowToRecord } from './rows';
+import { ChainReader, type Found, type ReadQuery } from './chains';
+import type { InsertResult, TokenRecord, TokenStore } from '../types';
 
 export type { PostgresTokenStoreOptions };
 

@@ -5,7 +5,7 @@
  * and the library's own errors.
  * @module
  */
-import { ConflictError, SvcAuthError, UnavailableError } from '../errors';
+import { ConflictError, SvcAuthError, UnavailableError } from '../../errors';
 
 /** SQLSTATE classes and codes that mean the connection or server, not the statement, failed. */
 const CONNECTION_STATES = /^(08|57P0[1-4]|53)/;

@@ -15,8 +15,8 @@
  * @module
  */
 import type { Pool, PoolClient } from 'pg';
-import { UnavailableError } from '../errors';
-import { toStoreError } from './postgres-errors';
+import { UnavailableError } from '../../errors';
+import { toStoreError } from './errors';
 
 /** @internal the errors a pool's clients reported, one watcher per pool. */
 export class ClientErrors {

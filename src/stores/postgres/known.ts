@@ -17,8 +17,8 @@
  * @module
  */
 import type { QueryResultRow } from 'pg';
-import type { Entry } from './record-codec';
-import { MAX_CHAIN_DEPTH } from './postgres-sql';
+import type { Entry } from '../record-codec';
+import { MAX_CHAIN_DEPTH } from './sql';
 
 /** @internal one row of the lean read, as the store checks it. */
 export interface Fresh {

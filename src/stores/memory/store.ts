@@ -4,9 +4,9 @@
  * on restart; anything else wants a shared store (PostgreSQL, the file store).
  * @module
  */
-import { settle } from './settle';
-import { TokenTable } from './token-table';
-import type { InsertResult, TokenRecord, TokenStore } from './types';
+import { settle } from '../settle';
+import { TokenTable } from '../token-table';
+import type { InsertResult, TokenRecord, TokenStore } from '../types';
 
 /**
  * A {@link TokenStore} in memory. Each operation completes synchronously inside

@@ -5,9 +5,9 @@
  * @module
  */
 import type { Pool } from 'pg';
-import { ValidationError, type IssueInput } from '../errors';
-import { checkOptions, isPlainObject } from '../core/vocabulary';
-import { parseTableName, type TableName } from './postgres-sql';
+import { ValidationError, type IssueInput } from '../../errors';
+import { checkOptions, isPlainObject } from '../../core/vocabulary';
+import { parseTableName, type TableName } from './sql';
 
 /**
  * Options of {@link PostgresTokenStore}. Checked when the store is built.

@@ -26,9 +26,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { UnavailableError } from '../errors';
+import { UnavailableError } from '../../errors';
 import { fsError } from './fs-errors';
-import { breakIfStale, sweepPending, tryCreate } from './lock-file';
+import { breakIfStale, sweepPending, tryCreate } from './lock-on-disk';
 
 /**
  * Timing of {@link withFileLock}.

@@ -8,13 +8,13 @@
  * @module
  */
 import { join } from 'node:path';
-import { ValidationError, type IssueInput } from '../errors';
-import { checkOptions, checkUserId, isPlainObject, type RoleName, type UserRoles } from '../core/vocabulary';
+import { ValidationError, type IssueInput } from '../../errors';
+import { checkOptions, checkUserId, isPlainObject, type RoleName, type UserRoles } from '../../core/vocabulary';
 import { JsonFile } from './json-file';
-import { checkResource, checkRole, MembershipTable, type Membership, type MembershipStore } from './membership';
-import { timeOf, toEntry, toJson } from './record-codec';
-import { TokenTable } from './token-table';
-import type { InsertResult, TokenRecord, TokenStore } from './types';
+import { checkResource, checkRole, MembershipTable, type Membership, type MembershipStore } from '../membership';
+import { timeOf, toEntry, toJson } from '../record-codec';
+import { TokenTable } from '../token-table';
+import type { InsertResult, TokenRecord, TokenStore } from '../types';
 
 /**
  * Options of the file stores.

@@ -14,10 +14,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { SvcAuthError, UnavailableError, ValidationError } from '../errors';
-import { withFileLock, type HeldLock, type LockTiming } from './file-lock';
+import { SvcAuthError, UnavailableError, ValidationError } from '../../errors';
+import { withFileLock, type HeldLock, type LockTiming } from './lock-protocol';
 import { codeOf, fsError } from './fs-errors';
-import { isAlive } from './lock-file';
+import { isAlive } from './lock-on-disk';
 
 /**
  * Options of {@link JsonFile}.

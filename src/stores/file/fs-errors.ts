@@ -3,7 +3,7 @@
  * is named, file contents never are.
  * @module
  */
-import { UnavailableError } from '../errors';
+import { UnavailableError } from '../../errors';
 
 /**
  * @internal The `code` of a Node.js system error, if any.

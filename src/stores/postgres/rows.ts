@@ -4,9 +4,9 @@
  * @module
  */
 import type { QueryResultRow } from 'pg';
-import { UnavailableError } from '../errors';
-import { toEntry, toRecord, type Entry } from './record-codec';
-import type { TokenRecord } from './types';
+import { UnavailableError } from '../../errors';
+import { toEntry, toRecord, type Entry } from '../record-codec';
+import type { TokenRecord } from '../types';
 
 /** @internal the first row of a result, if any. */
 export function first(result: { rows: QueryResultRow[] }): QueryResultRow | undefined {
