@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { reportDenied, type AuthEvent } from '../../src/service/events';
-import { redactEvent } from '../../src/service/event-redact';
+import { reportDenied, type AuthEvent } from '../../src/service/events/events';
+import { redactEvent } from '../../src/service/events/event-redact';
 import { REDACTED } from '../../src/tokens/redact';
 import { setup } from './fixture';
 import { record } from '../support/record';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { authorize as policyAuthorize } from '../../src/core/policy';
 import type { Principal } from '../../src/core/policy/subject';
-import { reportDenied, type AuthEvent } from '../../src/service/events';
+import { reportDenied, type AuthEvent } from '../../src/service/events/events';
 import { PERMISSIONS } from '../../src/core/vocabulary';
 import { setup } from './fixture';
 

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
 import { authorize, compileLayer } from '../../src/core/policy';
 import type { Scope } from '../../src/core/scopes/types';
-import { GrantCache, LayerCache, rolesSnapshot, sameRoles } from '../../src/service/grant-cache';
-import { isDeepFrozen, pinScopes, sameScopes } from '../../src/service/scopes-pin';
+import { GrantCache, LayerCache, rolesSnapshot, sameRoles } from '../../src/service/authenticate/grant-cache';
+import { isDeepFrozen, pinScopes, sameScopes } from '../../src/service/authenticate/scopes-pin';
 import { setup } from './fixture';
 
 /** Canonical text of a snapshot: equal text means equal roles. */

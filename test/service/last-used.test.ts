@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { LastUsedRecorder } from '../../src/service/last-used';
+import { LastUsedRecorder } from '../../src/service/events/last-used';
 import { FileTokenStore } from '../../src/stores/file/store';
 import { MemoryTokenStore } from '../../src/stores/memory/store';
 import type { TokenStore } from '../../src/stores/types';

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FileTokenStore } from '../../src/stores/file/store';
 import { MemoryTokenStore } from '../../src/stores/memory/store';
 import type { TokenStore } from '../../src/stores/types';
-import { checkStoredText, isWellFormedText } from '../../src/service/text';
+import { checkStoredText, isWellFormedText } from '../../src/service/manage/text';
 import { setup } from './fixture';
 import { rejection } from '../support/errors';
 

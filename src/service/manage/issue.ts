@@ -4,15 +4,15 @@
  * that token management never lists.
  * @module
  */
-import { UnavailableError, ValidationError, type IssueInput } from '../errors';
-import { normalizeScopes, type ScopeEntry } from '../core/scopes';
-import type { TokenRecord, TokenStore } from '../stores';
-import { newTokenId, LIFETIMES, parseShortDuration, mintToken } from '../tokens';
-import { createdEvent, SERVER_ACTOR, type EventDispatcher } from './events';
-import { checkOptions } from '../core/vocabulary';
-import { checkUserId } from './identity';
-import type { ResolvedOptions } from './options';
-import type { Auth } from './types';
+import { UnavailableError, ValidationError, type IssueInput } from '../../errors';
+import { normalizeScopes, type ScopeEntry } from '../../core/scopes';
+import type { TokenRecord, TokenStore } from '../../stores';
+import { newTokenId, LIFETIMES, parseShortDuration, mintToken } from '../../tokens';
+import { createdEvent, SERVER_ACTOR, type EventDispatcher } from '../events';
+import { checkOptions } from '../../core/vocabulary';
+import { checkUserId } from '../identity';
+import type { ResolvedOptions } from '../options';
+import type { Auth } from '../types';
 
 function rejectUnknownKeys(opts: unknown, allowed: readonly string[]): Record<string, unknown> {
   if (opts === undefined) return {};

@@ -11,9 +11,9 @@
  * Internal: not exported from the package root.
  * @module
  */
-import { GRANT_SLOT, type Principal } from '../core/policy';
-import type { TokenRecord } from '../stores';
-import type { PrincipalState } from './context';
+import { GRANT_SLOT, type Principal } from '../../core/policy';
+import type { TokenRecord } from '../../stores';
+import type { PrincipalState } from '../context';
 
 /**
  * @internal the token chain a principal was authenticated with (nearest first;

@@ -6,8 +6,8 @@
  * shutdown that was meant to take seconds.
  * @module
  */
-import { ValidationError, type IssueInput } from '../errors';
-import { checkOptions } from '../core/vocabulary';
+import { ValidationError, type IssueInput } from '../../errors';
+import { checkOptions } from '../../core/vocabulary';
 
 /** Longest `flush` deadline accepted, as for `storeTimeoutMs`. */
 const MAX_FLUSH_MS = 600_000;

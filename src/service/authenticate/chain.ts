@@ -4,8 +4,8 @@
  * expired. Every failure is fail-closed.
  * @module
  */
-import { AuthenticationError, SvcAuthError, UnavailableError } from '../errors';
-import type { TokenRecord } from '../stores';
+import { AuthenticationError, SvcAuthError, UnavailableError } from '../../errors';
+import type { TokenRecord } from '../../stores';
 
 /**
  * What the chain is checked against: the verified claims, or a principal being re-checked.

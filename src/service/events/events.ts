@@ -9,8 +9,8 @@
  * every string of an event is redacted as the logs are, on delivery.
  * @module
  */
-import type { Principal } from '../core/policy';
-import type { TokenRecord } from '../stores';
+import type { Principal } from '../../core/policy';
+import type { TokenRecord } from '../../stores';
 import type { AccessDeniedEvent, AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './event-types';
 import { redactEvent } from './event-redact';
 

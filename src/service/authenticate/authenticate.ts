@@ -7,21 +7,20 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
-import type { CompiledLayer, Principal, UserRoles } from '../core/policy';
-import type { Scope } from '../core/scopes';
-import type { TokenRecord, TokenStore } from '../stores';
-import { expiredClaimsOf, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../tokens';
-import { bearerFromRequest } from './bearer';
+import { AuthenticationError, UnavailableError, ValidationError } from '../../errors';
+import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
+import type { Scope } from '../../core/scopes';
+import type { TokenRecord, TokenStore } from '../../stores';
+import { expiredClaimsOf, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../../tokens';
+import { bearerFromRequest } from '../bearer';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
-import type { PrincipalState } from './context';
-import type { EventActor, EventDispatcher } from './events';
-import { LastUsedRecorder } from './last-used';
+import type { PrincipalState } from '../context';
+import { type EventActor, type EventDispatcher, LastUsedRecorder } from '../events';
 import { principalFactory } from './principal';
 import { GrantCache, LayerCache } from './grant-cache';
-import { failure } from './guard';
-import { checkUserId } from './identity';
-import type { ResolvedOptions } from './options';
+import { failure } from '../deadlines';
+import { checkUserId } from '../identity';
+import type { ResolvedOptions } from '../options';
 
 /** Could `value` be a promise? A throwing `then` getter counts as one (and then rejects in `guarded`). */
 function isThenable(value: unknown): boolean {

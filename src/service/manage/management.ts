@@ -11,19 +11,19 @@ import {
   UnavailableError,
   ValidationError,
   type IssueInput,
-} from '../errors';
-import type { Principal } from '../core/policy';
-import { normalizeScopes, LIMITS, type Scope } from '../core/scopes';
-import type { TokenRecord } from '../stores';
-import { parsePatExpiry, mintToken, newTokenId } from '../tokens';
-import { chainExpiryMs } from './chain';
-import type { ServiceContext } from './context';
-import { actorOf, createdEvent, revokedEvent } from './events';
-import { checkIdentity } from './identity';
+} from '../../errors';
+import type { Principal } from '../../core/policy';
+import { normalizeScopes, LIMITS, type Scope } from '../../core/scopes';
+import type { TokenRecord } from '../../stores';
+import { parsePatExpiry, mintToken, newTokenId } from '../../tokens';
+import { chainExpiryMs } from '../authenticate';
+import type { ServiceContext } from '../context';
+import { actorOf, createdEvent, revokedEvent } from '../events';
+import { checkIdentity } from '../identity';
 import { checkStoredText } from './text';
 import { checkNarrowing, roleWarnings } from './narrowing';
 import { managedRecords, pickForGet, pickForRevoke, toInfo } from './token-info';
-import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from './types';
+import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from '../types';
 
 const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity']);
 

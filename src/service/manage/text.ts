@@ -6,7 +6,7 @@
  * stores. Both are refused up front with a `ValidationError`.
  * @module
  */
-import { ValidationError } from '../errors';
+import { ValidationError } from '../../errors';
 
 // C0 controls but tab and line feed, DEL and C1 controls.
 const CONTROL_BUT_TAB_LF = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;

@@ -7,7 +7,7 @@
  * (`redactTokens`) before the hook sees it.
  * @module
  */
-import { redactTokens } from '../tokens';
+import { redactTokens } from '../../tokens';
 
 // Events are a few levels deep (event, actor or token, scopes, entry, list).
 const MAX_DEPTH = 6;

@@ -4,8 +4,8 @@
  * a name designates (T7).
  * @module
  */
-import type { TokenRecord } from '../stores';
-import type { TokenInfo } from './types';
+import type { TokenRecord } from '../../stores';
+import type { TokenInfo } from '../types';
 
 /**
  * Status derived when read (T4): `revoked` if revokedAt is set, else `expired`

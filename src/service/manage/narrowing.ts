@@ -5,10 +5,10 @@
  * narrowing; these checks make mistakes fail early and visibly.
  * @module
  */
-import { ForbiddenError } from '../errors';
-import type { UserRoles } from '../core/policy';
-import type { Scope } from '../core/scopes';
-import { ROLE_TABLE, isRoleName, type Permission, type RoleName } from '../core/vocabulary';
+import { ForbiddenError } from '../../errors';
+import type { UserRoles } from '../../core/policy';
+import type { Scope } from '../../core/scopes';
+import { ROLE_TABLE, isRoleName, type Permission, type RoleName } from '../../core/vocabulary';
 
 /** `acme/web=repo:read`, `acme=org:read` or `repo:read`, for messages. */
 function label(resource: string | undefined, permission: Permission): string {

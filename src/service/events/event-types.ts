@@ -3,8 +3,8 @@
  * how they are delivered.
  * @module
  */
-import type { AuthenticationReason } from '../errors';
-import type { Scope } from '../core/scopes';
+import type { AuthenticationReason } from '../../errors';
+import type { Scope } from '../../core/scopes';
 
 /**
  * Who acted. `server` is code calling `auth.revokeToken` or

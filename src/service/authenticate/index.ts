@@ -1,0 +1,11 @@
+/**
+ * The request path of `createAuth` (T5): a credential to a principal, through
+ * the token's record chain and the owner's roles, with the caches that keep it
+ * fast.
+ * @module
+ */
+export { createAuthenticator, type Authenticator } from './authenticate';
+
+/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+export { CHAIN_SLOT } from './principal';
+export { chainExpiryMs } from './chain';
