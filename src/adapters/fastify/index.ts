@@ -15,9 +15,9 @@
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Principal } from '../core/policy';
-import type { Auth } from '../service';
-import type { Permission } from '../core/vocabulary';
+import type { Principal } from '../../core/policy';
+import type { Auth } from '../../service';
+import type { Permission } from '../../core/vocabulary';
 import {
   adapterGate,
   adapterRoute,
@@ -34,9 +34,9 @@ import {
   type PermissionOptions,
   type HttpError,
   type GuardOptions,
-} from '../http';
+} from '../../http';
 
-export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../http';
+export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
 
 /**
  * A switch for the type of `request.principal`, by declaration merging. Left

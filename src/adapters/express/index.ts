@@ -9,9 +9,9 @@
  * @module
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import type { Principal } from '../core/policy';
-import type { Auth } from '../service';
-import type { Permission } from '../core/vocabulary';
+import type { Principal } from '../../core/policy';
+import type { Auth } from '../../service';
+import type { Permission } from '../../core/vocabulary';
 import {
   adapterGate,
   adapterRoute,
@@ -27,9 +27,9 @@ import {
   type ErrorHandlerOptions,
   type PermissionOptions,
   type GuardOptions,
-} from '../http';
+} from '../../http';
 
-export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../http';
+export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
 
 /**
  * A switch for the type of `req.principal`, by declaration merging. Left

@@ -9,9 +9,9 @@
  * @module
  */
 import type { Context, Env, ErrorHandler, MiddlewareHandler } from 'hono';
-import type { Principal } from '../core/policy';
-import type { Auth } from '../service';
-import type { Permission } from '../core/vocabulary';
+import type { Principal } from '../../core/policy';
+import type { Auth } from '../../service';
+import type { Permission } from '../../core/vocabulary';
 import {
   adapterGate,
   adapterRoute,
@@ -29,9 +29,9 @@ import {
   type PermissionOptions,
   type HttpError,
   type GuardOptions,
-} from '../http';
+} from '../../http';
 
-export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../http';
+export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
 
 /** The Hono environment {@link svcAuth} provides: `c.var.principal`. */
 export type PrincipalEnv = { Variables: { principal: Principal } };
