@@ -4,7 +4,7 @@
  * @module
  */
 import { expect } from 'vitest';
-import type { TokenRecord, TokenStore } from '../stores';
+import type { TokenRecord, TokenStore } from '../../stores';
 import { at, fixtures } from './fixtures';
 
 /**

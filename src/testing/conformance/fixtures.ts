@@ -10,7 +10,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { TokenRecord } from '../stores';
+import type { TokenRecord } from '../../stores';
 
 /** The suite's fixed "now": 2030-01-01T00:00:00Z, as epoch ms. @example `new Date(T0)` */
 export const T0 = Date.parse('2030-01-01T00:00:00.000Z');

@@ -6,10 +6,10 @@
  * @module
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TokenStore } from '../stores';
-import { insertCases } from './conformance-insert';
-import { revokeCases } from './conformance-revoke';
-import { touchCases } from './conformance-touch';
+import type { TokenStore } from '../../stores';
+import { insertCases } from './insert';
+import { revokeCases } from './revoke';
+import { touchCases } from './touch';
 
 /**
  * Options of {@link tokenStoreConformance}.

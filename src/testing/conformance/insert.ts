@@ -5,7 +5,7 @@
  * @module
  */
 import { expect } from 'vitest';
-import type { TokenRecord, TokenStore } from '../stores';
+import type { TokenRecord, TokenStore } from '../../stores';
 import { at, DAY, fixtures, HOUR } from './fixtures';
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import { expect } from 'vitest';
-import type { InsertResult, TokenStore } from '../stores';
+import type { InsertResult, TokenStore } from '../../stores';
 import { at, fixtures } from './fixtures';
 
 /**
