@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expiryText, lastUsedText, relativeText, tokenTable } from '../../src/cli/output';
+import { expiryText, lastUsedText, relativeText, tokenTable } from '../../src/app/cli/output';
 import type { TokenInfo } from '../../src/service/types';
 import { svc, tempHome } from './helpers';
 import { T0 as NOW } from '../support/clock';

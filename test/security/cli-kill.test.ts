@@ -7,7 +7,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { openInstance } from '../../src/cli/instance';
+import { openInstance } from '../../src/app/dev/instance';
 import { FileTokenStore } from '../../src/stores/file/store';
 import { baseEnv, exited, start, svc, tempHome } from '../cli/helpers';
 

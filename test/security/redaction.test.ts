@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openInstance } from '../../src/cli/instance';
-import { runCli } from '../../src/cli/run';
-import { createDevServer } from '../../src/cli/server';
+import { openInstance } from '../../src/app/dev/instance';
+import { runCli } from '../../src/app/cli/run';
+import { createDevServer } from '../../src/app/server/server';
 import { REDACTED } from '../../src/tokens/redact';
 import { aToken, leaks } from '../support/token';
 

@@ -4,14 +4,11 @@
  * 0 success, 2 invalid usage or input (`ValidationError`), 1 any other refusal or failure.
  * @module
  */
-import { SvcAuthError, ValidationError } from '../errors';
-import { redactTokens } from '../tokens';
+import { SvcAuthError, ValidationError } from '../../errors';
+import { redactTokens } from '../../tokens';
 import { closest } from './args';
 import { hintOf, type Command } from './command';
-import { authCommands } from './commands/auth';
-import { memberCommands } from './commands/member';
-import { serveCommand } from './commands/serve';
-import { tokenCommands } from './commands/token';
+import { authCommands, memberCommands, serveCommand, tokenCommands } from './commands';
 import { clean, type CliIO } from './output';
 import { packageVersion } from './version';
 

@@ -17,12 +17,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../errors';
-import { canUseTool, guardTool, mcpNodeHandlers, mcpPrincipal, type AuthInfo, type McpToolPolicy } from '../mcp';
-import type { Principal } from '../core/policy';
-import type { DevInstance } from './instance';
-import type { ThingStore } from './things';
-import { packageVersion } from './version';
+import { NotFoundError, ValidationError } from '../../errors';
+import { canUseTool, guardTool, mcpNodeHandlers, mcpPrincipal, type AuthInfo, type McpToolPolicy } from '../../mcp';
+import type { Principal } from '../../core/policy';
+import type { DevInstance, ThingStore } from '../dev';
+import { packageVersion } from '../cli';
 
 /**
  * The MCP endpoint's path on the dev server.

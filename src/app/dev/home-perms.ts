@@ -7,8 +7,8 @@
  */
 import { chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UnavailableError } from '../errors';
-import { codeOf } from '../stores';
+import { UnavailableError } from '../../errors';
+import { codeOf } from '../../stores';
 
 const SECRET_FILES = ['keys.json', 'session.json', 'tokens.json', 'members.json', 'things.json'];
 

@@ -3,9 +3,9 @@
  * and finding the caller's credential (C2).
  * @module
  */
-import { AuthenticationError } from '../errors';
-import type { Principal } from '../core/policy';
-import { openInstance, type DevInstance } from './instance';
+import { AuthenticationError } from '../../errors';
+import type { Principal } from '../../core/policy';
+import { openInstance, type DevInstance } from '../dev';
 import type { CliIO } from './output';
 
 /**

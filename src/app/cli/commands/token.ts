@@ -4,9 +4,9 @@
  * credential (C2).
  * @module
  */
-import { ForbiddenError, NotFoundError } from '../../errors';
-import type { Principal } from '../../core/policy';
-import type { CreateTokenInput } from '../../service';
+import { ForbiddenError, NotFoundError } from '../../../errors';
+import type { Principal } from '../../../core/policy';
+import type { CreateTokenInput } from '../../../service';
 import { optional, parseFlags, required, type Flags } from '../args';
 import { help, signIn, withHint, withInstance, type Command, type CredentialSource } from '../command';
 import { clean, expiringSoon, expiryText, json, tokenDetail, tokenTable, useColour } from '../output';

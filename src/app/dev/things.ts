@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ValidationError } from '../errors';
-import { JsonFile } from '../stores';
+import { ValidationError } from '../../errors';
+import { JsonFile } from '../../stores';
 
 /** The head of a repo that has no commit yet. */
 export const INITIAL_COMMIT = '0'.repeat(40);

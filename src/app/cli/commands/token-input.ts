@@ -5,10 +5,10 @@
  * `expiresIn` or `scopes[0]`).
  * @module
  */
-import { ValidationError, type IssueInput } from '../../errors';
-import { parseResource, parseScopeFlags, parseScopesJson, type ScopeEntry } from '../../core/scopes';
-import { parsePatExpiry } from '../../tokens';
-import { PERMISSIONS, ROLES } from '../../core/vocabulary';
+import { ValidationError, type IssueInput } from '../../../errors';
+import { parseResource, parseScopeFlags, parseScopesJson, type ScopeEntry } from '../../../core/scopes';
+import { parsePatExpiry } from '../../../tokens';
+import { PERMISSIONS, ROLES } from '../../../core/vocabulary';
 import { closest, renameIssues } from '../args';
 
 const DAYS = 'expected <N>d, a whole number of days from 1 to 365, e.g. 90d';

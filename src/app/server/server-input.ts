@@ -4,8 +4,8 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ValidationError } from '../errors';
-import { sendJson } from '../http';
+import { ValidationError } from '../../errors';
+import { sendJson } from '../../http';
 
 /** Largest request body accepted (1 MiB); larger ones get 413. */
 const MAX_BODY_BYTES = 1024 * 1024;

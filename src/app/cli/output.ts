@@ -5,9 +5,9 @@
  * in a state file cannot carry terminal escapes.
  * @module
  */
-import { formatScopeFlags } from '../core/scopes';
-import type { TokenInfo } from '../service';
-import type { CliEnv } from './instance';
+import { formatScopeFlags } from '../../core/scopes';
+import type { TokenInfo } from '../../service';
+import type { CliEnv } from '../dev';
 
 /**
  * Where a command writes, and what it knows about the terminal.

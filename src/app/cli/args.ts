@@ -5,7 +5,7 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../../errors';
 
 /**
  * One flag a command accepts.

@@ -10,10 +10,10 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { UnavailableError, ValidationError } from '../errors';
-import { createAuth, type Auth } from '../service';
-import { FileMembershipStore, FileTokenStore, JsonFile, type TokenStore } from '../stores';
-import { generateKeyRing, importKeyRing, type KeyRing } from '../tokens';
+import { UnavailableError, ValidationError } from '../../errors';
+import { createAuth, type Auth } from '../../service';
+import { FileMembershipStore, FileTokenStore, JsonFile, type TokenStore } from '../../stores';
+import { generateKeyRing, importKeyRing, type KeyRing } from '../../tokens';
 import { secureHome } from './home-perms';
 
 /** The JWT issuer of the dev instance. */
@@ -184,7 +184,7 @@ async function openTokenStore(home: string, env: CliEnv): Promise<{ tokens: Toke
   } catch (err) {
     throw new UnavailableError("SVC_DATABASE_URL is set but the 'pg' package is not installed: run npm install pg", { cause: err });
   }
-  const { PostgresTokenStore } = await import('../stores/postgres');
+  const { PostgresTokenStore } = await import('../../stores/postgres');
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
   // An idle connection dropping must not crash the CLI; the next call reports it.
   pool.on('error', () => undefined);

@@ -3,11 +3,11 @@
  * instance. Administration of a local instance: needs no credential.
  * @module
  */
-import { NotFoundError } from '../../errors';
+import { NotFoundError } from '../../../errors';
 import { parseFlags, renameIssues, required } from '../args';
 import { help, withInstance, type Command } from '../command';
 import { clean, json, table } from '../output';
-import { checkRole } from '../../stores';
+import { checkRole } from '../../../stores';
 
 const SET_HELP = `Usage: svc member set --user <id> --resource <org|org/repo> --role <role>
 

@@ -13,13 +13,22 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, ValidationError, type IssueInput } from '../errors';
-import { sendError, sendJson, finish, makeGate, makeRoute, principalOf, nodeGuard, type GateObserver, type NodeMiddleware } from '../http';
-import { redactTokens } from '../tokens';
-import { openInstance, type CliEnv, type DevInstance } from './instance';
+import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, ValidationError, type IssueInput } from '../../errors';
+import {
+  sendError,
+  sendJson,
+  finish,
+  makeGate,
+  makeRoute,
+  principalOf,
+  nodeGuard,
+  type GateObserver,
+  type NodeMiddleware,
+} from '../../http';
+import { redactTokens } from '../../tokens';
+import { openInstance, type CliEnv, type DevInstance, ThingStore } from '../dev';
 import { mountMcp } from './mcp';
 import { readJson, segments, writeInput } from './server-input';
-import { ThingStore } from './things';
 
 /**
  * Options of {@link createDevServer}.

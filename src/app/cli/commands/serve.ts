@@ -2,10 +2,10 @@
  * `svc serve`: run the reference dev server until SIGINT or SIGTERM.
  * @module
  */
-import { ValidationError } from '../../errors';
+import { ValidationError } from '../../../errors';
 import { optional, parseFlags } from '../args';
 import { help, type Command } from '../command';
-import { createDevServer } from '../server';
+import { createDevServer } from '../../server';
 
 const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
 

@@ -5,8 +5,8 @@
  * @module
  */
 import { rm } from 'node:fs/promises';
-import { UnavailableError, ValidationError, type IssueInput } from '../../errors';
-import { LIFETIMES, parseShortDuration } from '../../tokens';
+import { UnavailableError, ValidationError, type IssueInput } from '../../../errors';
+import { LIFETIMES, parseShortDuration } from '../../../tokens';
 import { optional, parseFlags, renameIssues, required } from '../args';
 import { help, signIn, withInstance, type Command } from '../command';
 import { clean, dateText, json } from '../output';
