@@ -24,7 +24,7 @@ import type { Principal } from '../src/core/policy/subject';
 import { MemoryTokenStore } from '../src/stores/memory/store';
 import type { TokenRecord } from '../src/stores/types';
 import { newTokenId } from '../src/tokens/claims';
-import { generateKeyRing } from '../src/tokens/keyring';
+import { generateKeyRing } from '../src/tokens/keys/keyring';
 import { mintToken } from '../src/tokens/mint';
 import type { KeyRing } from '../src/tokens/types';
 import { TokenVerifier } from '../src/tokens/verify';

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { requireAuth } from '../src/http';
 import { createAuth } from '../src/service/auth';
 import { PostgresTokenStore } from '../src/stores/postgres/store';
-import { generateKeyRing } from '../src/tokens/keyring';
+import { generateKeyRing } from '../src/tokens/keys/keyring';
 
 const POOL_SIZE = 16;
 const CONNECTIONS = 32;

@@ -9,8 +9,8 @@
  */
 import { base64url, importJWK, type CryptoKey } from 'jose';
 import { createAuth } from '../../src/service/auth';
-import { isLowS } from '../../src/tokens/ecdsa';
-import { importKeyRing } from '../../src/tokens/keyring';
+import { isLowS } from '../../src/tokens/keys/ecdsa';
+import { importKeyRing } from '../../src/tokens/keys/keyring';
 
 /** Why a case was refused: the first stage that said no. */
 export type Stage = 'import' | 'authenticate' | 'primitive' | 'low-s' | 'length' | 'accepted';

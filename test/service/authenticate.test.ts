@@ -5,7 +5,7 @@ import { MemoryTokenStore } from '../../src/stores/memory/store';
 import type { TokenRecord, TokenStore } from '../../src/stores/types';
 import { mintToken } from '../../src/tokens/mint';
 import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import { generateKeyRing } from '../../src/tokens/keys/keyring';
 import { setup, sharedRing } from './fixture';
 import { DAY_MS, T0 } from '../support/clock';
 import { rejection } from '../support/errors';

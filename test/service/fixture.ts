@@ -7,7 +7,7 @@ import type { Auth, AuthOptions } from '../../src/service/types';
 import { MemoryTokenStore } from '../../src/stores/memory/store';
 import type { TokenStore } from '../../src/stores/types';
 import type { UserRoles } from '../../src/core/policy/types';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import { generateKeyRing } from '../../src/tokens/keys/keyring';
 import type { KeyRing } from '../../src/tokens/types';
 import { Clock } from '../support/clock';
 

@@ -6,7 +6,7 @@ import { createAuth } from '../../src/service/auth';
 import { FileTokenStore } from '../../src/stores/file/store';
 import { MemoryTokenStore } from '../../src/stores/memory/store';
 import type { TokenStore } from '../../src/stores/types';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import { generateKeyRing } from '../../src/tokens/keys/keyring';
 import type { KeyRing } from '../../src/tokens/types';
 import { pathsOf } from '../support/errors';
 

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { createAuth } from '../../src/service/auth';
 import { PostgresTokenStore } from '../../src/stores/postgres/store';
 import type { TokenRecord } from '../../src/stores/types';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import { generateKeyRing } from '../../src/tokens/keys/keyring';
 import { Clock, DAY_MS as DAY, T0 } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 import { record } from '../support/record';

@@ -3,7 +3,7 @@
  * test of whether any piece of it leaked into a text.
  */
 import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import { generateKeyRing } from '../../src/tokens/keys/keyring';
 import { mintToken } from '../../src/tokens/mint';
 
 /** A freshly minted PAT of `alice`, signed by a new ring. */

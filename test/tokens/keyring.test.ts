@@ -2,7 +2,7 @@ import { calculateJwkThumbprint, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing, importKeyRing, isKeyRing, ringVersion, signingKey } from '../../src/tokens/keyring';
+import { generateKeyRing, importKeyRing, isKeyRing, ringVersion, signingKey } from '../../src/tokens/keys/keyring';
 import { mintToken } from '../../src/tokens/mint';
 import type { KeyAlgorithm, KeyRing } from '../../src/tokens/types';
 import { TokenVerifier } from '../../src/tokens/verify';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { TOKEN_TYPES, newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import { generateKeyRing } from '../../src/tokens/keys/keyring';
 import { mintToken } from '../../src/tokens/mint';
 import type { TokenClaims, TokenKind } from '../../src/tokens/types';
 import { NOW_SEC as NOW } from '../support/clock';

@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
 import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import { generateKeyRing } from '../../src/tokens/keys/keyring';
 import { mintToken } from '../../src/tokens/mint';
 import { TOKEN_PATTERN, TOKEN_PREFIX, findTokens } from '../../src/tokens/pattern';
 import type { KeyAlgorithm, TokenKind } from '../../src/tokens/types';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { AuthenticationError } from '../../src/errors';
 import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import { generateKeyRing } from '../../src/tokens/keys/keyring';
 import { mintToken } from '../../src/tokens/mint';
 import { SignatureCache } from '../../src/tokens/signature-cache';
 import type { TokenClaims } from '../../src/tokens/types';

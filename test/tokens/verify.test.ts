@@ -2,7 +2,7 @@ import { createHmac, createPrivateKey, sign as nodeSign } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, ValidationError, type AuthenticationReason } from '../../src/errors';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import { generateKeyRing } from '../../src/tokens/keys/keyring';
 import { mintToken } from '../../src/tokens/mint';
 import { TOKEN_TYPES, newTokenId } from '../../src/tokens/claims';
 import { TokenVerifier } from '../../src/tokens/verify';

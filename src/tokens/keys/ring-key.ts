@@ -6,8 +6,8 @@
  */
 import { base64url, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { z } from 'zod';
-import { ValidationError, type IssueInput } from '../errors';
-import type { KeyAlgorithm } from './types';
+import { ValidationError, type IssueInput } from '../../errors';
+import type { KeyAlgorithm } from '../types';
 
 /**
  * A key ready to sign and verify. Internal to the tokens layer.

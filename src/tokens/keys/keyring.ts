@@ -3,9 +3,9 @@
  * place and counts its changes, so a verifier holding it can drop its cache.
  * @module
  */
-import { ValidationError } from '../errors';
+import { ValidationError } from '../../errors';
 import { MAX_RING_KEYS, loadRingKey, newRingKey, privateJwksSchema, toValidationError, type RingKey } from './ring-key';
-import type { JWK, KeyAlgorithm, KeyRing } from './types';
+import type { JWK, KeyAlgorithm, KeyRing } from '../types';
 
 interface RingState {
   /** Signing key first. */
