@@ -23,7 +23,16 @@ export {
 } from './errors';
 
 // 1 vocabulary
-export { PERMISSIONS, ROLES, ROLE_TABLE, isPermission, isRoleName, type Permission, type RoleName, type RoleExpansion } from './core/vocabulary';
+export {
+  PERMISSIONS,
+  ROLES,
+  ROLE_TABLE,
+  isPermission,
+  isRoleName,
+  type Permission,
+  type RoleName,
+  type RoleExpansion,
+} from './core/vocabulary';
 
 // 2 scopes
 export {

@@ -9,7 +9,7 @@ import type { KeyRing } from '../tokens';
 import type { EventDispatcher } from './events';
 
 /**
- * What an `Auth` instance remembers about a principal it returned, kept in a private field of the principal (see principal.ts).
+ * What an `Auth` instance remembers about a principal it returned, kept in a private field of the principal (see authenticate/principal.ts).
  *
  * @example
  * ```ts

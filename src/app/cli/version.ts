@@ -1,7 +1,7 @@
 /**
  * The package version for `svc --version`, read from the package's own
  * `package.json`: found by walking up from this module, which works both from
- * the source tree (`src/cli/`) and from the built `dist/cli.js`.
+ * the source tree (`src/app/cli/`) and from the built `dist/cli.js`.
  * @module
  */
 import { readFileSync } from 'node:fs';

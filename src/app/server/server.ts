@@ -14,17 +14,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, ValidationError, type IssueInput } from '../../errors';
-import {
-  sendError,
-  sendJson,
-  finish,
-  makeGate,
-  makeRoute,
-  principalOf,
-  nodeGuard,
-  type GateObserver,
-  type NodeMiddleware,
-} from '../../http';
+import { sendError, sendJson, finish, makeGate, makeRoute, principalOf, nodeGuard } from '../../http';
+import type { GateObserver, NodeMiddleware } from '../../http';
 import { redactTokens } from '../../tokens';
 import { openInstance, type CliEnv, type DevInstance, ThingStore } from '../dev';
 import { mountMcp } from './mcp';
@@ -94,7 +85,7 @@ interface Route {
  * @throws UnavailableError when the instance cannot be opened.
  * @example
  * ```ts
- * import { createDevServer } from './src/cli/server'; // not a public export: the reference server of `svc serve`
+ * import { createDevServer } from './src/app/server'; // not a public export: the reference server of `svc serve`
  * const dev = await createDevServer({ env: process.env, log: (l) => process.stderr.write(`${l}\n`) });
  * console.log(`listening on ${await dev.listen({ port: 0 })}`);
  * ```

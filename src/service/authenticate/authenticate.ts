@@ -72,7 +72,7 @@ export function createAuthenticator(
   const layers = new LayerCache(opts.layerCacheSize);
   const grants = new GrantCache(opts.grantCacheSize);
 
-  // Off the request path (last-used.ts, events.ts): authenticate only hands them ids and events.
+  // Off the request path (events/last-used.ts, events/events.ts): authenticate only hands them ids and events.
   const touch = opts.lastUsedIntervalMs > 0 && typeof store.touch === 'function' ? store.touch.bind(store) : undefined;
   const recorder =
     touch === undefined

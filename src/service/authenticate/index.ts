@@ -4,7 +4,7 @@
  * fast.
  * @module
  */
-export { createAuthenticator, type Authenticator } from './authenticate';
+export { createAuthenticator } from './authenticate';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { CHAIN_SLOT } from './principal';

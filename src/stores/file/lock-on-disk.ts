@@ -1,7 +1,7 @@
 /**
  * The lock file itself: creating it whole (hard link from a pending copy, or
  * in place where links are not supported), reading its holder, and breaking
- * it only when that holder is known to be dead (see file-lock.ts).
+ * it only when that holder is known to be dead (see lock-protocol.ts).
  * @module
  */
 import { randomBytes } from 'node:crypto';

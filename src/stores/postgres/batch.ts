@@ -2,7 +2,7 @@
  * @internal Coalescing of `readChain` calls for {@link PostgresTokenStore}:
  * calls that arrive together are read together (one lean statement for the
  * chains the store knows, one recursive read for the rest; see
- * `postgres-chains.ts`), so that under load the database runs a statement or
+ * `chains.ts`), so that under load the database runs a statement or
  * two per batch instead of one per request.
  *
  * T5 (a request that starts after a revoke has committed must see it) decides

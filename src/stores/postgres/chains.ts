@@ -1,6 +1,6 @@
 /**
  * @internal How {@link PostgresTokenStore} reads chains: the lean read of
- * chains it knows (see `postgres-known.ts`), the full recursive read of the
+ * chains it knows (see `known.ts`), the full recursive read of the
  * rest, and the decoding of both into records.
  * @module
  */

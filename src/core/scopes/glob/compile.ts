@@ -1,5 +1,5 @@
 /**
- * Compiling one S6 pattern for the segment walk (glob-match.ts): its words
+ * Compiling one S6 pattern for the segment walk (match.ts): its words
  * (segment patterns) with their anchors, and the split around its first and
  * last `**`, all found once per token so that matching allocates nothing.
  * @module

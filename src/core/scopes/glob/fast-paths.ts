@@ -1,5 +1,5 @@
 /**
- * Pattern shapes the glob matcher (glob.ts, glob-compile.ts) handles apart from its segment
+ * Pattern shapes the glob matcher (matcher.ts, compile.ts) handles apart from its segment
  * walk: the common shapes it answers with one anchored RegExp or a direct
  * string test, and the shapes picomatch compiles through its own fast paths,
  * where its `(?=.)` lookahead sits elsewhere.

@@ -3,7 +3,7 @@
  * patterns, with no backtracking regex (see matcher.ts).
  * @module
  */
-export { compileMatcher, compileMatcherForValidNames, checkPattern, type ThingMatcher } from './matcher';
+export { compileMatcherForValidNames, checkPattern } from './matcher';
 
 /** @internal for the scopes folder and the tests (each imports this folder through its index); the package root decides what is public. */
 export { REGEX_SOURCE, VALIDATING_SOURCE } from './fast-paths';

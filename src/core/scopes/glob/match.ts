@@ -1,5 +1,5 @@
 /**
- * The segment walk of the glob matcher: a compiled pattern (glob-compile.ts)
+ * The segment walk of the glob matcher: a compiled pattern (compile.ts)
  * against a valid thing name, O(pattern length x name length), no RegExp and,
  * with the scratch buffers reused, no allocation per call.
  * @module
