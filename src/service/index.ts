@@ -21,3 +21,5 @@ export type {
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isHeaderProblem } from './bearer';
 export { CHAIN_SLOT } from './authenticate';
+export { MAX_BEARER_TOKEN_LENGTH } from './bearer';
+export { guarded, readClock } from './deadlines';

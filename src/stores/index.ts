@@ -13,3 +13,5 @@ export { JsonFile } from './file';
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { codeOf } from './file';
 export { checkRole } from './membership';
+export { toEntry } from './record-codec';
+export type { Entry } from './record-codec';

@@ -15,3 +15,6 @@ export { LIFETIMES, parsePatExpiry, parseShortDuration, type Lifetime } from './
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isKeyRing } from './keys';
 export { expiredClaimsOf } from './verify';
+export { REDACTED } from './redact';
+export { TOKEN_TYPES } from './claims';
+export { SignatureCache } from './signature-cache';

@@ -7,7 +7,7 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { mcpPrincipal, mcpTokenVerifier } from '../../src/mcp';
 import { PERMISSIONS } from '../../src/core/vocabulary';
-import { MemoryTokenStore } from '../../src/stores/memory/store';
+import { MemoryTokenStore } from '../../src/stores';
 import { setup, type Setup } from '../service/fixture';
 import { DAY_MS } from '../support/clock';
 import { caught, rejection } from '../support/errors';

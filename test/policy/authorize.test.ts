@@ -1,11 +1,22 @@
 import { describe, it, expect } from 'vitest';
-import { authorize, createGrant, compileLayer, Grant } from '../../src/core/policy';
-import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/core/policy/decision';
-import { GRANT_SLOT, type Principal } from '../../src/core/policy/subject';
-import { grantTable } from '../../src/core/policy/grant';
+import {
+  authorize,
+  createGrant,
+  compileLayer,
+  Grant,
+  ALLOW,
+  DENY_INVALID,
+  DENY_ROLE,
+  DENY_SCOPE,
+  DENY_THING,
+  type Decision,
+  GRANT_SLOT,
+  type Principal,
+  grantTable,
+  type UserRoles,
+} from '../../src/core/policy';
 import { PERMISSIONS, ROLE_TABLE, type Permission } from '../../src/core/vocabulary';
-import type { Scope } from '../../src/core/scopes/types';
-import type { UserRoles } from '../../src/core/policy/types';
+import type { Scope } from '../../src/core/scopes';
 
 // A principal carrying `grant` the way the service attaches one (a hidden, fixed slot).
 function attachGrant<T extends object>(target: T, grant: unknown): T {

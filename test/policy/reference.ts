@@ -6,8 +6,8 @@
  */
 import micromatch from 'micromatch';
 import { ROLE_TABLE, type RoleName } from '../../src/core/vocabulary';
-import type { Scope } from '../../src/core/scopes/types';
-import type { UserRoles } from '../../src/core/policy/types';
+import type { Scope } from '../../src/core/scopes';
+import type { UserRoles } from '../../src/core/policy';
 
 export type Outcome = 'allow' | 'invalid' | 'role' | 'scope' | 'thing';
 

@@ -1,8 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { parseScopeFlags } from '../../src/core/scopes/flags';
-import { normalizeScopes } from '../../src/core/scopes/normalize';
-import { LIMITS } from '../../src/core/scopes/types';
+import { parseScopeFlags, normalizeScopes, LIMITS } from '../../src/core/scopes';
 import { issuesOf } from '../support/errors';
 
 describe('parseScopeFlags', () => {

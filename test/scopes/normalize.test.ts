@@ -1,8 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
-import { normalizeScopes } from '../../src/core/scopes/normalize';
-import { LIMITS, type Scope, type ScopeEntry } from '../../src/core/scopes/types';
+import { normalizeScopes, LIMITS, type Scope, type ScopeEntry } from '../../src/core/scopes';
 import { PERMISSIONS, ROLES, ROLE_TABLE, ORG_PERMISSIONS, REPO_PERMISSIONS } from '../../src/core/vocabulary';
 import { validScopeEntries } from './arbitraries';
 import { issuesOf, pathsOf } from '../support/errors';
@@ -396,7 +395,7 @@ describe('one scope validator, one issue model', () => {
 
   it('the same bad input gets the same issues from normalizeScopes, compileLayer and the store codec', async () => {
     const { compileLayer } = await import('../../src/core/policy');
-    const { toEntry } = await import('../../src/stores/record-codec');
+    const { toEntry } = await import('../../src/stores');
     const bad = [
       [{ permissions: ['repo:read'], foo: 1 }],
       [{ resource: 'acme/web', permissions: ['repo:read', 'nope'] }],

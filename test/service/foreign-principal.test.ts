@@ -7,9 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { authorize as policyAuthorize } from '../../src/core/policy';
-import type { Principal } from '../../src/core/policy/subject';
-import { reportDenied, type AuthEvent } from '../../src/service/events/events';
+import { authorize as policyAuthorize, type Principal } from '../../src/core/policy';
+import { reportDenied, type AuthEvent } from '../../src/service';
 import { PERMISSIONS } from '../../src/core/vocabulary';
 import { setup } from './fixture';
 

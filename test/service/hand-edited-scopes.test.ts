@@ -10,11 +10,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Scope } from '../../src/core/scopes/types';
+import type { Scope } from '../../src/core/scopes';
 
-import type { Auth } from '../../src/service/types';
-import { MemoryTokenStore } from '../../src/stores/memory/store';
-import type { TokenRecord, TokenStore } from '../../src/stores/types';
+import type { Auth } from '../../src/service';
+import { MemoryTokenStore, type TokenRecord, type TokenStore } from '../../src/stores';
 import { PERMISSIONS, type Permission } from '../../src/core/vocabulary';
 import { setup, type Setup } from './fixture';
 

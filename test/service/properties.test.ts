@@ -1,9 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { AuthenticationError, ForbiddenError } from '../../src/errors';
-import type { Principal } from '../../src/core/policy/subject';
-import type { UserRoles } from '../../src/core/policy/types';
-import type { ScopeEntry } from '../../src/core/scopes/types';
+import type { Principal, UserRoles } from '../../src/core/policy';
+import type { ScopeEntry } from '../../src/core/scopes';
 import { PERMISSIONS, REPO_PERMISSIONS, ROLES } from '../../src/core/vocabulary';
 import { setup } from './fixture';
 

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { Pool } from 'pg';
 import { UnavailableError } from '../../src/errors';
-import { PostgresTokenStore } from '../../src/stores/postgres/store';
+import { PostgresTokenStore } from '../../src/stores/postgres';
 
 class FakeClient extends EventEmitter {
   released: (Error | undefined)[] = [];

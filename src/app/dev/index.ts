@@ -5,3 +5,6 @@
  */
 export { openInstance, type CliEnv, type DevInstance } from './instance';
 export { ThingStore } from './things';
+
+/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+export { secureHome } from './home-perms';

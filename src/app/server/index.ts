@@ -4,3 +4,6 @@
  * @module
  */
 export { createDevServer } from './server';
+
+/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+export type { DevServer } from './server';

@@ -8,3 +8,5 @@ export { issuers } from './issue';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { managedRecords, toInfo } from './token-info';
+export { checkNarrowing, roleWarnings } from './narrowing';
+export { checkStoredText, isWellFormedText } from './text';

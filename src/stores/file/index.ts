@@ -8,3 +8,4 @@ export { JsonFile } from './json-file';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { codeOf } from './fs-errors';
+export { withFileLock } from './lock-protocol';

@@ -5,3 +5,10 @@
  * @module
  */
 export { PostgresTokenStore, type PostgresTokenStoreOptions } from './store';
+
+/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+export { ChainBatcher } from './batch';
+export type { ChainSource } from './batch';
+export { groupByRoot } from './rows';
+export { KnownRecords, freshOf } from './known';
+export type { Fresh } from './known';
