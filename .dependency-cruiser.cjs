@@ -1,20 +1,22 @@
 // The layer table of svc-auth, enforced (`npm run lint:layers`). A layer imports only layers below it:
-//   errors (usable by all) < 1 vocabulary < 2 scopes < 3 policy < 4 tokens < 5 stores < 6 service
-//   < 7 http (and the framework adapters express, hono, fastify, and mcp) < 8 cli.
-// src/postgres and src/testing are package entries (svc-auth/postgres, svc-auth/testing) that
-// re-export the parts they ship. Across folders, a module imports another folder through its
-// index.ts only, so each folder's index.ts is its whole interface.
+//   errors (usable by all) < 1 core/vocabulary < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
+//   < 6 service < 7 http < 8 the framework adapters (adapters/express, /hono, /fastify), mcp and testing,
+//   peers < 9 app (the `svc` program: app/cli, app/dev, app/server).
+// src/index.ts and src/entries/ are the package's faces (svc-auth, svc-auth/<subpath>): they re-export
+// the parts they ship, and nothing imports them. Across folders, a module imports another folder through
+// its index.ts only, so each folder's index.ts is its whole interface.
 /** @type {import('dependency-cruiser').IConfiguration} */
 
 const LAYERS = [
-  ['vocabulary'],
-  ['scopes'],
-  ['policy'],
+  ['core/vocabulary'],
+  ['core/scopes'],
+  ['core/policy'],
   ['tokens'],
   ['stores'],
   ['service'],
-  ['http', 'express', 'hono', 'fastify', 'mcp'],
-  ['cli'],
+  ['http'],
+  ['adapters/express', 'adapters/hono', 'adapters/fastify', 'mcp', 'testing'],
+  ['app'],
 ];
 const folders = (names) => `^src/(${names.join('|')})/`;
 
@@ -27,6 +29,30 @@ const layerRules = LAYERS.slice(0, -1).map((names, i) => ({
   to: { path: folders(LAYERS.slice(i + 1).flat()) },
 }));
 
+// A unit is a folder with a place in the layer table: src/<name>/, or one level deeper under the
+// folders that group units (core/, adapters/, app/).
+const UNIT = 'src/(?:(?:core|adapters|app)/[^/]+|[^/]+)/';
+
+// Inside a unit, a module may import files of its own folder and of the folders that hold it; a
+// subfolder is reached through its index.ts. One rule per depth of the importing module.
+const DEPTHS = [1, 2, 3, 4];
+const subfolderRules = DEPTHS.map((depth) => {
+  const groups = Array.from({ length: depth }, (_, i) => (i === 0 ? '(src/[^/]+/)' : '([^/]+/)'));
+  return {
+    name: `subfolder-through-index-${depth}`,
+    comment: 'Reach a subfolder through its index.ts: its public face (a module at this depth).',
+    severity: 'error',
+    from: { path: `^${groups.join('')}[^/]+$` },
+    to: {
+      path: '^src/',
+      pathNot: [
+        '/index\\.ts$',
+        ...DEPTHS.slice(0, depth).map((d) => `^${Array.from({ length: d }, (_, i) => `$${i + 1}`).join('')}[^/]+$`),
+      ],
+    },
+  };
+});
+
 module.exports = {
   forbidden: [
     ...layerRules,
@@ -38,18 +64,25 @@ module.exports = {
       to: { path: '^src/(?!errors/)' },
     },
     {
-      name: 'adapters-are-peers',
-      comment: 'A framework adapter or mcp builds on http and service, never on another adapter.',
+      name: 'core-is-pure',
+      comment: 'src/core (vocabulary, scopes, policy) is pure and synchronous: no Node.js builtin (no I/O, no clock, no crypto).',
       severity: 'error',
-      from: { path: '^src/(express|hono|fastify|mcp)/' },
-      to: { path: '^src/(express|hono|fastify|mcp)/', pathNot: '^src/$1/' },
+      from: { path: '^src/core/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'adapters-are-peers',
+      comment: 'A framework adapter, mcp or testing builds on the layers below, never on one another.',
+      severity: 'error',
+      from: { path: '^src/(adapters/[^/]+|mcp|testing)/' },
+      to: { path: '^src/(adapters/[^/]+|mcp|testing)/', pathNot: '^src/$1/' },
     },
     {
       name: 'nothing-imports-entries',
-      comment: 'src/index.ts, src/postgres and src/testing are package entries: library code never imports them.',
+      comment: 'src/index.ts and src/entries/ are package faces: library code never imports them.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(index\\.ts|postgres/|testing/)' },
-      to: { path: '^src/(index\\.ts|postgres/|testing/)' },
+      from: { path: '^src/', pathNot: '^src/(index\\.ts$|entries/)' },
+      to: { path: '^src/(index\\.ts$|entries/)' },
     },
     {
       name: 'stores-need-no-policy',
@@ -57,7 +90,7 @@ module.exports = {
         'Stores keep records and memberships (vocabulary and scope types); they never decide or mint (DESIGN: stores use nothing above).',
       severity: 'error',
       from: { path: '^src/stores/' },
-      to: { path: '^src/(policy|tokens)/' },
+      to: { path: '^src/(core/policy|tokens)/' },
     },
     {
       name: 'no-circular',
@@ -68,13 +101,14 @@ module.exports = {
     },
     {
       name: 'through-index-only',
-      comment: "Across folders, import a folder's index.ts: its public face.",
+      comment:
+        "Across units, import a unit's index.ts: its public face. A store with an optional peer (src/stores/<name>/) has a face " +
+        'of its own, which the stores face does not re-export, so that its peer (pg) loads only where that store is asked for.',
       severity: 'error',
-      // svc-auth/postgres is an entry of its own: it reaches the store file so that pg stays out of the root bundle.
-      // For the same reason the CLI loads that one file with a dynamic import, only when SVC_DATABASE_URL is set.
-      from: { path: '^src/([^/]+)/', pathNot: '^src/postgres/' },
-      to: { path: '^src/([^/]+)/(?!index\\.ts$)', pathNot: ['^src/$1/', '^src/stores/postgres\\.ts$'] },
+      from: { path: `^(${UNIT})` },
+      to: { path: '^src/', pathNot: ['^$1', `^${UNIT}index\\.ts$`, '^src/stores/[^/]+/index\\.ts$'] },
     },
+    ...subfolderRules,
     {
       name: 'no-orphans',
       severity: 'error',

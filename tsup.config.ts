@@ -16,13 +16,13 @@ const common: Options = {
 // One entry per public subpath; optional parts stay out of the root bundle.
 const library = {
   index: 'src/index.ts',
-  postgres: 'src/postgres/index.ts',
-  express: 'src/express/index.ts',
-  hono: 'src/hono/index.ts',
-  fastify: 'src/fastify/index.ts',
+  postgres: 'src/entries/postgres.ts',
+  express: 'src/entries/express.ts',
+  hono: 'src/entries/hono.ts',
+  fastify: 'src/entries/fastify.ts',
   // svc-auth/mcp: the MCP SDK stays an external, optional peer; in this build so it shares
   // the root's chunks (a Principal made by the root's createAuth is recognised).
-  mcp: 'src/mcp/index.ts',
+  mcp: 'src/entries/mcp.ts',
 };
 
 // The whole CommonJS side of svc-auth/testing: one Error that says what to do instead. Its code is
@@ -67,7 +67,7 @@ export default defineConfig([
     ...common,
     // svc-auth/testing registers vitest tests, and vitest cannot be require()d: ESM only.
     // It imports no runtime code of the library, so a separate bundle shares no classes.
-    entry: { testing: 'src/testing/index.ts' },
+    entry: { testing: 'src/entries/testing.ts' },
     format: ['esm'],
     dts: true,
     splitting: false,
@@ -78,7 +78,7 @@ export default defineConfig([
   {
     ...common,
     // The `svc` program: ESM only, its shebang kept by esbuild.
-    entry: { cli: 'src/cli/main.ts' },
+    entry: { cli: 'src/app/cli/main.ts' },
     format: ['esm'],
     // `svc serve` mounts /mcp: the MCP SDK is bundled here, with the hono pieces its transports use
     // (hono is also an optional peer of svc-auth/hono, which would otherwise keep it external),

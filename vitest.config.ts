@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^svc-auth$/, replacement: `${src}index.ts` },
-      { find: /^svc-auth\/(.+)$/, replacement: `${src}$1/index.ts` },
+      { find: /^svc-auth\/(.+)$/, replacement: `${src}entries/$1.ts` },
     ],
   },
   test: {

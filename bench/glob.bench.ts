@@ -17,7 +17,7 @@
  */
 import { Bench } from 'tinybench';
 import micromatch from 'micromatch';
-import { compileMatcher } from '../src/scopes/glob';
+import { compileMatcher } from '../src/core/scopes/glob/matcher';
 
 type Matcher = (name: string) => boolean;
 

@@ -15,8 +15,8 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { requireAuth } from '../src/http';
 import { createAuth } from '../src/service/auth';
-import { PostgresTokenStore } from '../src/stores/postgres';
-import { generateKeyRing } from '../src/tokens/keyring';
+import { PostgresTokenStore } from '../src/stores/postgres/store';
+import { generateKeyRing } from '../src/tokens/keys/keyring';
 
 const POOL_SIZE = 16;
 const CONNECTIONS = 32;

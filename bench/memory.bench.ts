@@ -19,9 +19,9 @@
 import { pathToFileURL } from 'node:url';
 import { base64url } from 'jose';
 import { createAuth } from '../src/service/auth';
-import { MemoryTokenStore } from '../src/stores/memory';
+import { MemoryTokenStore } from '../src/stores/memory/store';
 import type { TokenRecord } from '../src/stores/types';
-import { generateKeyRing } from '../src/tokens/keyring';
+import { generateKeyRing } from '../src/tokens/keys/keyring';
 import { mintToken } from '../src/tokens/mint';
 
 const QUICK = process.argv.includes('--quick');

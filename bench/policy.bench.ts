@@ -25,10 +25,10 @@ import { Bench } from 'tinybench';
 import micromatch from 'micromatch';
 import { createMongoAbility, type MongoAbility } from '@casl/ability';
 import { newEnforcer, newModelFromString, StringAdapter, type Enforcer } from 'casbin';
-import { authorize, createGrant, compileLayer } from '../src/policy';
-import { PERMISSIONS, ROLE_TABLE, type Permission, type RoleName } from '../src/vocabulary';
-import type { Scope } from '../src/scopes/types';
-import type { UserRoles } from '../src/policy/types';
+import { authorize, createGrant, compileLayer } from '../src/core/policy';
+import { PERMISSIONS, ROLE_TABLE, type Permission, type RoleName } from '../src/core/vocabulary';
+import type { Scope } from '../src/core/scopes/types';
+import type { UserRoles } from '../src/core/policy/types';
 import { interleaved, QUICK } from './report';
 
 const ROLES: UserRoles = {

@@ -12,10 +12,10 @@ import pg from 'pg';
 import { Bench } from 'tinybench';
 import { createAuth } from '../src/service/auth';
 import type { Auth } from '../src/service/types';
-import type { Principal } from '../src/policy/subject';
-import { PostgresTokenStore } from '../src/stores/postgres';
-import { COLUMNS, buildSql, parseTableName } from '../src/stores/postgres-sql';
-import { generateKeyRing } from '../src/tokens/keyring';
+import type { Principal } from '../src/core/policy/subject';
+import { PostgresTokenStore } from '../src/stores/postgres/store';
+import { COLUMNS, buildSql, parseTableName } from '../src/stores/postgres/sql';
+import { generateKeyRing } from '../src/tokens/keys/keyring';
 
 const IN_FLIGHT = 32;
 const POOL_SIZE = 16;

@@ -15,7 +15,7 @@ import { importJWK, jwtVerify, type CryptoKey, type JWK } from 'jose';
 import jsonwebtoken from 'jsonwebtoken';
 import { Bench } from 'tinybench';
 import { newTokenId } from '../src/tokens/claims';
-import { generateKeyRing } from '../src/tokens/keyring';
+import { generateKeyRing } from '../src/tokens/keys/keyring';
 import { mintToken } from '../src/tokens/mint';
 import type { KeyRing } from '../src/tokens/types';
 import { TokenVerifier } from '../src/tokens/verify';

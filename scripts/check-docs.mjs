@@ -33,7 +33,7 @@ function walk(dir, ext) {
   return out.sort();
 }
 
-/** package.json `exports` -> tsconfig paths onto the src entries (dist/x.js -> src/x/index.ts or src/x.ts). */
+/** package.json `exports` -> tsconfig paths onto the src entries (dist/index.js -> src/index.ts, dist/x.js -> src/entries/x.ts). */
 function publicPaths() {
   const paths = {};
   for (const [sub, target] of Object.entries(pkg.exports ?? {})) {
@@ -41,7 +41,7 @@ function publicPaths() {
     const dist = typeof target === 'string' ? target : JSON.stringify(target).match(/"\.\/dist\/([^"]+?)\.(?:d\.c?ts|c?js)"/)?.[1];
     if (!dist) throw new Error(`check-docs: cannot find the dist file of export ${sub}`);
     const base = dist.replace(/^\.\/dist\//, '').replace(/\.(d\.c?ts|c?js)$/, '');
-    const candidates = base === 'index' ? ['src/index.ts'] : [`src/${base}/index.ts`, `src/${base}.ts`];
+    const candidates = base === 'index' ? ['src/index.ts'] : [`src/entries/${base}.ts`];
     const src = candidates.find((c) => {
       try {
         return statSync(join(root, c)).isFile();

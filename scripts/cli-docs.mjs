@@ -20,7 +20,7 @@ const HEADING = "## Reference: every command's `--help`";
 async function help(args) {
   const env = { ...process.env, NO_COLOR: '1' };
   for (const k of ['SVC_TOKEN', 'SVC_DATABASE_URL', 'SVC_NOW', 'SVC_ALLOW_TEST_CLOCK']) delete env[k];
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--help'], {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/app/cli/main.ts', ...args, '--help'], {
     cwd: root,
     env,
   });

@@ -23,7 +23,16 @@ export {
 } from './errors';
 
 // 1 vocabulary
-export { PERMISSIONS, ROLES, ROLE_TABLE, isPermission, isRoleName, type Permission, type RoleName, type RoleExpansion } from './vocabulary';
+export {
+  PERMISSIONS,
+  ROLES,
+  ROLE_TABLE,
+  isPermission,
+  isRoleName,
+  type Permission,
+  type RoleName,
+  type RoleExpansion,
+} from './core/vocabulary';
 
 // 2 scopes
 export {
@@ -39,7 +48,7 @@ export {
   type Scope,
   type ScopeEntry,
   type ResourceRef,
-} from './scopes';
+} from './core/scopes';
 
 // 3 policy
 export {
@@ -54,7 +63,7 @@ export {
   type DenyReason,
   type Principal,
   type UserRoles,
-} from './policy';
+} from './core/policy';
 
 // 4 tokens
 export {

@@ -6,7 +6,7 @@
  */
 import { SvcAuthError, type IssueInput } from '../errors';
 import type { Auth } from '../service';
-import type { Permission } from '../vocabulary';
+import type { Permission } from '../core/vocabulary';
 import { DEFAULT_REALM, httpError, isRealm, type HttpError } from './errors';
 import { GUARD_KEYS, finish, makeGate, makeRoute, readOptions, type Gate, type RouteCheck } from './gate';
 

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError } from '../errors';
-import type { Principal } from '../policy';
+import type { Principal } from '../core/policy';
 import type { Gate } from './gate';
 
 /** @internal what a guard attached to a request. */

@@ -13,7 +13,7 @@ import {
   type IssueCode,
   type ValidationIssue,
 } from '../errors';
-import type { Decision } from '../policy';
+import type { Decision } from '../core/policy';
 import { isHeaderProblem } from '../service';
 
 /** The JSON body of every error answer: `{ "error": code, "message": text }`, plus details when known. */

@@ -8,9 +8,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
-import type { Decision, Principal } from '../policy';
+import type { Decision, Principal } from '../core/policy';
 import { reportDenied, type Auth } from '../service';
-import { checkOptions, isPermission, type Permission } from '../vocabulary';
+import { checkOptions, isPermission, type Permission } from '../core/vocabulary';
 import { DEFAULT_REALM, decisionError, httpError, isRealm, type HttpError } from './errors';
 
 /** Response header that carries the credential's expiry (ISO 8601) on authenticated requests. */

@@ -7,8 +7,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError, type IssueInput } from '../errors';
-import type { Permission } from '../vocabulary';
-import type { Principal } from '../policy';
+import type { Permission } from '../core/vocabulary';
+import type { Principal } from '../core/policy';
 import type { Auth } from '../service';
 import { httpError } from './errors';
 import {

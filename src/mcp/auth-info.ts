@@ -9,11 +9,11 @@ import { InvalidTokenError, ServerError } from '@modelcontextprotocol/sdk/server
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { AuthenticationError, SvcAuthError, ValidationError, type AuthenticationReason } from '../errors';
-import { grantTable, GRANT_SLOT, type Principal } from '../policy';
-import { formatScopeFlags, type Scope } from '../scopes';
+import { grantTable, GRANT_SLOT, type Principal } from '../core/policy';
+import { formatScopeFlags, type Scope } from '../core/scopes';
 import { CHAIN_SLOT, type Auth } from '../service';
 import type { TokenRecord } from '../stores';
-import { PERMISSIONS } from '../vocabulary';
+import { PERMISSIONS } from '../core/vocabulary';
 
 export type { AuthInfo, OAuthTokenVerifier };
 

@@ -8,10 +8,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import { httpError, type HttpErrorBody } from '../http';
-import type { Principal } from '../policy';
+import type { Principal } from '../core/policy';
 import { bearerFromRequest, type Auth } from '../service';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
-import { checkOptions } from '../vocabulary';
+import { checkOptions } from '../core/vocabulary';
 import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
 import { checkAllowedOrigins, originAllowed, resourceAt } from './origin';
 

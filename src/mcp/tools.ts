@@ -9,9 +9,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { SvcAuthError, ValidationError } from '../errors';
-import { canEverHold, type Principal } from '../policy';
+import { canEverHold, type Principal } from '../core/policy';
 import { reportDenied, type Auth } from '../service';
-import { isPermission, type Permission } from '../vocabulary';
+import { isPermission, type Permission } from '../core/vocabulary';
 import { checkAuth, mcpPrincipal } from './auth-info';
 
 /**

@@ -5,19 +5,16 @@
  * @module
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
-import { authorize as decide, type Grant } from '../policy';
+import { authorize as decide, type Grant } from '../core/policy';
 import { MemoryTokenStore, type TokenRecord } from '../stores';
 import { isKeyRing } from '../tokens';
 import { createAuthenticator } from './authenticate';
 import type { ServiceContext } from './context';
-import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR } from './events';
-import { flushDeadline, flushWithin } from './flush';
-import { guarded, readClock } from './guard';
+import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
+import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
-import { issuers } from './issue';
-import { tokenApi } from './management';
+import { issuers, tokenApi, managedRecords, toInfo } from './manage';
 import { resolveOptions, systemClock } from './options';
-import { managedRecords, toInfo } from './token-info';
 import type { Auth, AuthOptions } from './types';
 
 /**

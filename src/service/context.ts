@@ -3,13 +3,13 @@
  * package root.
  * @module
  */
-import type { Principal, UserRoles } from '../policy';
+import type { Principal, UserRoles } from '../core/policy';
 import type { TokenRecord, TokenStore } from '../stores';
 import type { KeyRing } from '../tokens';
 import type { EventDispatcher } from './events';
 
 /**
- * What an `Auth` instance remembers about a principal it returned, kept in a private field of the principal (see principal.ts).
+ * What an `Auth` instance remembers about a principal it returned, kept in a private field of the principal (see authenticate/principal.ts).
  *
  * @example
  * ```ts

@@ -3,7 +3,7 @@
  * @module
  */
 import { ValidationError } from '../errors';
-import { checkUserId as checkUserIdRule } from '../vocabulary';
+import { checkUserId as checkUserIdRule } from '../core/vocabulary';
 
 /**
  * `svc:<namespace>/users/Identity/<id>`, segments `[A-Za-z0-9._-]+` (T9).

@@ -6,7 +6,7 @@ export { createAuth } from './auth';
 export { isIdentityWref, IDENTITY_PATTERN, defaultIdentity } from './identity';
 export { bearerFromRequest, parseAuthorization } from './bearer';
 export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput, ListTokensOptions } from './types';
-export type { FlushOptions } from './flush';
+export type { FlushOptions } from './events';
 export { reportDenied } from './events';
 export type {
   AuthEvent,
@@ -20,4 +20,6 @@ export type {
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isHeaderProblem } from './bearer';
-export { CHAIN_SLOT } from './principal';
+export { CHAIN_SLOT } from './authenticate';
+export { MAX_BEARER_TOKEN_LENGTH } from './bearer';
+export { guarded, readClock } from './deadlines';

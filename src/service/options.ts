@@ -5,7 +5,7 @@
  */
 import { ValidationError, type IssueInput } from '../errors';
 import type { KeyRing } from '../tokens';
-import { checkOptions } from '../vocabulary';
+import { checkOptions } from '../core/vocabulary';
 import type { TokenStore } from '../stores';
 import type { AuthEventHook } from './events';
 import type { AuthOptions, MembershipSource } from './types';

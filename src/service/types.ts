@@ -3,12 +3,11 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import type { Principal, Decision, UserRoles } from '../policy';
-import type { Scope, ScopeEntry } from '../scopes';
+import type { Principal, Decision, UserRoles } from '../core/policy';
+import type { Scope, ScopeEntry } from '../core/scopes';
 import type { KeyRing } from '../tokens';
 import type { TokenStore } from '../stores';
-import type { AuthEventHook } from './events';
-import type { FlushOptions } from './flush';
+import type { AuthEventHook, FlushOptions } from './events';
 
 /** Where `createAuth` learns a user's roles. Called on every `authenticate`. */
 export interface MembershipSource {

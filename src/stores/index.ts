@@ -8,8 +8,10 @@ export type { InsertResult, RecordKind, TokenRecord, TokenStore } from './types'
 export { MemoryTokenStore } from './memory';
 export { MemoryMembershipStore, type Membership, type MembershipStore } from './membership';
 export { FileTokenStore, FileMembershipStore, type FileStoreOptions } from './file';
-export { JsonFile } from './json-file';
+export { JsonFile } from './file';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
-export { codeOf } from './fs-errors';
+export { codeOf } from './file';
 export { checkRole } from './membership';
+export { toEntry } from './record-codec';
+export type { Entry } from './record-codec';

@@ -5,8 +5,8 @@
  * @module
  */
 import { ValidationError } from '../errors';
-import { parseResource } from '../scopes';
-import { checkUserId, isRoleName, ROLES, type RoleName, type UserRoles } from '../vocabulary';
+import { parseResource } from '../core/scopes';
+import { checkUserId, isRoleName, ROLES, type RoleName, type UserRoles } from '../core/vocabulary';
 import { settle } from './settle';
 
 /**

@@ -11,8 +11,8 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import { checkNormalizedScopes, type Scope } from '../scopes';
-import { isPlainObject } from '../vocabulary';
+import { checkNormalizedScopes, type Scope } from '../core/scopes';
+import { isPlainObject } from '../core/vocabulary';
 import type { RecordKind, TokenRecord } from './types';
 
 /**

@@ -8,7 +8,7 @@
  */
 import { ConflictError, ValidationError } from '../errors';
 import { timeOf, toEntry, toRecord, type DateForm, type Entry } from './record-codec';
-import type { Scope } from '../scopes';
+import type { Scope } from '../core/scopes';
 import type { InsertResult, TokenRecord } from './types';
 
 interface OwnerIndex {

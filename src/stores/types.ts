@@ -6,7 +6,7 @@
  * found by the JWT's `jti`.
  * @module
  */
-import type { Scope } from '../scopes';
+import type { Scope } from '../core/scopes';
 
 /** What kind of token a record belongs to. Sessions have no record. */
 export type RecordKind = 'pat' | 'component';

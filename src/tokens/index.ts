@@ -4,7 +4,7 @@
  * @module
  */
 export type { TokenKind, KeyAlgorithm, KeyRing, TokenClaims } from './types';
-export { generateKeyRing, importKeyRing } from './keyring';
+export { generateKeyRing, importKeyRing } from './keys';
 export { newTokenId } from './claims';
 export { mintToken } from './mint';
 export { TokenVerifier, MAX_TOKEN_CHARS } from './verify';
@@ -13,5 +13,8 @@ export { redactTokens } from './redact';
 export { LIFETIMES, parsePatExpiry, parseShortDuration, type Lifetime } from './duration';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
-export { isKeyRing } from './keyring';
+export { isKeyRing } from './keys';
 export { expiredClaimsOf } from './verify';
+export { REDACTED } from './redact';
+export { TOKEN_TYPES } from './claims';
+export { SignatureCache } from './signature-cache';

@@ -6,8 +6,7 @@
 import { SignJWT } from 'jose';
 import { ValidationError } from '../errors';
 import { TOKEN_TYPES, checkClaimSet } from './claims';
-import { lowS } from './ecdsa';
-import { isKeyRing, signingKey } from './keyring';
+import { lowS, isKeyRing, signingKey } from './keys';
 import type { KeyRing, TokenClaims } from './types';
 
 /**

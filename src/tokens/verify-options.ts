@@ -4,7 +4,7 @@
  */
 import { ValidationError, type IssueInput } from '../errors';
 import { LIFETIMES } from './duration';
-import { isKeyRing } from './keyring';
+import { isKeyRing } from './keys';
 import type { KeyRing, TokenKind } from './types';
 
 const KINDS: readonly TokenKind[] = ['pat', 'session', 'component'];

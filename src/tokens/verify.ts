@@ -7,9 +7,7 @@
 import { base64url, jwtVerify } from 'jose';
 import { AuthenticationError, ValidationError, type AuthenticationReason } from '../errors';
 import { KIND_BY_TYPE, canonicalHeader, canonicalPayload, checkClaimSet } from './claims';
-import { isLowS } from './ecdsa';
-import { findKey, ringVersion } from './keyring';
-import { KID_PATTERN } from './ring-key';
+import { isLowS, findKey, ringVersion, KID_PATTERN } from './keys';
 import { SignatureCache } from './signature-cache';
 import { readOptions } from './verify-options';
 import type { KeyRing, TokenClaims, TokenKind } from './types';

@@ -1,5 +1,5 @@
 /**
- * Spawning the real `svc` from source (`node --import tsx src/cli/main.ts`)
+ * Spawning the real `svc` from source (`node --import tsx src/app/cli/main.ts`)
  * in a temporary SVC_HOME, so these tests need no build.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
-export const MAIN = join(ROOT, 'src/cli/main.ts');
+export const MAIN = join(ROOT, 'src/app/cli/main.ts');
 
 export interface Run {
   code: number | null;

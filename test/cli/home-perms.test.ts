@@ -3,9 +3,8 @@ import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { secureHome } from '../../src/cli/home-perms';
-import { openInstance } from '../../src/cli/instance';
-import { createDevServer } from '../../src/cli/server';
+import { secureHome, openInstance } from '../../src/app/dev';
+import { createDevServer } from '../../src/app/server';
 
 const posix = typeof process.getuid === 'function';
 const dirs: string[] = [];

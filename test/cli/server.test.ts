@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors';
-import { openInstance, type DevInstance } from '../../src/cli/instance';
-import { createDevServer, type DevServer } from '../../src/cli/server';
+import { openInstance, type DevInstance } from '../../src/app/dev';
+import { createDevServer, type DevServer } from '../../src/app/server';
 import { exited, serve, svc, tempHome } from './helpers';
 
 describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000 }, () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expiryText, lastUsedText, relativeText, tokenTable } from '../../src/cli/output';
-import type { TokenInfo } from '../../src/service/types';
+import { expiryText, lastUsedText, relativeText, tokenTable } from '../../src/app/cli/output';
+import type { TokenInfo } from '../../src/service';
 import { svc, tempHome } from './helpers';
 import { T0 as NOW } from '../support/clock';
 

@@ -4,7 +4,7 @@ import express5 from 'express';
 import express4 from 'express4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForbiddenError, ValidationError } from '../../src/errors';
-import { errorHandler, requirePermission, svcAuth } from '../../src/express';
+import { errorHandler, requirePermission, svcAuth } from '../../src/adapters/express';
 import { call, close, makeWorld, type World } from '../examples/world';
 
 let w: World;

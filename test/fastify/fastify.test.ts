@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors';
-import { errorHandler, requirePermission, svcAuth } from '../../src/fastify';
+import { errorHandler, requirePermission, svcAuth } from '../../src/adapters/fastify';
 import { principalOf } from '../../src/http';
 import { makeWorld, type World } from '../examples/world';
 

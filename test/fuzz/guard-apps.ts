@@ -24,9 +24,9 @@ import {
   withAuth,
   type Auth,
 } from '../../src/index';
-import * as forExpress from '../../src/express';
-import * as forFastify from '../../src/fastify';
-import * as forHono from '../../src/hono';
+import * as forExpress from '../../src/adapters/express';
+import * as forFastify from '../../src/adapters/fastify';
+import * as forHono from '../../src/adapters/hono';
 
 /** A token-shaped secret that thrown errors quote: no answer may ever carry it. */
 export const SECRET = 'eyJhbGciOiJFZERTQSIsInR5cCI6InBhdCtqd3QifQ.eyJzdWIiOiJzZWNyZXQifQ.c2VjcmV0LXNpZ25hdHVyZQ';

@@ -11,14 +11,13 @@
  * the fuzzer's own bytes.
  */
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { guardTool, mcpFetchHandlers, mcpNodeHandlers, mcpPrincipal, type McpHandlerOptions } from '../../src/mcp';
-import type { Auth } from '../../src/service/types';
+import type { Auth } from '../../src/service';
 import { setup } from '../service/fixture';
 import { hostileString, PARAMS, TIMEOUT } from './harness';
 

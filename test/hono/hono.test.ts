@@ -3,7 +3,7 @@ import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors';
-import { onError, requirePermission, svcAuth, type OptionalPrincipalEnv, type PrincipalEnv } from '../../src/hono';
+import { onError, requirePermission, svcAuth, type OptionalPrincipalEnv, type PrincipalEnv } from '../../src/adapters/hono';
 import { makeWorld, type World } from '../examples/world';
 
 let w: World;

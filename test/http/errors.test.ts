@@ -10,8 +10,8 @@ import {
   ValidationError,
   type AuthenticationReason,
 } from '../../src/errors';
-import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/policy/decision';
-import { decisionError, httpError } from '../../src/http/errors';
+import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/core/policy';
+import { decisionError, httpError } from '../../src/http';
 
 const TOKEN = 'eyJhbGciOiJFZERTQSIsInR5cCI6InBhdCtqd3QifQ.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlc2lnbmF0dXJl';
 const REALM = 'Bearer realm="svc"';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Principal } from '../../src/policy/subject';
-import type { Auth } from '../../src/service/types';
-import { expiration, makeGate } from '../../src/http/gate';
+import type { Principal } from '../../src/core/policy';
+import type { Auth } from '../../src/service';
+import { expiration, makeGate } from '../../src/http';
 
 const auth = { authenticateRequest: async () => null } as unknown as Auth;
 const at = (ms: number): Principal => ({ kind: 'pat', userId: 'u', tokenId: 't', tokenName: 'n', expiresAt: new Date(ms) });

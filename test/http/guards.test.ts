@@ -6,9 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { principalOf } from '../../src/http/attach';
-import { requireAuth, withAuth } from '../../src/http/middleware';
-import { sendJson } from '../../src/http/respond';
+import { principalOf, requireAuth, withAuth, sendJson } from '../../src/http';
 import { call, close, listen, makeWorld, type World } from '../examples/world';
 import { caught } from '../support/errors';
 

@@ -2,13 +2,9 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { AuthenticationError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../src/errors';
-import { ALLOW, DENY_INVALID, DENY_SCOPE, DENY_THING, type Decision } from '../../src/policy/decision';
-import type { Principal } from '../../src/policy/subject';
-import type { Auth } from '../../src/service/types';
-import { bearerFromRequest } from '../../src/service/bearer';
-import { requireAuth, withAuth, type AuthCheck } from '../../src/http/middleware';
-import { principalOf } from '../../src/http/attach';
-import { sendJson } from '../../src/http/respond';
+import { ALLOW, DENY_INVALID, DENY_SCOPE, DENY_THING, type Decision, type Principal } from '../../src/core/policy';
+import { type Auth, bearerFromRequest } from '../../src/service';
+import { requireAuth, withAuth, type AuthCheck, principalOf, sendJson } from '../../src/http';
 import { caught } from '../support/errors';
 
 const SECRET = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1MSJ9.c2VjcmV0c2VjcmV0';

@@ -2,7 +2,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthenticationError, NotFoundError, UnavailableError, ValidationError } from '../../src/errors';
-import { errorResponse, sendError, sendJson } from '../../src/http/respond';
+import { errorResponse, sendError, sendJson } from '../../src/http';
 
 const TOKEN = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJl';
 
@@ -157,8 +157,8 @@ describe('H2: sendJson and sendError (node)', () => {
 
 describe('errorResponse with a decision answer', () => {
   it('H2: errorResponse(decisionError(d)) answers 403 with insufficient_scope, not 500', async () => {
-    const { decisionError } = await import('../../src/http/errors');
-    const { DENY_THING } = await import('../../src/policy/decision');
+    const { decisionError } = await import('../../src/http');
+    const { DENY_THING } = await import('../../src/core/policy');
     const res = errorResponse(decisionError(DENY_THING));
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');

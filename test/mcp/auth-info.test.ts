@@ -6,8 +6,8 @@ import { InvalidTokenError, ServerError } from '@modelcontextprotocol/sdk/server
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { mcpPrincipal, mcpTokenVerifier } from '../../src/mcp';
-import { PERMISSIONS } from '../../src/vocabulary';
-import { MemoryTokenStore } from '../../src/stores/memory';
+import { PERMISSIONS } from '../../src/core/vocabulary';
+import { MemoryTokenStore } from '../../src/stores';
 import { setup, type Setup } from '../service/fixture';
 import { DAY_MS } from '../support/clock';
 import { caught, rejection } from '../support/errors';

@@ -13,8 +13,8 @@ import {
   resourceMetadataUrl,
   type McpHandlerOptions,
 } from '../../src/mcp';
-import { MemoryTokenStore } from '../../src/stores/memory';
-import type { Auth } from '../../src/service/types';
+import { MemoryTokenStore } from '../../src/stores';
+import type { Auth } from '../../src/service';
 import { setup, type Setup } from '../service/fixture';
 import { caught } from '../support/errors';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { mcpFetchHandlers, mcpNodeHandlers, type McpHandlerOptions } from '../../src/mcp';
-import type { Auth } from '../../src/service/types';
+import type { Auth } from '../../src/service';
 import { setup } from '../service/fixture';
 import { caught } from '../support/errors';
 

@@ -13,7 +13,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { NotFoundError, ValidationError } from '../../src/errors';
 import { guardTool, mcpFetchHandlers, TOOL_ERROR_META, type McpToolPolicy } from '../../src/mcp';
-import type { Auth } from '../../src/service/types';
+import type { Auth } from '../../src/service';
 import { setup } from '../service/fixture';
 
 type ThingArgs = { org: string; repo: string; name: string };

@@ -1,11 +1,22 @@
 import { describe, it, expect } from 'vitest';
-import { authorize, createGrant, compileLayer, Grant } from '../../src/policy';
-import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/policy/decision';
-import { GRANT_SLOT, type Principal } from '../../src/policy/subject';
-import { grantTable } from '../../src/policy/grant';
-import { PERMISSIONS, ROLE_TABLE, type Permission } from '../../src/vocabulary';
-import type { Scope } from '../../src/scopes/types';
-import type { UserRoles } from '../../src/policy/types';
+import {
+  authorize,
+  createGrant,
+  compileLayer,
+  Grant,
+  ALLOW,
+  DENY_INVALID,
+  DENY_ROLE,
+  DENY_SCOPE,
+  DENY_THING,
+  type Decision,
+  GRANT_SLOT,
+  type Principal,
+  grantTable,
+  type UserRoles,
+} from '../../src/core/policy';
+import { PERMISSIONS, ROLE_TABLE, type Permission } from '../../src/core/vocabulary';
+import type { Scope } from '../../src/core/scopes';
 
 // A principal carrying `grant` the way the service attaches one (a hidden, fixed slot).
 function attachGrant<T extends object>(target: T, grant: unknown): T {

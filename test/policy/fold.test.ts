@@ -1,8 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { fold, foldValidating } from '../../src/policy/fold';
-import { compileMatcherForValidNames } from '../../src/scopes/glob';
-import { isValidThingName } from '../../src/scopes/names';
+import { fold, foldValidating } from '../../src/core/policy';
+import { compileMatcherForValidNames, isValidThingName } from '../../src/core/scopes';
 
 const SHAPES = ['Doc/*', 'Doc/**', 'Img/*.png', 'Doc/readme', 'Img/icons/*', 'Src/lib/**', 'Doc/a*', '**/*.md', '**', 'Doc/*/x'];
 const lists = fc.array(fc.subarray(SHAPES, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 });

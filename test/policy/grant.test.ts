@@ -1,8 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { authorize, createGrant, compileLayer, CompiledLayer, Grant } from '../../src/policy';
-import { ALLOW, DENY_ROLE } from '../../src/policy/decision';
+import { authorize, createGrant, compileLayer, CompiledLayer, Grant, ALLOW, DENY_ROLE } from '../../src/core/policy';
 import { ValidationError } from '../../src/errors';
-import type { Scope } from '../../src/scopes/types';
+import type { Scope } from '../../src/core/scopes';
 import { pathsOf } from '../support/errors';
 
 const anyInput = (v: unknown) => () => createGrant(v as never);

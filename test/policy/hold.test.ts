@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { authorize, canEverHold, createGrant } from '../../src/policy';
-import { GRANT_SLOT, type Principal } from '../../src/policy/subject';
+import { authorize, canEverHold, createGrant, GRANT_SLOT, type Principal, type UserRoles } from '../../src/core/policy';
 
 // A principal carrying `grant` the way the service attaches one (a hidden, fixed slot).
 function attachGrant<T extends object>(target: T, grant: unknown): T {
   return Object.defineProperty(target, GRANT_SLOT, { value: grant, enumerable: false, writable: false, configurable: false });
 }
-import { PERMISSIONS, ROLES, type Permission, type RoleName } from '../../src/vocabulary';
-import type { Scope } from '../../src/scopes/types';
-import type { UserRoles } from '../../src/policy/types';
+import { PERMISSIONS, ROLES, type Permission, type RoleName } from '../../src/core/vocabulary';
+import type { Scope } from '../../src/core/scopes';
 
 const ORGS = ['acme', 'beta'];
 const REPO_KEYS = ORGS.flatMap((o) => ['web', 'api'].map((r) => `${o}/${r}`));

@@ -1,11 +1,21 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { authorize, createGrant, compileLayer } from '../../src/policy';
-import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/policy/decision';
-import { GRANT_SLOT, type Principal } from '../../src/policy/subject';
-import { PERMISSIONS, ROLES, type Permission, type RoleName } from '../../src/vocabulary';
-import type { Scope } from '../../src/scopes/types';
-import type { UserRoles } from '../../src/policy/types';
+import {
+  authorize,
+  createGrant,
+  compileLayer,
+  ALLOW,
+  DENY_INVALID,
+  DENY_ROLE,
+  DENY_SCOPE,
+  DENY_THING,
+  type Decision,
+  GRANT_SLOT,
+  type Principal,
+  type UserRoles,
+} from '../../src/core/policy';
+import { PERMISSIONS, ROLES, type Permission, type RoleName } from '../../src/core/vocabulary';
+import type { Scope } from '../../src/core/scopes';
 import { referenceAuthorize, type Outcome } from './reference';
 
 // A principal carrying `grant` the way the service attaches one (a hidden, fixed slot).

@@ -5,9 +5,9 @@
  * bit masks, no tables, micromatch for glob meaning.
  */
 import micromatch from 'micromatch';
-import { ROLE_TABLE, type RoleName } from '../../src/vocabulary';
-import type { Scope } from '../../src/scopes/types';
-import type { UserRoles } from '../../src/policy/types';
+import { ROLE_TABLE, type RoleName } from '../../src/core/vocabulary';
+import type { Scope } from '../../src/core/scopes';
+import type { UserRoles } from '../../src/core/policy';
 
 export type Outcome = 'allow' | 'invalid' | 'role' | 'scope' | 'thing';
 

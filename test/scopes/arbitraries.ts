@@ -1,7 +1,7 @@
 /** fast-check generators of valid scope entries, shared by the scopes tests. */
 import fc from 'fast-check';
-import type { ScopeEntry } from '../../src/scopes/types';
-import { PERMISSIONS, REPO_PERMISSIONS, ROLES } from '../../src/vocabulary';
+import type { ScopeEntry } from '../../src/core/scopes';
+import { PERMISSIONS, REPO_PERMISSIONS, ROLES } from '../../src/core/vocabulary';
 
 const org = fc.constantFrom('acme', 'Acme', 'beta', 'x.y', 'o-1');
 const repo = fc.constantFrom('web', 'Web', 'api', 'r_2');

@@ -1,10 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
-import { parseScopeFlags } from '../../src/scopes/flags';
-import { formatScopeFlags, isFlagExpressible } from '../../src/scopes/flags-format';
-import { normalizeScopes } from '../../src/scopes/normalize';
-import type { Scope } from '../../src/scopes/types';
+import { parseScopeFlags, formatScopeFlags, isFlagExpressible, normalizeScopes, type Scope } from '../../src/core/scopes';
 import { validScopeEntries } from './arbitraries';
 import { pathsOf } from '../support/errors';
 

@@ -1,8 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { parseScopeFlags } from '../../src/scopes/flags';
-import { normalizeScopes } from '../../src/scopes/normalize';
-import { LIMITS } from '../../src/scopes/types';
+import { parseScopeFlags, normalizeScopes, LIMITS } from '../../src/core/scopes';
 import { issuesOf } from '../support/errors';
 
 describe('parseScopeFlags', () => {

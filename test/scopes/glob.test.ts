@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import micromatch from 'micromatch';
-import { checkPattern, compileMatcher } from '../../src/scopes/glob';
-import { isValidThingName } from '../../src/scopes/names';
+import { checkPattern, compileMatcher } from '../../src/core/scopes/glob';
+import { isValidThingName } from '../../src/core/scopes';
 import { ValidationError } from '../../src/errors';
 import { caught } from '../support/errors';
 

@@ -1,8 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
-import { parseScopesJson } from '../../src/scopes/json';
-import { LIMITS } from '../../src/scopes/types';
+import { parseScopesJson, LIMITS } from '../../src/core/scopes';
 import { caught, issuesOf, pathsOf } from '../support/errors';
 
 describe('parseScopesJson', () => {

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { NAME_PATTERN, isValidThingName, parseResource } from '../../src/scopes/names';
+import { NAME_PATTERN, isValidThingName, parseResource } from '../../src/core/scopes';
 
 describe('parseResource', () => {
   it('S7: parses org and org/repo, lowercased', () => {

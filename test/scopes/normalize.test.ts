@@ -1,9 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
-import { normalizeScopes } from '../../src/scopes/normalize';
-import { LIMITS, type Scope, type ScopeEntry } from '../../src/scopes/types';
-import { PERMISSIONS, ROLES, ROLE_TABLE, ORG_PERMISSIONS, REPO_PERMISSIONS } from '../../src/vocabulary';
+import { normalizeScopes, LIMITS, type Scope, type ScopeEntry } from '../../src/core/scopes';
+import { PERMISSIONS, ROLES, ROLE_TABLE, ORG_PERMISSIONS, REPO_PERMISSIONS } from '../../src/core/vocabulary';
 import { validScopeEntries } from './arbitraries';
 import { issuesOf, pathsOf } from '../support/errors';
 
@@ -395,8 +394,8 @@ describe('one scope validator, one issue model', () => {
   const catchIssues = (fn: () => unknown) => issuesOf(fn).map((i) => ({ code: i.code, path: i.path, pathText: i.pathText }));
 
   it('the same bad input gets the same issues from normalizeScopes, compileLayer and the store codec', async () => {
-    const { compileLayer } = await import('../../src/policy');
-    const { toEntry } = await import('../../src/stores/record-codec');
+    const { compileLayer } = await import('../../src/core/policy');
+    const { toEntry } = await import('../../src/stores');
     const bad = [
       [{ permissions: ['repo:read'], foo: 1 }],
       [{ resource: 'acme/web', permissions: ['repo:read', 'nope'] }],

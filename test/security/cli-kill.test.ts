@@ -7,8 +7,8 @@
  */
 import { readdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { openInstance } from '../../src/cli/instance';
-import { FileTokenStore } from '../../src/stores/file';
+import { openInstance } from '../../src/app/dev';
+import { FileTokenStore } from '../../src/stores';
 import { baseEnv, exited, start, svc, tempHome } from '../cli/helpers';
 
 const LOOPS = Number(process.env.SVC_KILL_LOOPS ?? '') > 0 ? Number(process.env.SVC_KILL_LOOPS) : 20;

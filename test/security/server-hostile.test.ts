@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openInstance } from '../../src/cli/instance';
+import { openInstance } from '../../src/app/dev';
 import { serve, tempHome } from '../cli/helpers';
 
 const linux = process.platform === 'linux';

@@ -8,9 +8,9 @@
  * low-S, full-length tags).
  */
 import { base64url, importJWK, type CryptoKey } from 'jose';
-import { createAuth } from '../../src/service/auth';
-import { isLowS } from '../../src/tokens/ecdsa';
-import { importKeyRing } from '../../src/tokens/keyring';
+import { createAuth } from '../../src/service';
+import { isLowS } from '../../src/tokens/keys';
+import { importKeyRing } from '../../src/tokens';
 
 /** Why a case was refused: the first stage that said no. */
 export type Stage = 'import' | 'authenticate' | 'primitive' | 'low-s' | 'length' | 'accepted';

@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError } from '../../src/errors';
-import type { AuthEvent } from '../../src/service/events';
+import type { AuthEvent } from '../../src/service';
 import { setup } from './fixture';
 import { DAY_MS } from '../support/clock';
 import { rejection } from '../support/errors';

@@ -1,11 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { AuthenticationError, UnavailableError, ValidationError } from '../../src/errors';
-import { createAuth } from '../../src/service/auth';
-import { MemoryTokenStore } from '../../src/stores/memory';
-import type { TokenRecord, TokenStore } from '../../src/stores/types';
-import { mintToken } from '../../src/tokens/mint';
-import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import { createAuth } from '../../src/service';
+import { MemoryTokenStore, type TokenRecord, type TokenStore } from '../../src/stores';
+import { mintToken, newTokenId, generateKeyRing } from '../../src/tokens';
 import { setup, sharedRing } from './fixture';
 import { DAY_MS, T0 } from '../support/clock';
 import { rejection } from '../support/errors';

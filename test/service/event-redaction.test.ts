@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { reportDenied, type AuthEvent } from '../../src/service/events';
-import { redactEvent } from '../../src/service/event-redact';
-import { REDACTED } from '../../src/tokens/redact';
+import { reportDenied, type AuthEvent } from '../../src/service';
+import { redactEvent } from '../../src/service/events';
+import { REDACTED } from '../../src/tokens';
 import { setup } from './fixture';
 import { record } from '../support/record';
 import { T0 } from '../support/clock';

@@ -2,13 +2,10 @@
  * Shared set-up of the service tests: a pinned clock, a memory store, an
  * in-memory role table, one key ring per file.
  */
-import { createAuth } from '../../src/service/auth';
-import type { Auth, AuthOptions } from '../../src/service/types';
-import { MemoryTokenStore } from '../../src/stores/memory';
-import type { TokenStore } from '../../src/stores/types';
-import type { UserRoles } from '../../src/policy/types';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import type { KeyRing } from '../../src/tokens/types';
+import { createAuth, type Auth, type AuthOptions } from '../../src/service';
+import { MemoryTokenStore, type TokenStore } from '../../src/stores';
+import type { UserRoles } from '../../src/core/policy';
+import { generateKeyRing, type KeyRing } from '../../src/tokens';
 import { Clock } from '../support/clock';
 
 let ring: Promise<KeyRing> | undefined;

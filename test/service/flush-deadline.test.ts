@@ -7,8 +7,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { reportDenied } from '../../src/service/events';
-import { MemoryTokenStore } from '../../src/stores/memory';
+import { reportDenied } from '../../src/service';
+import { MemoryTokenStore } from '../../src/stores';
 import { setup } from './fixture';
 import { rejection } from '../support/errors';
 

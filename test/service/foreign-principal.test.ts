@@ -7,10 +7,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { authorize as policyAuthorize } from '../../src/policy';
-import type { Principal } from '../../src/policy/subject';
-import { reportDenied, type AuthEvent } from '../../src/service/events';
-import { PERMISSIONS } from '../../src/vocabulary';
+import { authorize as policyAuthorize, type Principal } from '../../src/core/policy';
+import { reportDenied, type AuthEvent } from '../../src/service';
+import { PERMISSIONS } from '../../src/core/vocabulary';
 import { setup } from './fixture';
 
 const INVALID = { allowed: false, reason: 'invalid' };

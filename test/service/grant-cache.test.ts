@@ -1,10 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
-import { authorize, compileLayer } from '../../src/policy';
-import type { Scope } from '../../src/scopes/types';
-import { GrantCache, LayerCache, rolesSnapshot, sameRoles } from '../../src/service/grant-cache';
-import { isDeepFrozen, pinScopes, sameScopes } from '../../src/service/scopes-pin';
+import { authorize, compileLayer } from '../../src/core/policy';
+import type { Scope } from '../../src/core/scopes';
+import { GrantCache, LayerCache, rolesSnapshot, sameRoles, isDeepFrozen, pinScopes, sameScopes } from '../../src/service/authenticate';
 import { setup } from './fixture';
 
 /** Canonical text of a snapshot: equal text means equal roles. */

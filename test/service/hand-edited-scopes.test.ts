@@ -10,12 +10,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Scope } from '../../src/scopes/types';
+import type { Scope } from '../../src/core/scopes';
 
-import type { Auth } from '../../src/service/types';
-import { MemoryTokenStore } from '../../src/stores/memory';
-import type { TokenRecord, TokenStore } from '../../src/stores/types';
-import { PERMISSIONS, type Permission } from '../../src/vocabulary';
+import type { Auth } from '../../src/service';
+import { MemoryTokenStore, type TokenRecord, type TokenStore } from '../../src/stores';
+import { PERMISSIONS, type Permission } from '../../src/core/vocabulary';
 import { setup, type Setup } from './fixture';
 
 /** A scope entry that is both a `Scope` (as stored) and a `ScopeEntry` (as `create` takes it). */

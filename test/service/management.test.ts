@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../src/errors';
-import type { Principal } from '../../src/policy/subject';
-import { MemoryTokenStore } from '../../src/stores/memory';
-import type { ScopeEntry } from '../../src/scopes/types';
+import type { Principal } from '../../src/core/policy';
+import { MemoryTokenStore } from '../../src/stores';
+import type { ScopeEntry } from '../../src/core/scopes';
 import { setup, type Setup } from './fixture';
 import { DAY_MS, T0 } from '../support/clock';
 import { rejection } from '../support/errors';

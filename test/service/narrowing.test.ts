@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { ForbiddenError } from '../../src/errors';
-import { checkNarrowing, roleWarnings } from '../../src/service/narrowing';
-import type { Scope } from '../../src/scopes/types';
+import { checkNarrowing, roleWarnings } from '../../src/service/manage';
+import type { Scope } from '../../src/core/scopes';
 
 const layer = (...entries: Scope[]): readonly Scope[] => entries;
 

@@ -2,12 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth } from '../../src/service/auth';
-import { FileTokenStore } from '../../src/stores/file';
-import { MemoryTokenStore } from '../../src/stores/memory';
-import type { TokenStore } from '../../src/stores/types';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import type { KeyRing } from '../../src/tokens/types';
+import { createAuth } from '../../src/service';
+import { FileTokenStore, MemoryTokenStore, type TokenStore } from '../../src/stores';
+import { generateKeyRing, type KeyRing } from '../../src/tokens';
 import { pathsOf } from '../support/errors';
 
 let dir: string;

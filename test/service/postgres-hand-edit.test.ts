@@ -8,13 +8,12 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Scope } from '../../src/scopes/types';
+import type { Scope } from '../../src/core/scopes';
 
-import { createAuth } from '../../src/service/auth';
-import type { Auth } from '../../src/service/types';
+import { createAuth, type Auth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import type { UserRoles } from '../../src/policy/types';
-import { PERMISSIONS, type Permission } from '../../src/vocabulary';
+import type { UserRoles } from '../../src/core/policy';
+import { PERMISSIONS, type Permission } from '../../src/core/vocabulary';
 import { sharedRing } from './fixture';
 import { Clock } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';

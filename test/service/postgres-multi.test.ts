@@ -6,10 +6,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { AuthenticationError, ConflictError } from '../../src/errors';
-import { createAuth } from '../../src/service/auth';
-import type { Auth } from '../../src/service/types';
+import { createAuth, type Auth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import type { UserRoles } from '../../src/policy/types';
+import type { UserRoles } from '../../src/core/policy';
 import { sharedRing } from './fixture';
 import { Clock } from '../support/clock';
 import { rejection } from '../support/errors';

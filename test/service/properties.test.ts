@@ -1,10 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { AuthenticationError, ForbiddenError } from '../../src/errors';
-import type { Principal } from '../../src/policy/subject';
-import type { UserRoles } from '../../src/policy/types';
-import type { ScopeEntry } from '../../src/scopes/types';
-import { PERMISSIONS, REPO_PERMISSIONS, ROLES } from '../../src/vocabulary';
+import type { Principal, UserRoles } from '../../src/core/policy';
+import type { ScopeEntry } from '../../src/core/scopes';
+import { PERMISSIONS, REPO_PERMISSIONS, ROLES } from '../../src/core/vocabulary';
 import { setup } from './fixture';
 
 const ORGS = ['acme', 'beta'];

@@ -5,8 +5,7 @@
  */
 import { describe, it, expect } from 'vitest';
 import { AuthenticationError, UnavailableError } from '../../src/errors';
-import { MemoryTokenStore } from '../../src/stores/memory';
-import type { InsertResult, TokenRecord, TokenStore } from '../../src/stores/types';
+import { MemoryTokenStore, type InsertResult, type TokenRecord, type TokenStore } from '../../src/stores';
 import { setup, type Setup } from './fixture';
 import { rejection } from '../support/errors';
 

@@ -8,10 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FileTokenStore } from '../../src/stores/file';
-import { MemoryTokenStore } from '../../src/stores/memory';
-import type { TokenStore } from '../../src/stores/types';
-import { checkStoredText, isWellFormedText } from '../../src/service/text';
+import { FileTokenStore, MemoryTokenStore, type TokenStore } from '../../src/stores';
+import { checkStoredText, isWellFormedText } from '../../src/service/manage';
 import { setup } from './fixture';
 import { rejection } from '../support/errors';
 

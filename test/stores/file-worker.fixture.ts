@@ -3,7 +3,7 @@
  * separate process, as a concurrent `svc` command would.
  * Usage: node --import tsx file-worker.fixture.ts <dir> <worker> <count>
  */
-import { FileMembershipStore, FileTokenStore } from '../../src/stores/file';
+import { FileMembershipStore, FileTokenStore } from '../../src/stores';
 import { NOW as now } from '../support/clock';
 import { record } from '../support/record';
 

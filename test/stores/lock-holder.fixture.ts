@@ -4,7 +4,7 @@
  * the copy it read plus one record, as a `svc` process paused mid-change would.
  * Usage: node --import tsx lock-holder.fixture.ts <dir> <holdMs>
  */
-import { FileTokenStore } from '../../src/stores/file';
+import { FileTokenStore } from '../../src/stores';
 import { NOW } from '../support/clock';
 import { record } from '../support/record';
 

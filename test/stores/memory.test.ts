@@ -1,10 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConflictError, ValidationError } from '../../src/errors';
-import { MemoryMembershipStore } from '../../src/stores/membership';
-import { MemoryTokenStore } from '../../src/stores/memory';
+import { MemoryMembershipStore, MemoryTokenStore, type TokenRecord } from '../../src/stores';
 import { tokenStoreConformance } from '../../src/testing';
-import type { TokenRecord } from '../../src/stores/types';
 import { LATER, NOW } from '../support/clock';
 import { rejection } from '../support/errors';
 import { record } from '../support/record';

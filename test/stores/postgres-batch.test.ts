@@ -6,9 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { QueryResultRow } from 'pg';
 import { UnavailableError } from '../../src/errors';
-import { ChainBatcher, type ChainSource } from '../../src/stores/postgres-batch';
-import { groupByRoot } from '../../src/stores/postgres-rows';
-import type { TokenRecord } from '../../src/stores/types';
+import { ChainBatcher, type ChainSource, groupByRoot } from '../../src/stores/postgres';
+import type { TokenRecord } from '../../src/stores';
 
 interface Sent {
   ids: readonly string[];

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { UnavailableError, ValidationError } from '../../src/errors';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import type { TokenRecord } from '../../src/stores/types';
+import type { TokenRecord } from '../../src/stores';
 import { NOW, T0 } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 import { record } from '../support/record';

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { KnownRecords, freshOf, type Fresh } from '../../src/stores/postgres-known';
-import { toEntry, type Entry } from '../../src/stores/record-codec';
+import { KnownRecords, freshOf, type Fresh } from '../../src/stores/postgres';
+import { toEntry, type Entry } from '../../src/stores';
 import { record } from '../support/record';
 
 const entry = (id: string, parentId: string | null = null, revokedAt: Date | null = null): Entry =>

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
-import { createAuth } from '../../src/service/auth';
+import { createAuth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import type { TokenRecord } from '../../src/stores/types';
-import { generateKeyRing } from '../../src/tokens/keyring';
+import type { TokenRecord } from '../../src/stores';
+import { generateKeyRing } from '../../src/tokens';
 import { Clock, DAY_MS as DAY, T0 } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 import { record } from '../support/record';

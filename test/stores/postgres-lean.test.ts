@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { ValidationError } from '../../src/errors';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import type { TokenRecord } from '../../src/stores/types';
+import type { TokenRecord } from '../../src/stores';
 import { DAY_MS as DAY, NOW } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 import { namedRecord } from '../support/record';

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { UnavailableError } from '../../src/errors';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import type { TokenRecord } from '../../src/stores/types';
+import type { TokenRecord } from '../../src/stores';
 import { DAY_MS, NOW, T0 } from '../support/clock';
 import { record } from '../support/record';
 

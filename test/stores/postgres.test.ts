@@ -4,7 +4,7 @@ import pg from 'pg';
 import { ConflictError, UnavailableError, ValidationError } from '../../src/errors';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { tokenStoreConformance } from '../../src/testing';
-import type { TokenRecord } from '../../src/stores/types';
+import type { TokenRecord } from '../../src/stores';
 import { DAY_MS as DAY, NOW, T0 } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 import { namedRecord } from '../support/record';

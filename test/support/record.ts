@@ -3,7 +3,7 @@
  * created at the pinned instant and expiring thirty days later, never used.
  */
 import { randomBytes } from 'node:crypto';
-import type { TokenRecord } from '../../src/stores/types';
+import type { TokenRecord } from '../../src/stores';
 import { LATER, NOW } from './clock';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -2,9 +2,7 @@
  * A real PAT for tests that check where token values may appear, and the one
  * test of whether any piece of it leaked into a text.
  */
-import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
+import { newTokenId, generateKeyRing, mintToken } from '../../src/tokens';
 
 /** A freshly minted PAT of `alice`, signed by a new ring. */
 export async function aToken(): Promise<string> {

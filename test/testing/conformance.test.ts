@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InsertResult, TokenRecord, TokenStore } from '../../src/stores/types';
+import type { InsertResult, TokenRecord, TokenStore } from '../../src/stores';
 import { conformanceCases } from '../../src/testing/conformance';
 
 /** Ways a store can get the contract wrong; the suite must catch each one. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { LIFETIMES, parsePatExpiry, parseShortDuration } from '../../src/tokens/duration';
+import { LIFETIMES, parsePatExpiry, parseShortDuration } from '../../src/tokens';
 import { pathsOf } from '../support/errors';
 
 const DAY = 86400;

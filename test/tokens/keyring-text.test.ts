@@ -7,10 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { generateKeyRing, importKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
-import { newTokenId } from '../../src/tokens/claims';
-import { TokenVerifier } from '../../src/tokens/verify';
+import { generateKeyRing, importKeyRing, mintToken, newTokenId, TokenVerifier } from '../../src/tokens';
 import { NOW_SEC as NOW } from '../support/clock';
 import { rejection } from '../support/errors';
 

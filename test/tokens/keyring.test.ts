@@ -1,11 +1,8 @@
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing, importKeyRing, isKeyRing, ringVersion, signingKey } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
-import type { KeyAlgorithm, KeyRing } from '../../src/tokens/types';
-import { TokenVerifier } from '../../src/tokens/verify';
+import { newTokenId, mintToken, type KeyAlgorithm, type KeyRing, TokenVerifier } from '../../src/tokens';
+import { generateKeyRing, importKeyRing, isKeyRing, ringVersion, signingKey } from '../../src/tokens/keys';
 import { NOW_SEC as NOW } from '../support/clock';
 import { issuesOf, rejection } from '../support/errors';
 

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { TOKEN_TYPES, newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
-import type { TokenClaims, TokenKind } from '../../src/tokens/types';
+import { TOKEN_TYPES, newTokenId, generateKeyRing, mintToken, type TokenClaims, type TokenKind } from '../../src/tokens';
 import { NOW_SEC as NOW } from '../support/clock';
 
 const base: TokenClaims = { kind: 'pat', iss: 'https://svc.test', sub: 'u1', jti: 'id-1', iat: NOW, exp: NOW + 60 };

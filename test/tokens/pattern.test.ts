@@ -2,11 +2,16 @@ import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
-import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
-import { TOKEN_PATTERN, TOKEN_PREFIX, findTokens } from '../../src/tokens/pattern';
-import type { KeyAlgorithm, TokenKind } from '../../src/tokens/types';
+import {
+  newTokenId,
+  generateKeyRing,
+  mintToken,
+  TOKEN_PATTERN,
+  TOKEN_PREFIX,
+  findTokens,
+  type KeyAlgorithm,
+  type TokenKind,
+} from '../../src/tokens';
 import { NOW_SEC as NOW } from '../support/clock';
 
 async function token(kind: TokenKind = 'pat', alg: KeyAlgorithm = 'EdDSA'): Promise<string> {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactTokens } from '../../src/tokens/redact';
+import { REDACTED, redactTokens } from '../../src/tokens';
 import { aToken, leaks } from '../support/token';
 
 describe('redactTokens', () => {

@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { AuthenticationError } from '../../src/errors';
-import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
-import { SignatureCache } from '../../src/tokens/signature-cache';
-import type { TokenClaims } from '../../src/tokens/types';
-import { TokenVerifier } from '../../src/tokens/verify';
+import { newTokenId, generateKeyRing, mintToken, SignatureCache, type TokenClaims, TokenVerifier } from '../../src/tokens';
 import { NOW_SEC as NOW } from '../support/clock';
 
 const ISS = 'https://svc.test';

@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError, type AuthenticationReason } from '../../src/errors';
-import { newTokenId } from '../../src/tokens/claims';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
-import type { TokenClaims } from '../../src/tokens/types';
-import { TokenVerifier } from '../../src/tokens/verify';
+import { newTokenId, generateKeyRing, mintToken, type TokenClaims, TokenVerifier } from '../../src/tokens';
 import { NOW_SEC as NOW } from '../support/clock';
 
 const ISS = 'https://svc.test';

@@ -6,10 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError } from '../../src/errors';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
-import { newTokenId } from '../../src/tokens/claims';
-import { expiredClaimsOf, TokenVerifier } from '../../src/tokens/verify';
+import { generateKeyRing, mintToken, newTokenId, expiredClaimsOf, TokenVerifier } from '../../src/tokens';
 import { NOW_SEC as NOW } from '../support/clock';
 import { rejection } from '../support/errors';
 

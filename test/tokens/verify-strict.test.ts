@@ -7,12 +7,17 @@
 import { createHmac, createPrivateKey, sign as nodeSign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { TOKEN_TYPES, newTokenId } from '../../src/tokens/claims';
-import { isLowS, lowS } from '../../src/tokens/ecdsa';
-import { generateKeyRing, importKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
-import type { KeyAlgorithm, KeyRing } from '../../src/tokens/types';
-import { TokenVerifier } from '../../src/tokens/verify';
+import {
+  TOKEN_TYPES,
+  newTokenId,
+  generateKeyRing,
+  importKeyRing,
+  mintToken,
+  type KeyAlgorithm,
+  type KeyRing,
+  TokenVerifier,
+} from '../../src/tokens';
+import { isLowS, lowS } from '../../src/tokens/keys';
 import { NOW_SEC as NOW } from '../support/clock';
 
 const ISS = 'https://svc.test';

@@ -2,11 +2,17 @@ import { createHmac, createPrivateKey, sign as nodeSign } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, ValidationError, type AuthenticationReason } from '../../src/errors';
-import { generateKeyRing } from '../../src/tokens/keyring';
-import { mintToken } from '../../src/tokens/mint';
-import { TOKEN_TYPES, newTokenId } from '../../src/tokens/claims';
-import { TokenVerifier } from '../../src/tokens/verify';
-import type { KeyAlgorithm, KeyRing, TokenClaims, TokenKind } from '../../src/tokens/types';
+import {
+  generateKeyRing,
+  mintToken,
+  TOKEN_TYPES,
+  newTokenId,
+  TokenVerifier,
+  type KeyAlgorithm,
+  type KeyRing,
+  type TokenClaims,
+  type TokenKind,
+} from '../../src/tokens';
 import { NOW_SEC as NOW } from '../support/clock';
 import { pathsOf } from '../support/errors';
 

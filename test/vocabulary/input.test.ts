@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type IssueInput } from '../../src/errors';
 import { FileTokenStore } from '../../src/stores';
-import { checkOptions } from '../../src/vocabulary';
+import { checkOptions } from '../../src/core/vocabulary';
 
 describe('checkOptions', () => {
   it('passes an object whose keys are all known and reports nothing', () => {

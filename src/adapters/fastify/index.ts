@@ -1,0 +1,226 @@
+/**
+ * `svc-auth/fastify`: a Fastify 5 plugin (built with `fastify-plugin`, bundled
+ * into this entry) and a `preHandler` per route.
+ *
+ * - `app.register(svcAuth, { auth })` authenticates every request and decorates `request.principal`.
+ * - {@link requirePermission} decides a route with `auth.authorize` on `request.params`.
+ * - {@link errorHandler} answers any `SvcAuthError` a route throws per H2, and any other error with a
+ *   bare 500: `app.setErrorHandler(errorHandler())`.
+ *
+ * Every answer goes through `reply`, so CORS headers other plugins set (for
+ * example `@fastify/cors`) stay on 401 and 403; other headers set before a
+ * refusal or an error are dropped, as on node:http. `fastify` is an optional
+ * peer dependency: install it yourself.
+ * @module
+ */
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Principal } from '../../core/policy';
+import type { Auth } from '../../service';
+import type { Permission } from '../../core/vocabulary';
+import {
+  adapterGate,
+  adapterRoute,
+  errorAnswerer,
+  notAdmitted,
+  EXPIRATION_HEADER,
+  admit,
+  attach,
+  attachedTo,
+  expiration,
+  keptOnError,
+  permit,
+  type ErrorHandlerOptions,
+  type PermissionOptions,
+  type HttpError,
+  type GuardOptions,
+} from '../../http';
+
+export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
+
+/**
+ * A switch for the type of `request.principal`, by declaration merging. Left
+ * empty, `request.principal` is a `Principal`. When the plugin runs with
+ * `optional: true` anywhere in your app, say so here, and `request.principal`
+ * becomes `Principal | null` everywhere (as `@fastify/jwt` types `request.user`).
+ *
+ * @example
+ * not-checked: a module augmentation changes the type for the whole program it is in
+ * ```ts
+ * declare module 'svc-auth/fastify' {
+ *   interface SvcAuthTypes {
+ *     optional: true;
+ *   }
+ * }
+ * ```
+ */
+export interface SvcAuthTypes {} // eslint-disable-line @typescript-eslint/no-empty-object-type -- empty until a user merges `optional: true` into it
+
+/** The type of `request.principal`: `Principal`, or `Principal | null` once {@link SvcAuthTypes} says `optional: true`. */
+export type RequestPrincipal = SvcAuthTypes extends { optional: true } ? Principal | null : Principal;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Set by the svc-auth/fastify plugin: the authenticated principal. With
+     * `optional: true` it is `null` when the request carried no credential
+     * (declare that in {@link SvcAuthTypes} to have it typed so).
+     */
+    principal: RequestPrincipal;
+  }
+}
+
+/** Options of the {@link svcAuth} plugin: the `Auth` to use, and the options every guard shares. */
+export interface SvcAuthPluginOptions extends GuardOptions {
+  /** What `createAuth` returned. */
+  auth: Auth;
+}
+
+function send(reply: FastifyReply, made: HttpError): FastifyReply {
+  // Headers set before the failure (a cookie, caching) must not ride along with an error, as on
+  // node:http and Express; CORS headers other hooks set (@fastify/cors) and the expiry stay.
+  try {
+    for (const name of Object.keys(reply.getHeaders())) if (!keptOnError(name)) reply.removeHeader(name);
+    for (const name of reply.raw.getHeaderNames()) if (!keptOnError(name)) reply.raw.removeHeader(name);
+  } catch {
+    // A response that cannot list its headers still gets its status and body.
+  }
+  return reply.code(made.status).headers(made.headers).send(made.body);
+}
+
+// Hand a 5xx to the app's own logger, as Fastify's default error handler would have.
+function logged(request: FastifyRequest, err: unknown, status: number): void {
+  try {
+    request.log.error({ err }, `svc-auth: request failed, answered ${status}`);
+  } catch {
+    // A failing logger must not turn an answer into a crash.
+  }
+}
+
+// A foreign error's own status, read without trusting its getters.
+function statusOf(err: unknown): number | undefined {
+  try {
+    const code = (err as { statusCode?: unknown }).statusCode;
+    return typeof code === 'number' && Number.isInteger(code) ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// Async so that fastify reports a bad option as a rejected register(), with nothing to await inside.
+// eslint-disable-next-line @typescript-eslint/require-await
+const plugin: FastifyPluginAsync<SvcAuthPluginOptions> = async (app, options) => {
+  const { auth, ...rest } = options ?? {};
+  const { gate } = adapterGate(auth, rest);
+  // null until the hook runs (the type says Principal: see SvcAuthTypes).
+  app.decorateRequest('principal', null as unknown as RequestPrincipal);
+  app.addHook('onRequest', async (request, reply) => {
+    const admitted = await admit(gate, request.raw);
+    if ('answer' in admitted) return send(reply, admitted.answer);
+    request.principal = admitted.principal as RequestPrincipal;
+    // On the raw request, so that principalOf(request.raw) answers as its type promises.
+    attach(request.raw, gate, admitted.principal);
+    const expires = expiration(gate, admitted.principal);
+    if (expires !== undefined) reply.header(EXPIRATION_HEADER, expires);
+    return undefined;
+  });
+};
+
+/**
+ * The Fastify plugin: authenticates the `Authorization: Bearer` credential of
+ * every request (an `onRequest` hook) and sets `request.principal`. No
+ * credential: 401 with `WWW-Authenticate: Bearer realm="svc"` (with
+ * `optional: true`, `request.principal` is `null` instead); a bad, expired or
+ * revoked credential: 401 `invalid_token`. On success it sets
+ * `Svc-Token-Expiration` unless `expirationHeader: false`. Wrapped with
+ * `fastify-plugin`, so it applies to the scope you register it in and below.
+ *
+ * @throws ValidationError (at `register`/`ready`) when `auth` or the options are not usable.
+ *
+ * @example
+ * ```ts
+ * import Fastify from 'fastify';
+ * import { svcAuth } from 'svc-auth/fastify';
+ * const app = Fastify();
+ * await app.register(svcAuth, { auth });
+ * app.get('/whoami', async (request) => ({ user: request.principal?.userId }));
+ * ```
+ */
+export const svcAuth: FastifyPluginAsync<SvcAuthPluginOptions> = fp(plugin, { fastify: '5.x', name: 'svc-auth' });
+
+/**
+ * A `preHandler` that allows the request only when `request.principal` holds
+ * `permission` on `resource(request)` (and, when given, on
+ * `thing(request)`). Read both from `request.params`: given as a route's
+ * `preHandler`, the callbacks are typed by the route's own generic
+ * (`app.get<{ Params: ... }>`), with no annotation. A denial is 403
+ * `insufficient_scope` with the reason in the body; an invalid resource is
+ * 400; no principal (an `optional` plugin saw no credential) is 401.
+ *
+ * @throws ValidationError when `permission` is not a permission or `resource` is missing.
+ *
+ * @example
+ * ```ts
+ * import Fastify from 'fastify';
+ * import { requirePermission, svcAuth } from 'svc-auth/fastify';
+ * const app = Fastify();
+ * await app.register(svcAuth, { auth });
+ * app.get<{ Params: { org: string; repo: string } }>('/repos/:org/:repo/head', {
+ *   preHandler: requirePermission('repo:read', { resource: (req) => `${req.params.org}/${req.params.repo}` }),
+ * }, async () => ({ head: 'abc123' }));
+ * ```
+ */
+export function requirePermission<G extends RouteGenericInterface = RouteGenericInterface>(
+  permission: Permission,
+  options: PermissionOptions<FastifyRequest<G>>,
+): (request: FastifyRequest<G>, reply: FastifyReply) => Promise<void> {
+  const route = adapterRoute<FastifyRequest<G>>(permission, options);
+  return async (request, reply) => {
+    const admitted = attachedTo(request.raw);
+    if (admitted === undefined) throw notAdmitted('fastify');
+    const refused = permit(admitted.gate, admitted.principal, route, request);
+    if (refused !== undefined) await send(reply, refused);
+  };
+}
+
+/**
+ * A Fastify error handler, `app.setErrorHandler(errorHandler())`: a
+ * `SvcAuthError` a route throws is answered per H2 (JSON, status,
+ * `WWW-Authenticate` on 401/403, `Retry-After` on 503). An error carrying a
+ * 4xx `statusCode` (Fastify's own: schema validation, body parsing, 413,
+ * 415; `@fastify/sensible`'s `httpErrors`) keeps Fastify's answer, whose
+ * message is meant for the client. Anything else is a bare
+ * `500 {"error":"internal","message":"internal error"}` (or the 5xx status
+ * it carries): its message may quote a password or a token, so it goes to
+ * `request.log` and to the `onError` option, never to the client. Headers a
+ * route set before it threw are dropped from the answer, except CORS ones and
+ * `Svc-Token-Expiration`.
+ *
+ * @throws ValidationError when the options are not usable.
+ *
+ * @example
+ * ```ts
+ * import Fastify from 'fastify';
+ * import { errorHandler } from 'svc-auth/fastify';
+ * const app = Fastify();
+ * app.setErrorHandler(errorHandler({ onError: (err) => console.error(err) }));
+ * ```
+ */
+export function errorHandler(
+  options?: ErrorHandlerOptions,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  const answerer = errorAnswerer(options);
+  return (error, request, reply) => {
+    const made = answerer.answer(error, attachedTo(request.raw)?.gate.realm);
+    if (made !== undefined) {
+      if (made.status >= 500) logged(request, error, made.status);
+      return send(reply, made);
+    }
+    const status = statusOf(error);
+    // Rethrown, a client error goes on to Fastify's default handler.
+    if (status !== undefined && status >= 400 && status <= 499) throw error;
+    const internal = answerer.internal(error, status);
+    logged(request, error, internal.status);
+    return send(reply, internal);
+  };
+}

@@ -1,0 +1,8 @@
+/**
+ * The `svc` subcommands, one file per command group.
+ * @module
+ */
+export { authCommands } from './auth';
+export { memberCommands } from './member';
+export { serveCommand } from './serve';
+export { tokenCommands } from './token';

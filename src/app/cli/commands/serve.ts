@@ -1,0 +1,99 @@
+/**
+ * `svc serve`: run the reference dev server until SIGINT or SIGTERM.
+ * @module
+ */
+import { ValidationError } from '../../../errors';
+import { optional, parseFlags } from '../args';
+import { help, type Command } from '../command';
+import { createDevServer } from '../../server';
+
+const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
+
+Run the reference HTTP server on the dev instance (the same SVC_HOME as the
+other commands). Once it listens it prints two lines on stdout: the base URL
+alone (for scripts), then a notice:
+  http://127.0.0.1:8080
+  listening on http://127.0.0.1:8080
+and then one line per request on stderr (method, path, status, user, token
+name, decision; never a token). Stop it with Ctrl-C (SIGINT) or SIGTERM.
+
+Endpoints (send 'Authorization: Bearer <token>'):
+  GET /api/whoami                                   who the token is
+  GET /api/repos/<org>/<repo>/head                  needs repo:read
+  GET /api/repos/<org>/<repo>/things/<Type>/<name>  needs repo:read on the thing
+  PUT /api/repos/<org>/<repo>/things/<Type>/<name>  needs repo:write on the thing;
+      body {"content": <any JSON>, "committer": "<identity wref>"?}
+  POST /mcp                                         MCP (Streamable HTTP, stateless): tools whoami,
+      repo_head, thing_get, thing_put; a read-only token sees no thing_put
+  GET /.well-known/oauth-protected-resource/mcp     its RFC 9728 metadata (no credential)
+
+A request to /mcp with an Origin header (a browser) is refused with 403
+unless that origin is the server's own or given with --allow-origin: a web
+page cannot reach the endpoint through DNS rebinding. Clients that are not
+browsers send no Origin and are not affected.
+
+Options:
+      --host <host>            address to listen on (default 127.0.0.1)
+  -p, --port <port>            port, 0 for a free one (default 8080)
+      --allow-origin <origin>  a browser origin allowed to call /mcp, such as
+                               http://localhost:6274 (repeatable)
+  -h, --help                   show this help
+`;
+
+/** `svc serve`. */
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the reference HTTP server on the dev instance',
+  help: SERVE_HELP,
+  async run(args, io) {
+    const flags = parseFlags(args, {
+      host: { type: 'string' },
+      port: { type: 'string', short: 'p' },
+      'allow-origin': { type: 'string', multiple: true },
+    });
+    if (flags.help) return help(io, SERVE_HELP);
+    const host = optional(flags, 'host') ?? '127.0.0.1';
+    const portText = optional(flags, 'port') ?? '8080';
+    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
+      throw new ValidationError([{ path: '--port', message: 'expected a port number from 0 to 65535 (0 picks a free one)' }]);
+    }
+    const origins = flags['allow-origin'];
+    const dev = await createDevServer({
+      env: io.env,
+      log: (line) => io.stderr(`${line}\n`),
+      ...(Array.isArray(origins) ? { allowedOrigins: origins } : {}),
+    }).catch((err: unknown) => {
+      throw asFlagError(err);
+    });
+    let url: string;
+    try {
+      url = await dev.listen({ host, port: Number(portText) });
+    } catch (err) {
+      await dev.close();
+      throw err;
+    }
+    // The bare URL comes first and alone on its line (DESIGN: scripts read it), then the notice for people.
+    io.stdout(`${url}\nlistening on ${url}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await dev.close();
+    io.stderr('svc: server stopped\n');
+    return 0;
+  },
+};
+
+/** The library names a bad origin `options.allowedOrigins[i]`; the user typed `--allow-origin`. */
+function asFlagError(err: unknown): unknown {
+  if (!(err instanceof ValidationError) || !err.issues.some((i) => i.path[1] === 'allowedOrigins')) return err;
+  return new ValidationError(
+    err.issues.map((i) => ({ path: i.path[1] === 'allowedOrigins' ? ['--allow-origin', ...i.path.slice(2)] : i.path, message: i.message })),
+    { cause: err },
+  );
+}

@@ -1,0 +1,10 @@
+/**
+ * The dev instance of `svc` in `SVC_HOME`: its keys, stores, saved session and
+ * the reference server's things, shared by the CLI and `svc serve`.
+ * @module
+ */
+export { openInstance, type CliEnv, type DevInstance } from './instance';
+export { ThingStore } from './things';
+
+/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+export { secureHome } from './home-perms';

@@ -1,0 +1,202 @@
+/**
+ * The embedded dev instance behind `svc`: everything lives in one folder,
+ * `SVC_HOME` (default `~/.svc`), created on first use with mode 0700:
+ * `keys.json` (the signing key ring), `tokens.json` (records), `members.json`
+ * (roles), `session.json` (the saved login) and `things.json` (the dev
+ * server's contents). Every secret file is mode 0600 and every change is a
+ * locked read-modify-write with an atomic replace (the store layer's
+ * `JsonFile`), so several `svc` processes at once lose nothing (C3).
+ * @module
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { UnavailableError, ValidationError } from '../../errors';
+import { createAuth, type Auth } from '../../service';
+import { FileMembershipStore, FileTokenStore, JsonFile, type TokenStore } from '../../stores';
+import { generateKeyRing, importKeyRing, type KeyRing } from '../../tokens';
+import { secureHome } from './home-perms';
+
+/** The JWT issuer of the dev instance. */
+export const DEV_ISSUER = 'svc-dev';
+
+/**
+ * The environment the CLI reads. Passed in, never read from globals, so that
+ * tests can run commands in-process.
+ *
+ * @example
+ * ```ts
+ * const env: CliEnv = { SVC_HOME: '/tmp/svc-test', SVC_TOKEN: undefined };
+ * ```
+ */
+export type CliEnv = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The folder holding the dev instance: `SVC_HOME`, else `~/.svc`.
+ *
+ * @example
+ * ```ts
+ * svcHome({ SVC_HOME: '/tmp/x' }); // '/tmp/x'
+ * svcHome({});                     // '/home/me/.svc'
+ * ```
+ */
+export function svcHome(env: CliEnv): string {
+  const home = env.SVC_HOME;
+  if (home !== undefined && home !== '') {
+    if (home.includes('\0')) throw new ValidationError([{ path: 'SVC_HOME', message: 'must be a directory path' }]);
+    return resolve(home);
+  }
+  return join(homedir(), '.svc');
+}
+
+/**
+ * The clock of the instance. `SVC_NOW` (an ISO 8601 date) pins it, but only
+ * when `SVC_ALLOW_TEST_CLOCK=1` is set too, so that a stray variable can never
+ * move a real user's clock. Returns `undefined` for the real clock.
+ *
+ * @throws ValidationError when the test clock is allowed and `SVC_NOW` is not a date.
+ * @example
+ * ```ts
+ * testClock({ SVC_ALLOW_TEST_CLOCK: '1', SVC_NOW: '2030-01-01T00:00:00Z' })?.(); // 2030-01-01
+ * testClock({ SVC_NOW: '2030-01-01T00:00:00Z' }); // undefined: not allowed
+ * ```
+ */
+export function testClock(env: CliEnv): (() => Date) | undefined {
+  const text = env.SVC_NOW;
+  if (env.SVC_ALLOW_TEST_CLOCK !== '1' || text === undefined || text === '') return undefined;
+  const ms = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(ms)) {
+    throw new ValidationError([{ path: 'SVC_NOW', message: 'expected an ISO 8601 date such as 2030-01-01T00:00:00Z' }]);
+  }
+  return () => new Date(ms);
+}
+
+/** What `session.json` holds. The token is a secret: the file is mode 0600. */
+export interface SavedSession {
+  user: string;
+  token: string;
+}
+
+/**
+ * An opened dev instance: the `Auth` object over the instance's stores, and
+ * the files the commands use directly.
+ *
+ * @example
+ * ```ts
+ * const dev = await openInstance({ SVC_HOME: '/tmp/svc' });
+ * try { await dev.members.set('alice', 'acme', 'editor'); } finally { await dev.close(); }
+ * ```
+ */
+export interface DevInstance {
+  readonly home: string;
+  readonly auth: Auth;
+  readonly members: FileMembershipStore;
+  readonly tokens: TokenStore;
+  readonly session: JsonFile<SavedSession>;
+  /** The clock the instance uses (the test clock or the real one). */
+  readonly now: () => Date;
+  /** Release what the instance holds (a database pool). */
+  close(): Promise<void>;
+}
+
+/**
+ * Open (creating on first use) the dev instance in {@link svcHome}. An existing
+ * home that others may read or write is tightened (each change reported to
+ * `options.notice`), or refused when it is not ours. The key
+ * ring is generated under the file's lock, so processes starting together
+ * agree on one ring. When `SVC_DATABASE_URL` is set, token records live in
+ * PostgreSQL (`pg` must be installed; the table is migrated on open);
+ * memberships stay in files.
+ *
+ * @throws UnavailableError when a file is corrupt or unreadable, or the database cannot be used.
+ * @example
+ * ```ts
+ * const dev = await openInstance(process.env);
+ * const session = await dev.auth.issueSession('alice');
+ * await dev.close();
+ * ```
+ */
+export async function openInstance(env: CliEnv, options: { notice?: (text: string) => void } = {}): Promise<DevInstance> {
+  const home = svcHome(env);
+  await secureHome(home, options.notice ?? (() => undefined));
+  const clock = testClock(env);
+  const now = clock ?? (() => new Date());
+  const members = new FileMembershipStore(home);
+  const session = new JsonFile<SavedSession>(join(home, 'session.json'), { mode: 0o600, label: 'session file', parse: parseSession });
+  const keys = await loadKeyRing(home);
+  const { tokens, close } = await openTokenStore(home, env);
+  try {
+    const auth = createAuth({ issuer: DEV_ISSUER, keys, members, tokens, ...(clock ? { now: clock } : {}) });
+    // A one-shot command exits right after: write its last-used time before the store closes.
+    const flushThenClose = async (): Promise<void> => {
+      await auth.flush();
+      await close();
+    };
+    return { home, auth, members, tokens, session, now, close: flushThenClose };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+interface StoredKeys {
+  keys: unknown[];
+}
+
+/** Read the ring, or make it: generated inside the locked update so two first uses cannot both write one. */
+export async function loadKeyRing(home: string): Promise<KeyRing> {
+  const file = new JsonFile<StoredKeys>(join(home, 'keys.json'), {
+    mode: 0o600,
+    label: 'key ring',
+    parse: (data) => {
+      const keys = (data as { keys?: unknown } | null)?.keys;
+      if (!Array.isArray(keys) || keys.length === 0)
+        throw new ValidationError([{ path: 'keys', message: 'expected a non-empty list of JWKs' }]);
+      return { keys };
+    },
+  });
+  let stored = await file.read();
+  if (stored === undefined) {
+    stored = await file.update(async (current) => (current === undefined ? (await generateKeyRing()).exportPrivate() : undefined));
+  }
+  try {
+    return await importKeyRing(stored as Parameters<typeof importKeyRing>[0]);
+  } catch (err) {
+    throw new UnavailableError(`the key ring ${file.path} is not valid; it was left untouched: repair it or move it away`, { cause: err });
+  }
+}
+
+function parseSession(data: unknown): SavedSession {
+  const d = data as { user?: unknown; token?: unknown } | null;
+  if (typeof d?.user !== 'string' || typeof d.token !== 'string') {
+    throw new ValidationError([{ path: '', message: 'expected { "user", "token" }' }]);
+  }
+  return { user: d.user, token: d.token };
+}
+
+async function openTokenStore(home: string, env: CliEnv): Promise<{ tokens: TokenStore; close: () => Promise<void> }> {
+  const url = env.SVC_DATABASE_URL;
+  if (url === undefined || url === '') return { tokens: new FileTokenStore(home), close: () => Promise.resolve() };
+  let pg: typeof import('pg');
+  try {
+    // Optional peer dependency: only a database user needs it installed.
+    const mod = (await import('pg')) as typeof import('pg') & { default?: typeof import('pg') };
+    pg = mod.default ?? mod;
+  } catch (err) {
+    throw new UnavailableError("SVC_DATABASE_URL is set but the 'pg' package is not installed: run npm install pg", { cause: err });
+  }
+  const { PostgresTokenStore } = await import('../../stores/postgres');
+  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
+  // An idle connection dropping must not crash the CLI; the next call reports it.
+  pool.on('error', () => undefined);
+  const close = async (): Promise<void> => {
+    await pool.end().catch(() => undefined);
+  };
+  try {
+    const tokens = new PostgresTokenStore({ pool });
+    await tokens.migrate();
+    return { tokens, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The reference server's MCP endpoint (`svc serve`): `/mcp` on the Streamable
+ * HTTP transport, stateless, authenticated with a bearer token through
+ * `svc-auth/mcp`, plus its Protected Resource Metadata. The dev instance has
+ * no OAuth, so the metadata lists no authorization server: MCP clients send a
+ * PAT (or a session) in `Authorization: Bearer <token>`.
+ *
+ * Tools (names and arguments are part of the contract; results carry the same
+ * fields as the HTTP endpoints, as JSON text and as `structuredContent`):
+ * - `whoami` `{}`                                    -> `{kind, user, token}` (any valid credential)
+ * - `repo_head` `{org, repo}`                        -> `{org, repo, head}` (repo:read)
+ * - `thing_get` `{org, repo, name}`                  -> `{name, content, commit}` (repo:read on the thing)
+ * - `thing_put` `{org, repo, name, content, committer?}` -> `{commit, committer}` (repo:write on the thing; committer per T9)
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { NotFoundError, ValidationError } from '../../errors';
+import { canUseTool, guardTool, mcpNodeHandlers, mcpPrincipal, type AuthInfo, type McpToolPolicy } from '../../mcp';
+import type { Principal } from '../../core/policy';
+import type { DevInstance, ThingStore } from '../dev';
+import { packageVersion } from '../cli';
+
+/**
+ * The MCP endpoint's path on the dev server.
+ *
+ * @example
+ * ```ts
+ * `${baseUrl}${MCP_PATH}`; // 'http://127.0.0.1:8080/mcp'
+ * ```
+ */
+export const MCP_PATH = '/mcp';
+/**
+ * Where the Protected Resource Metadata of {@link MCP_PATH} is served (RFC 9728 section 3.1).
+ *
+ * @example
+ * ```ts
+ * await fetch(`${baseUrl}${MCP_METADATA_PATH}`); // { resource: `${baseUrl}/mcp`, bearer_methods_supported: ['header'], ... }
+ * ```
+ */
+export const MCP_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+
+type RepoArgs = { org: string; repo: string };
+type ThingArgs = RepoArgs & { name: string };
+
+const repoOf = (a: RepoArgs): string => `${a.org}/${a.repo}`;
+const READ_REPO: McpToolPolicy<RepoArgs> = { permission: 'repo:read', resource: repoOf };
+const READ_THING: McpToolPolicy<ThingArgs> = { permission: 'repo:read', resource: repoOf, thing: (a) => a.name };
+const WRITE_THING: McpToolPolicy<ThingArgs> = { permission: 'repo:write', resource: repoOf, thing: (a) => a.name };
+
+const repoShape = { org: z.string().describe('organization name'), repo: z.string().describe('repository name') };
+const thingShape = { ...repoShape, name: z.string().describe('thing name, <Type>/<name>, e.g. Doc/readme') };
+
+/** A tool result with the same object as JSON text (for models) and as structured content (for programs). */
+function result(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+}
+
+/**
+ * The MCP server for one authenticated credential: only the tools it can ever
+ * use are registered, so `tools/list` of a read-only token has no `thing_put`.
+ *
+ * @example
+ * ```ts
+ * const server = devMcpServer(dev, things, principal);
+ * await server.connect(transport);
+ * ```
+ */
+export function devMcpServer(dev: DevInstance, things: ThingStore, principal: Principal): McpServer {
+  const auth = dev.auth;
+  const server = new McpServer({ name: 'svc', version: packageVersion() });
+
+  server.registerTool(
+    'whoami',
+    {
+      description: 'Who the credential of this connection belongs to.',
+      inputSchema: {},
+      outputSchema: { kind: z.enum(['session', 'pat', 'component']), user: z.string(), token: z.string().nullable() },
+      annotations: { readOnlyHint: true },
+    },
+    (_args, extra) => {
+      const p = mcpPrincipal(extra.authInfo);
+      return result({ kind: p.kind, user: p.userId, token: p.tokenName ?? null });
+    },
+  );
+
+  if (canUseTool(principal, READ_REPO)) {
+    server.registerTool(
+      'repo_head',
+      {
+        description: 'The head commit of a repository. Needs repo:read.',
+        inputSchema: repoShape,
+        outputSchema: { org: z.string(), repo: z.string(), head: z.string() },
+        annotations: { readOnlyHint: true },
+      },
+      guardTool(auth, READ_REPO, async (a: RepoArgs) => {
+        const key = repoOf(a).toLowerCase();
+        return result({ org: a.org.toLowerCase(), repo: a.repo.toLowerCase(), head: await things.head(key) });
+      }),
+    );
+    server.registerTool(
+      'thing_get',
+      {
+        description: 'Read a thing of a repository. Needs repo:read on that thing.',
+        inputSchema: thingShape,
+        outputSchema: { name: z.string(), content: z.unknown(), commit: z.string() },
+        annotations: { readOnlyHint: true },
+      },
+      guardTool(auth, READ_THING, async (a: ThingArgs) => {
+        const key = repoOf(a).toLowerCase();
+        const thing = await things.get(key, a.name);
+        if (thing === undefined) throw new NotFoundError(`no thing ${a.name} in ${key}`);
+        return result({ name: thing.name, content: thing.content, commit: thing.commit });
+      }),
+    );
+  }
+
+  if (canUseTool(principal, WRITE_THING)) {
+    server.registerTool(
+      'thing_put',
+      {
+        description:
+          'Write a thing of a repository; the commit is attributed to the token committer identity unless `committer` overrides it. Needs repo:write on that thing.',
+        inputSchema: {
+          ...thingShape,
+          content: z.unknown().describe('the new content, any JSON value'),
+          committer: z.string().optional().describe('identity wref svc:<namespace>/users/Identity/<id>'),
+        },
+        outputSchema: { commit: z.string(), committer: z.string() },
+        annotations: { readOnlyHint: false, destructiveHint: false },
+      },
+      guardTool(auth, WRITE_THING, async (a: ThingArgs & { content?: unknown; committer?: string | undefined }, _extra, p) => {
+        if (a.content === undefined) throw new ValidationError([{ path: 'content', message: 'is required' }]);
+        const committer = auth.committer(p, a.committer);
+        const thing = await things.put(repoOf(a).toLowerCase(), a.name, a.content, committer);
+        return result({ commit: thing.commit, committer: thing.committer });
+      }),
+    );
+  }
+  return server;
+}
+
+const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
+
+/**
+ * The dev server's hook: answers `/mcp` and its metadata path and returns
+ * true, or returns false for every other path (the caller routes those).
+ * `allowedOrigins` are the browser origins allowed besides the server's own
+ * (`svc serve --allow-origin`); any other `Origin` gets 403 (DNS rebinding).
+ *
+ * @throws ValidationError when an allowed origin is not an http(s) origin.
+ * @example
+ * ```ts
+ * const mcp = mountMcp(dev, things, { log });
+ * createServer((req, res) => { if (!mcp(req, res)) void handle(req, res); });
+ * ```
+ */
+export function mountMcp(
+  dev: DevInstance,
+  things: ThingStore,
+  options: { log?: ((line: string) => void) | undefined; allowedOrigins?: readonly string[] | undefined } = {},
+): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const log = options.log;
+  const handlers = mcpNodeHandlers({
+    auth: dev.auth,
+    resourceName: 'svc dev instance',
+    server: (principal) => devMcpServer(dev, things, principal),
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+  });
+  const trace = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    if (log === undefined) return;
+    res.once('finish', () => {
+      let p: Principal | undefined;
+      try {
+        // The handler leaves the request's AuthInfo on `req.auth` once the credential is accepted.
+        p = mcpPrincipal((req as { auth?: AuthInfo }).auth);
+      } catch {
+        p = undefined;
+      }
+      const line = `${req.method ?? '-'} ${path} ${res.statusCode} user=${p?.userId ?? '-'} token=${p === undefined ? '-' : (p.tokenName ?? p.kind)} reason=mcp`;
+      log(
+        line
+          .replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+          .replace(JWT_LIKE, '[redacted]')
+          .slice(0, 2048),
+      );
+    });
+  };
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path === MCP_PATH) {
+      trace(req, res, path);
+      // The library's handler never rejects; should that ever break, one request must not end the server.
+      handlers.mcp(req, res).catch(() => res.destroy());
+      return true;
+    }
+    if (path === MCP_METADATA_PATH) {
+      trace(req, res, path);
+      handlers.metadata(req, res);
+      return true;
+    }
+    return false;
+  };
+}

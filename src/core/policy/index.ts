@@ -1,0 +1,18 @@
+/**
+ * The policy layer (3): a user's roles and a token's scope layers compiled into
+ * a {@link Grant}, and `authorize`, which answers from it. Pure and synchronous.
+ * @module
+ */
+export { createGrant, Grant, type GrantInput } from './grant';
+export { compileLayer, CompiledLayer } from './compile';
+export { authorize } from './authorize';
+export { canEverHold } from './hold';
+export type { Decision, DenyReason } from './decision';
+export type { Principal } from './subject';
+export type { UserRoles } from './types';
+
+/** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
+export { grantTable } from './grant';
+export { GRANT_SLOT } from './subject';
+export { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING } from './decision';
+export { fold, foldValidating } from './fold';

@@ -1,0 +1,14 @@
+/**
+ * `svc-auth/hono`: middleware for Hono.
+ * @module
+ */
+export {
+  svcAuth,
+  requirePermission,
+  onError,
+  type PrincipalEnv,
+  type OptionalPrincipalEnv,
+  type ErrorHandlerOptions,
+  type PermissionOptions,
+  type GuardOptions,
+} from '../adapters/hono';

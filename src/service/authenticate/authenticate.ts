@@ -1,0 +1,250 @@
+/**
+ * `authenticate`, the request path (T5): verify the JWT, read the token's
+ * record chain, read the owner's roles, and hand back a Principal holding
+ * the compiled grant. Nothing here allocates or awaits beyond what one
+ * request needs: a store or membership source that answers synchronously is
+ * taken without a promise.
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+import { AuthenticationError, UnavailableError, ValidationError } from '../../errors';
+import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
+import type { Scope } from '../../core/scopes';
+import type { TokenRecord, TokenStore } from '../../stores';
+import { expiredClaimsOf, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../../tokens';
+import { bearerFromRequest } from '../bearer';
+import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
+import type { PrincipalState } from '../context';
+import { type EventActor, type EventDispatcher, LastUsedRecorder } from '../events';
+import { principalFactory } from './principal';
+import { GrantCache, LayerCache } from './grant-cache';
+import { failure } from '../deadlines';
+import { checkUserId } from '../identity';
+import type { ResolvedOptions } from '../options';
+
+/** Could `value` be a promise? A throwing `then` getter counts as one (and then rejects in `guarded`). */
+function isThenable(value: unknown): boolean {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === 'function';
+  } catch {
+    return true;
+  }
+}
+
+/** @internal what one Auth instance's request path gives the rest of it. */
+export interface Authenticator {
+  readonly authenticate: (token: string) => Promise<Principal>;
+  /** `authenticate` on the request's bearer header; a refused header is refused (and reported) here. */
+  readonly authenticateRequest: (req: Request | IncomingMessage) => Promise<Principal>;
+  /** A session principal for a user the server signed in itself; roles read now. */
+  readonly principalFor: (userId: string) => Promise<Principal>;
+  /** The grant of a principal this instance made, else `undefined` (no allocation). */
+  readonly grantOf: (p: unknown) => unknown;
+  /** The state of a principal this instance made; `ValidationError` for anything else. */
+  readonly stateOf: (p: Principal) => PrincipalState;
+  /** Read and check a token's record chain now (T5). */
+  readonly readValidChain: (claims: ChainClaims, at: number) => Promise<readonly TokenRecord[]>;
+  /** The last-used recorder, when the store can record it. */
+  readonly recorder: LastUsedRecorder | null;
+}
+
+/**
+ * @internal the request path of one Auth instance. `call` runs a store or
+ * membership call under the deadline; `events` is null without `onEvent`.
+ */
+export function createAuthenticator(
+  opts: ResolvedOptions,
+  store: TokenStore,
+  nowMs: () => number,
+  call: <T>(what: string, fn: () => T | Promise<T>) => Promise<T>,
+  events: EventDispatcher | null,
+): Authenticator {
+  const verifier = new TokenVerifier({
+    ring: opts.keys,
+    issuer: opts.issuer,
+    clockToleranceSec: opts.clockToleranceSec,
+    cacheSize: opts.signatureCacheSize,
+    maxLifetimeSec: { pat: LIFETIMES.pat.maxSec, session: LIFETIMES.session.maxSec, component: LIFETIMES.component.maxSec },
+  });
+  // Per-instance, never module-global: two Auth objects share nothing.
+  const principals = principalFactory();
+  const layers = new LayerCache(opts.layerCacheSize);
+  const grants = new GrantCache(opts.grantCacheSize);
+
+  // Off the request path (events/last-used.ts, events/events.ts): authenticate only hands them ids and events.
+  const touch = opts.lastUsedIntervalMs > 0 && typeof store.touch === 'function' ? store.touch.bind(store) : undefined;
+  const recorder =
+    touch === undefined
+      ? null
+      : new LastUsedRecorder({ write: (ids, at) => call('token store', () => touch(ids, at)), intervalMs: opts.lastUsedIntervalMs });
+  /** The time of an event: a failing clock must not turn a refusal into something else. */
+  const eventTime = (): Date => {
+    try {
+      return new Date(nowMs());
+    } catch {
+      return new Date();
+    }
+  };
+
+  /**
+   * The roles, read on every call (T5). A source that answers synchronously is
+   * taken at its word without a promise or a deadline; a promise gets both.
+   */
+  function rolesOf(userId: string): UserRoles | Promise<UserRoles> {
+    let got: UserRoles | Promise<UserRoles>;
+    try {
+      got = opts.members.rolesOf(userId);
+    } catch (err) {
+      throw failure(err, 'membership source');
+    }
+    return isThenable(got) ? call('membership source', () => got) : got;
+  }
+
+  function stateOf(p: Principal): PrincipalState {
+    const state = principals.stateOf(p);
+    if (state === undefined) {
+      // The usual slip is passing the token text: say what is expected instead of "not a principal".
+      const message =
+        typeof p === 'object' && p !== null
+          ? 'not a principal returned by this auth instance (copies are refused)'
+          : `expected the Principal that auth.authenticate() returned, got ${p === null ? 'null' : typeof p}`;
+      throw new ValidationError([{ path: 'principal', message }]);
+    }
+    return state;
+  }
+
+  async function readValidChain(claims: ChainClaims, at: number): Promise<readonly TokenRecord[]> {
+    const chain = await call('token store', () => store.readChain(claims.jti));
+    return checkChain(chain, claims, at);
+  }
+
+  /**
+   * A store that offers `readChainSync` answers without a promise and a
+   * deadline per request; `undefined` means it declined (then `readChain`).
+   * Any throw fails closed as `UnavailableError` (T5).
+   */
+  function readChainNow(jti: string): readonly TokenRecord[] | null | undefined {
+    if (typeof store.readChainSync !== 'function') return undefined;
+    try {
+      return store.readChainSync(jti);
+    } catch (err) {
+      throw failure(err, 'token store');
+    }
+  }
+
+  /** The compiled layers of a chain's scoped records (scopes as the grant cache read them); only on a grant-cache miss. */
+  function scopedLayers(chain: readonly TokenRecord[] | null, scopes: readonly (readonly Scope[] | null)[]): CompiledLayer[] {
+    const out: CompiledLayer[] = [];
+    if (chain === null) return out;
+    for (let i = 0; i < chain.length; i++) {
+      const s = scopes[i] ?? null;
+      if (s !== null) out.push(layers.get((chain[i] as TokenRecord).id, s));
+    }
+    return out;
+  }
+
+  /**
+   * A refusal leaving `authenticate`: when the signature verified, the error
+   * carries the token id (never its value), and `auth.failed` is queued. An
+   * expired token is known too: its signature verified before its time was
+   * found to be over (the verifier keeps its claims beside the error).
+   */
+  function refused(err: unknown, verified: TokenClaims | undefined): unknown {
+    if (!(err instanceof AuthenticationError)) return err;
+    const claims = verified ?? expiredClaimsOf(err);
+    const known = claims !== undefined && claims.kind !== 'session';
+    const out =
+      known && err.tokenId === undefined
+        ? new AuthenticationError(err.reason, err.message, { cause: err.cause, tokenId: claims.jti })
+        : err;
+    if (events !== null) {
+      const actor: EventActor =
+        claims === undefined
+          ? { kind: 'unknown', userId: null, tokenId: null, tokenName: null }
+          : { kind: claims.kind, userId: claims.sub, tokenId: known ? claims.jti : null, tokenName: null };
+      events.emit(Object.freeze({ type: 'auth.failed', at: eventTime(), actor: Object.freeze(actor), reason: err.reason }));
+    }
+    return out;
+  }
+
+  async function authenticate(token: string): Promise<Principal> {
+    let claims: TokenClaims | undefined;
+    try {
+      if (typeof token !== 'string') throw new AuthenticationError('malformed');
+      if (token.length === 0) throw new AuthenticationError('missing');
+      if (token.length > MAX_TOKEN_CHARS) throw new AuthenticationError('malformed');
+      const at = nowMs();
+      const nowSec = Math.floor(at / 1000);
+      claims = verifier.verifyCached(token, nowSec) ?? (await verifier.verify(token, nowSec));
+      // The frozen claims serve as the chain claims as they are (no copy per request).
+      let chain: readonly TokenRecord[] | null = null;
+      if (claims.kind !== 'session') {
+        const now = readChainNow(claims.jti);
+        chain =
+          now === undefined
+            ? await readValidChain(claims as TokenClaims & ChainClaims, at)
+            : checkChain(now, claims as TokenClaims & ChainClaims, at);
+      }
+      // An in-process membership source answers without a promise (no await, no timer).
+      const got = rolesOf(claims.sub);
+      const roles = got instanceof Promise ? await got : got;
+      let grant;
+      try {
+        grant = grants.get(chain === null ? null : (chain[0] as TokenRecord).id, roles, chain, scopedLayers);
+      } catch (err) {
+        // Bad role data is the membership source's fault; never an allow.
+        throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
+      }
+      const expiresAt = new Date(chain === null ? claims.exp * 1000 : chainExpiryMs(chain));
+      // Last used: one Map lookup when throttled; the write happens later, elsewhere.
+      if (chain !== null && recorder !== null) recorder.seen((chain[0] as TokenRecord).id, at);
+      return principals.make(claims.kind, claims.sub, expiresAt, chain?.[0], grant, { roles, chain });
+    } catch (err) {
+      throw refused(err, claims);
+    }
+  }
+
+  function authenticateRequest(req: Request | IncomingMessage): Promise<Principal> {
+    // Not `async`: a second promise wrapping authenticate's own was a
+    // measurable share of a guarded request. Still never throws synchronously.
+    let token: string;
+    try {
+      token = bearerFromRequest(req);
+    } catch (err) {
+      // No header, another scheme, two tokens: refused before any token is read,
+      // and reported like every other refusal (every adapter comes through here).
+      // bearerFromRequest throws only AuthenticationError; anything else still refuses.
+      const refusal = err instanceof AuthenticationError ? err : new AuthenticationError('malformed');
+      refused(refusal, undefined); // reported; nothing was verified, so there is no token id to add
+      return Promise.reject(refusal);
+    }
+    return authenticate(token);
+  }
+
+  async function principalFor(userId: string): Promise<Principal> {
+    const id = checkUserId(userId, opts.identityOf === undefined);
+    // A session read like one `authenticate` reads a session token: roles now, no record.
+    const at = nowMs();
+    const got = rolesOf(id);
+    const roles = got instanceof Promise ? await got : got;
+    let grant;
+    try {
+      grant = grants.get(null, roles, null, scopedLayers);
+    } catch (err) {
+      throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
+    }
+    const expiresAt = new Date((Math.floor(at / 1000) + LIFETIMES.session.defaultSec) * 1000);
+    return principals.make('session', id, expiresAt, undefined, grant, { roles, chain: null });
+  }
+
+  return {
+    authenticate,
+    authenticateRequest,
+    principalFor,
+    grantOf: (p: unknown) => principals.grantOf(p),
+    stateOf,
+    readValidChain,
+    recorder,
+  };
+}

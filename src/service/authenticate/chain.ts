@@ -1,0 +1,93 @@
+/**
+ * The checks `authenticate` makes on a token's record chain (T5): the record
+ * belongs to this very JWT, the chain is whole, and nothing in it is revoked or
+ * expired. Every failure is fail-closed.
+ * @module
+ */
+import { AuthenticationError, SvcAuthError, UnavailableError } from '../../errors';
+import type { TokenRecord } from '../../stores';
+
+/**
+ * What the chain is checked against: the verified claims, or a principal being re-checked.
+ *
+ * @example
+ * ```ts
+ * const claims: ChainClaims = { kind: 'pat', sub: 'alice', jti: 'q0Zr…', exp: 1767225600 };
+ * ```
+ */
+export interface ChainClaims {
+  readonly kind: 'pat' | 'component';
+  /** User id (`sub`). */
+  readonly sub: string;
+  /** Record id (`jti`). */
+  readonly jti: string;
+  /** Expiry, whole seconds; the record must carry the same value. */
+  readonly exp: number;
+}
+
+function isRecordShaped(r: unknown): r is TokenRecord {
+  if (typeof r !== 'object' || r === null) return false;
+  const o = r as Record<string, unknown>;
+  return (
+    typeof o.id === 'string' &&
+    typeof o.ownerId === 'string' &&
+    (o.parentId === null || typeof o.parentId === 'string') &&
+    o.expiresAt instanceof Date &&
+    (o.revokedAt === null || o.revokedAt instanceof Date) &&
+    (o.scopes === null || Array.isArray(o.scopes))
+  );
+}
+
+/**
+ * Check a chain read for `claims` (nearest first) and return it. Throws
+ * `AuthenticationError` with reason `unknown` (no record, another token's
+ * record, a different kind, owner or expiry, a broken chain), `revoked` (any
+ * record revoked) or `expired` (any record expired at `nowMs`); a chain that is
+ * not made of records is `UnavailableError` (a faulty store).
+ *
+ * @example
+ * ```ts
+ * const chain = checkChain(await store.readChain(claims.jti), claims, Date.now());
+ * ```
+ */
+export function checkChain(chain: unknown, claims: ChainClaims, nowMs: number): readonly TokenRecord[] {
+  if (chain === null || chain === undefined) throw new AuthenticationError('unknown');
+  if (!Array.isArray(chain) || !chain.every(isRecordShaped)) {
+    throw new UnavailableError('token store returned something that is not a record chain');
+  }
+  try {
+    const head = chain[0];
+    if (head === undefined || head.id !== claims.jti || head.kind !== claims.kind) throw new AuthenticationError('unknown');
+    // The record, not the JWT, is the authority; a JWT whose expiry differs from
+    // its record was not minted for it.
+    if (head.expiresAt.getTime() !== claims.exp * 1000) throw new AuthenticationError('unknown');
+    for (let i = 0; i < chain.length; i++) {
+      const rec = chain[i] as TokenRecord;
+      if (rec.ownerId !== claims.sub) throw new AuthenticationError('unknown');
+      const next = chain[i + 1];
+      if (next === undefined ? rec.parentId !== null : rec.parentId !== next.id) throw new AuthenticationError('unknown');
+    }
+    // Revoked before expired, as a reason; plain loops: no closure per request.
+    for (let i = 0; i < chain.length; i++) if ((chain[i] as TokenRecord).revokedAt !== null) throw new AuthenticationError('revoked');
+    for (let i = 0; i < chain.length; i++)
+      if (nowMs >= (chain[i] as TokenRecord).expiresAt.getTime()) throw new AuthenticationError('expired');
+    return chain;
+  } catch (err) {
+    if (err instanceof SvcAuthError) throw err;
+    throw new UnavailableError('token store returned a malformed record', { cause: err });
+  }
+}
+
+/**
+ * The earliest expiry along a chain, in milliseconds.
+ *
+ * @example
+ * ```ts
+ * new Date(chainExpiryMs(chain)); // when this token stops working at the latest
+ * ```
+ */
+export function chainExpiryMs(chain: readonly TokenRecord[]): number {
+  let min = Number.POSITIVE_INFINITY;
+  for (const r of chain) min = Math.min(min, r.expiresAt.getTime());
+  return min;
+}

@@ -1,0 +1,13 @@
+/**
+ * The request path of `createAuth` (T5): a credential to a principal, through
+ * the token's record chain and the owner's roles, with the caches that keep it
+ * fast.
+ * @module
+ */
+export { createAuthenticator } from './authenticate';
+
+/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+export { CHAIN_SLOT } from './principal';
+export { chainExpiryMs } from './chain';
+export { GrantCache, LayerCache, rolesSnapshot, sameRoles } from './grant-cache';
+export { isDeepFrozen, pinScopes, sameScopes } from './scopes-pin';

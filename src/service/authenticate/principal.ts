@@ -1,0 +1,128 @@
+/**
+ * The principals one `Auth` instance hands out. Each instance gets its own
+ * class, whose private field holds what the instance remembers about the
+ * principal: a private field cannot be read, forged or copied from outside (a
+ * spread, `structuredClone`, JSON or a Proxy carries none), and another
+ * instance's class does not see it. This replaces a per-instance WeakMap,
+ * which cost a hash insert and ephemeron work in GC on every authenticate.
+ * The grant is served the same way, by an accessor on the class's prototype
+ * under the policy layer's grant slot: not an own property, so copies carry
+ * none, and it answers only for an object that holds the private field.
+ * Internal: not exported from the package root.
+ * @module
+ */
+import { GRANT_SLOT, type Principal } from '../../core/policy';
+import type { TokenRecord } from '../../stores';
+import type { PrincipalState } from '../context';
+
+/**
+ * @internal the token chain a principal was authenticated with (nearest first;
+ * `null` for a session), read the same way as the grant: only a real principal
+ * answers. For `svc-auth/mcp`, which reports the token's own scopes; not
+ * exported from the package root.
+ */
+export const CHAIN_SLOT: unique symbol = Symbol('svc-auth.chain');
+
+/**
+ * Make principals and find their state again; one per `Auth` instance.
+ *
+ * @example
+ * ```ts
+ * const principals = principalFactory();
+ * const p = principals.make('pat', 'alice', expiresAt, chain[0], grant, { roles, chain });
+ * principals.stateOf(p)?.roles;           // the roles read at authentication
+ * principals.stateOf({ ...p });           // undefined: copies carry no state
+ * principals.grantOf(p) === grant;         // true; another factory's principal: undefined
+ * ```
+ */
+export interface PrincipalFactory {
+  /** A frozen principal with `grant` attached; `head` is the token's own record (none for a session). */
+  make(
+    kind: Principal['kind'],
+    userId: string,
+    expiresAt: Date,
+    head: TokenRecord | undefined,
+    grant: unknown,
+    state: PrincipalState,
+  ): Principal;
+  /** The state of a principal made by this very factory, else `undefined`. */
+  stateOf(p: unknown): PrincipalState | undefined;
+  /**
+   * The grant of a principal made by this very factory, else `undefined`
+   * (another instance's principal, a copy, a Proxy). No allocation: this is
+   * on the path of every `auth.authorize`.
+   */
+  grantOf(p: unknown): unknown;
+}
+
+/**
+ * A {@link PrincipalFactory} with a class of its own.
+ *
+ * @example
+ * ```ts
+ * const a = principalFactory();
+ * const b = principalFactory();
+ * b.stateOf(a.make('session', 'alice', new Date(), undefined, grant, { roles: {}, chain: null })); // undefined
+ * ```
+ */
+export function principalFactory(): PrincipalFactory {
+  class AuthPrincipal implements Principal {
+    readonly kind: Principal['kind'];
+    readonly userId: string;
+    readonly expiresAt: Date;
+    // `declare`: absent for a session rather than present as undefined.
+    declare readonly tokenId?: string;
+    declare readonly tokenName?: string;
+    declare readonly committerIdentity?: string;
+    readonly #state: PrincipalState;
+    readonly #grant: unknown;
+
+    constructor(
+      kind: Principal['kind'],
+      userId: string,
+      expiresAt: Date,
+      head: TokenRecord | undefined,
+      grant: unknown,
+      state: PrincipalState,
+    ) {
+      this.kind = kind;
+      this.userId = userId;
+      this.expiresAt = expiresAt;
+      if (head !== undefined) {
+        const self = this as { tokenId?: string; tokenName?: string; committerIdentity?: string };
+        self.tokenId = head.id;
+        self.tokenName = head.name;
+        if (head.committerIdentity !== null) self.committerIdentity = head.committerIdentity;
+      }
+      this.#grant = grant;
+      this.#state = state;
+    }
+
+    // A Proxy or an object made from this prototype holds no field: no grant.
+    get [GRANT_SLOT](): unknown {
+      return #grant in this ? this.#grant : undefined;
+    }
+
+    get [CHAIN_SLOT](): readonly TokenRecord[] | null | undefined {
+      return #state in this ? this.#state.chain : undefined;
+    }
+
+    static stateOf(p: unknown): PrincipalState | undefined {
+      // `#state in p` is false for copies and Proxies, and never runs a trap.
+      return typeof p === 'object' && p !== null && #state in p ? p.#state : undefined;
+    }
+
+    static grantOf(p: unknown): unknown {
+      // The class is this instance's own, so another Auth's principal has no such
+      // field, although it carries a real grant under the shared GRANT_SLOT.
+      return typeof p === 'object' && p !== null && #grant in p ? p.#grant : undefined;
+    }
+  }
+  return {
+    make(kind, userId, expiresAt, head, grant, state) {
+      return Object.freeze(new AuthPrincipal(kind, userId, expiresAt, head, grant, state));
+    },
+    stateOf: (p) => AuthPrincipal.stateOf(p),
+    grantOf: (p) => AuthPrincipal.grantOf(p),
+  };
+}

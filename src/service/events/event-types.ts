@@ -1,0 +1,125 @@
+/**
+ * The audit events of `createAuth({ onEvent })`, as types. See events.ts for
+ * how they are delivered.
+ * @module
+ */
+import type { AuthenticationReason } from '../../errors';
+import type { Scope } from '../../core/scopes';
+
+/**
+ * Who acted. `server` is code calling `auth.revokeToken` or
+ * `auth.issueComponentToken`; `unknown` is a credential whose signature did not
+ * verify (nothing about it can be trusted).
+ *
+ * @example
+ * ```ts
+ * const actor: EventActor = { kind: 'pat', userId: 'alice', tokenId: 'q0Zr…', tokenName: 'ci' };
+ * ```
+ */
+export interface EventActor {
+  readonly kind: 'session' | 'pat' | 'component' | 'server' | 'unknown';
+  readonly userId: string | null;
+  readonly tokenId: string | null;
+  readonly tokenName: string | null;
+}
+
+/**
+ * A PAT or a component token was created.
+ *
+ * @example
+ * ```ts
+ * if (e.type === 'token.created') log(e.token.name, e.token.expiresAt);
+ * ```
+ */
+export interface TokenCreatedEvent {
+  readonly type: 'token.created';
+  readonly at: Date;
+  readonly actor: EventActor;
+  readonly token: {
+    readonly id: string;
+    readonly name: string;
+    readonly kind: 'pat' | 'component';
+    readonly ownerId: string;
+    readonly parentId: string | null;
+    readonly expiresAt: Date;
+    /** `null`: the owner's full access. */
+    readonly scopes: readonly Scope[] | null;
+  };
+}
+
+/**
+ * A token was revoked; `revokedIds` lists every record newly revoked by the
+ * cascade (T6), the token itself first when it was not already revoked.
+ *
+ * @example
+ * ```ts
+ * if (e.type === 'token.revoked') log(e.tokenId, e.revokedIds.length);
+ * ```
+ */
+export interface TokenRevokedEvent {
+  readonly type: 'token.revoked';
+  readonly at: Date;
+  readonly actor: EventActor;
+  readonly tokenId: string;
+  readonly revokedIds: readonly string[];
+}
+
+/**
+ * `authenticate` refused a credential, or `authenticateRequest` refused the
+ * request's `Authorization` header before any token was read (reason
+ * `missing` or `malformed`, actor `unknown`). `actor.userId` is set when the
+ * signature verified and the token was still refused (revoked, expired, not
+ * in the store), and `actor.tokenId` too for a PAT or component token: a
+ * revoked or expired token still in use can be traced. `null` otherwise.
+ *
+ * @example
+ * ```ts
+ * if (e.type === 'auth.failed' && e.reason === 'revoked') alert(e.actor.tokenId);
+ * ```
+ */
+export interface AuthFailedEvent {
+  readonly type: 'auth.failed';
+  readonly at: Date;
+  readonly actor: EventActor;
+  readonly reason: AuthenticationReason;
+}
+
+/**
+ * An authenticated principal was refused an operation (reported by the HTTP
+ * guards and adapters, or by your own code through `reportDenied`).
+ *
+ * @example
+ * ```ts
+ * if (e.type === 'access.denied') log(e.actor.userId, e.resource, e.permission, e.reason);
+ * ```
+ */
+export interface AccessDeniedEvent {
+  readonly type: 'access.denied';
+  readonly at: Date;
+  readonly actor: EventActor;
+  readonly resource: string;
+  readonly permission: string;
+  readonly thingName: string | null;
+  readonly reason: 'invalid' | 'role' | 'scope' | 'thing';
+}
+
+/**
+ * Every audit event, discriminated by `type`.
+ *
+ * @example
+ * ```ts
+ * import { createAuth, type AuthEvent } from 'svc-auth';
+ * const onEvent = (e: AuthEvent): void => console.log(e.type, e.at.toISOString(), e.actor.tokenId);
+ * ```
+ */
+export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | AuthFailedEvent | AccessDeniedEvent;
+
+/**
+ * The `onEvent` hook. May be async; its result never changes a decision.
+ *
+ * @example
+ * ```ts
+ * const hook: AuthEventHook = async (e) => { await audit.insert(e); };
+ * ```
+ */
+export type AuthEventHook = (event: AuthEvent) => void | Promise<void>;

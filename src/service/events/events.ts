@@ -1,0 +1,264 @@
+/**
+ * Audit events (`createAuth({ onEvent })`): what happened to tokens and who was
+ * refused, delivered off the request path.
+ *
+ * Events are queued and handed to the hook one at a time from a later turn of
+ * the event loop. A hook that throws or rejects is counted and skipped; an async
+ * hook slower than its deadline is left behind; when the queue is full new
+ * events are dropped and counted. No event ever carries a token value (T8):
+ * every string of an event is redacted as the logs are, on delivery.
+ * @module
+ */
+import type { Principal } from '../../core/policy';
+import type { TokenRecord } from '../../stores';
+import type { AccessDeniedEvent, AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './event-types';
+import { redactEvent } from './event-redact';
+
+export type {
+  AccessDeniedEvent,
+  AuthEvent,
+  AuthEventHook,
+  AuthFailedEvent,
+  EventActor,
+  TokenCreatedEvent,
+  TokenRevokedEvent,
+} from './event-types';
+
+/**
+ * Counters of an {@link EventDispatcher}.
+ *
+ * @example
+ * ```ts
+ * dispatcher.stats; // { delivered: 10, failed: 0, timedOut: 0, dropped: 0 }
+ * ```
+ */
+export interface EventStats {
+  /** Events handed to the hook. */
+  delivered: number;
+  /** Hook calls that threw or rejected. */
+  failed: number;
+  /** Async hook calls still pending at their deadline (delivery moved on). */
+  timedOut: number;
+  /** Events not queued because the queue was full. */
+  dropped: number;
+}
+
+const later: (fn: () => void) => void = typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
+
+/**
+ * Queue and deliver events to a hook, off the request path. One per `Auth` instance.
+ *
+ * @example
+ * ```ts
+ * const d = new EventDispatcher((e) => console.log(e.type), { maxQueue: 1000, hookTimeoutMs: 5000 });
+ * d.emit(event);   // returns at once
+ * await d.flush(); // delivered
+ * ```
+ */
+export class EventDispatcher {
+  readonly stats: EventStats = { delivered: 0, failed: 0, timedOut: 0, dropped: 0 };
+  readonly #hook: AuthEventHook;
+  readonly #maxQueue: number;
+  readonly #hookTimeoutMs: number;
+  #queue: AuthEvent[] = [];
+  #draining: Promise<void> | undefined;
+
+  constructor(hook: AuthEventHook, options: { maxQueue?: number; hookTimeoutMs?: number } = {}) {
+    this.#hook = hook;
+    this.#maxQueue = options.maxQueue ?? 1_000;
+    this.#hookTimeoutMs = options.hookTimeoutMs ?? 5_000;
+  }
+
+  /** Events waiting for the hook. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Queue an event; never throws, never waits. */
+  emit(event: AuthEvent): void {
+    if (this.#queue.length >= this.#maxQueue) {
+      this.stats.dropped++;
+      return;
+    }
+    this.#queue.push(event);
+    if (this.#draining === undefined) {
+      this.#draining = new Promise<void>((resolve) => later(() => void this.#drain().finally(resolve)));
+    }
+  }
+
+  /** Resolve once every event queued so far was delivered (or failed, or timed out). Never rejects. */
+  async flush(): Promise<void> {
+    while (this.#draining !== undefined) await this.#draining;
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      let event = this.#queue.shift();
+      while (event !== undefined) {
+        await this.#deliver(event);
+        event = this.#queue.shift();
+      }
+    } finally {
+      this.#draining = undefined;
+    }
+  }
+
+  async #deliver(event: AuthEvent): Promise<void> {
+    this.stats.delivered++;
+    let result: unknown;
+    try {
+      // Here, off the request path, rather than in `emit`: the request pays for a push only.
+      result = this.#hook(redactEvent(event));
+    } catch {
+      this.stats.failed++;
+      return;
+    }
+    if (typeof result !== 'object' || result === null || typeof (result as { then?: unknown }).then !== 'function') return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), this.#hookTimeoutMs);
+      if (typeof timer === 'object' && timer !== null && 'unref' in timer) timer.unref();
+    });
+    try {
+      const outcome = await Promise.race([Promise.resolve(result as Promise<unknown>).then(() => 'done' as const), deadline]);
+      if (outcome === 'late') this.stats.timedOut++;
+    } catch {
+      this.stats.failed++;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/**
+ * The actor of a principal returned by `authenticate`.
+ *
+ * @example
+ * ```ts
+ * actorOf(await auth.authenticate(token)); // { kind: 'pat', userId: 'alice', tokenId: '…', tokenName: 'ci' }
+ * ```
+ */
+export function actorOf(p: Principal): EventActor {
+  return Object.freeze({ kind: p.kind, userId: p.userId, tokenId: p.tokenId ?? null, tokenName: p.tokenName ?? null });
+}
+
+/**
+ * The actor of server-side administration (`revokeToken`, `issueComponentToken`).
+ *
+ * @example
+ * ```ts
+ * events.emit(revokedEvent(new Date(), SERVER_ACTOR, tokenId, revokedIds));
+ * ```
+ */
+export const SERVER_ACTOR: EventActor = Object.freeze({ kind: 'server', userId: null, tokenId: null, tokenName: null });
+
+/** What `reportDenied` needs of an `Auth` object. */
+interface Registered {
+  readonly events: EventDispatcher;
+  readonly nowMs: () => number;
+  /** Did this `Auth` make the principal? */
+  readonly owns: (p: unknown) => boolean;
+}
+
+// Which dispatcher belongs to which Auth object, without a public property on it.
+const registry = new WeakMap<object, Registered>();
+
+/** Who is reported for a principal the `Auth` did not make: nothing about it was checked here. */
+const UNKNOWN_ACTOR: EventActor = Object.freeze({ kind: 'unknown', userId: null, tokenId: null, tokenName: null });
+
+/**
+ * @internal Link an `Auth` object to its dispatcher, clock and principals (done by `createAuth`).
+ *
+ * @example
+ * ```ts
+ * registerEvents(auth, { events: dispatcher, nowMs, owns: (p) => grantOf(p) !== undefined });
+ * ```
+ */
+export function registerEvents(auth: object, entry: Registered): void {
+  registry.set(auth, entry);
+}
+
+const DENY_REASONS = new Set(['invalid', 'role', 'scope', 'thing']);
+
+/**
+ * Report that `principal` was refused `permission` on `resource`, as an
+ * `access.denied` event to the `onEvent` hook of `auth`. For HTTP guards and
+ * adapters (and your own checks) after `auth.authorize` said no. Returns at
+ * once and never throws; does nothing when `auth` has no hook or the arguments
+ * are not what they should be. A principal that `auth` did not make (a copy,
+ * another instance's) is reported with actor kind `unknown`.
+ *
+ * @example
+ * ```ts
+ * const d = auth.authorize(principal, 'acme/web', 'repo:write', 'Doc/readme');
+ * if (!d.allowed) reportDenied(auth, principal, 'acme/web', 'repo:write', d.reason, 'Doc/readme');
+ * ```
+ */
+export function reportDenied(
+  auth: object,
+  principal: Principal,
+  resource: string,
+  permission: string,
+  reason: AccessDeniedEvent['reason'],
+  thingName?: string,
+): void {
+  try {
+    const entry = registry.get(auth);
+    if (entry === undefined || typeof principal !== 'object' || principal === null) return;
+    if (typeof resource !== 'string' || typeof permission !== 'string' || !DENY_REASONS.has(reason)) return;
+    entry.events.emit(
+      Object.freeze({
+        type: 'access.denied',
+        at: new Date(entry.nowMs()),
+        // A copy, or another Auth's principal, is denied (`invalid`) and reported,
+        // but what it says about itself is not repeated as if it were known.
+        actor: entry.owns(principal) ? actorOf(principal) : UNKNOWN_ACTOR,
+        // Request input: bounded so that a hostile request cannot bloat the queue.
+        resource: resource.slice(0, 1024),
+        permission: permission.slice(0, 64),
+        thingName: typeof thingName === 'string' ? thingName.slice(0, 1024) : null,
+        reason,
+      }),
+    );
+  } catch {
+    // Reporting is advisory: a broken clock or principal never reaches the request.
+  }
+}
+
+/**
+ * @internal The `token.created` event of a record just stored.
+ *
+ * @example
+ * ```ts
+ * events.emit(createdEvent(new Date(), actorOf(p), record));
+ * ```
+ */
+export function createdEvent(at: Date, actor: EventActor, record: TokenRecord): TokenCreatedEvent {
+  return Object.freeze({
+    type: 'token.created',
+    at,
+    actor,
+    token: Object.freeze({
+      id: record.id,
+      name: record.name,
+      kind: record.kind,
+      ownerId: record.ownerId,
+      parentId: record.parentId,
+      expiresAt: new Date(record.expiresAt.getTime()),
+      scopes: record.scopes,
+    }),
+  });
+}
+
+/**
+ * @internal The `token.revoked` event.
+ *
+ * @example
+ * ```ts
+ * events.emit(revokedEvent(new Date(), SERVER_ACTOR, tokenId, await store.revoke([tokenId], at)));
+ * ```
+ */
+export function revokedEvent(at: Date, actor: EventActor, tokenId: string, revoked: unknown): TokenRevokedEvent {
+  const revokedIds = Array.isArray(revoked) ? revoked.filter((id): id is string => typeof id === 'string') : [];
+  return Object.freeze({ type: 'token.revoked', at, actor, tokenId, revokedIds: Object.freeze(revokedIds) });
+}

@@ -1,0 +1,22 @@
+/**
+ * What `createAuth` does off the request path: audit events, last-used times,
+ * and `auth.flush()` waiting for both.
+ * @module
+ */
+export { EventDispatcher, reportDenied } from './events';
+export type {
+  AuthEvent,
+  AuthEventHook,
+  EventActor,
+  TokenCreatedEvent,
+  TokenRevokedEvent,
+  AuthFailedEvent,
+  AccessDeniedEvent,
+} from './events';
+export type { FlushOptions } from './flush';
+
+/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+export { registerEvents, revokedEvent, SERVER_ACTOR, createdEvent, actorOf } from './events';
+export { flushDeadline, flushWithin } from './flush';
+export { LastUsedRecorder } from './last-used';
+export { redactEvent } from './event-redact';

@@ -1,0 +1,254 @@
+/**
+ * The SDK namespace `client(principal).token.*` (docs/concepts.md): create, list, get
+ * and revoke PATs under rules M1-M5 and T3, T6-T9.
+ * @module
+ */
+import {
+  AuthenticationError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  UnavailableError,
+  ValidationError,
+  type IssueInput,
+} from '../../errors';
+import type { Principal } from '../../core/policy';
+import { normalizeScopes, LIMITS, type Scope } from '../../core/scopes';
+import type { TokenRecord } from '../../stores';
+import { parsePatExpiry, mintToken, newTokenId } from '../../tokens';
+import { chainExpiryMs } from '../authenticate';
+import type { ServiceContext } from '../context';
+import { actorOf, createdEvent, revokedEvent } from '../events';
+import { checkIdentity } from '../identity';
+import { checkStoredText } from './text';
+import { checkNarrowing, roleWarnings } from './narrowing';
+import { managedRecords, pickForGet, pickForRevoke, toInfo } from './token-info';
+import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from '../types';
+
+const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity']);
+
+/** Run one field check, turning its `ValidationError` into issues so that all are reported at once. */
+function collect<T>(issues: IssueInput[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    issues.push(...err.issues);
+    return undefined;
+  }
+}
+
+function checkName(name: unknown, path = 'name'): string {
+  if (typeof name !== 'string' || !LIMITS.tokenName.test(name)) {
+    throw new ValidationError([{ path, message: 'must be 1 to 64 letters, digits, hyphens or underscores' }]);
+  }
+  return name;
+}
+
+interface CheckedCreate {
+  name: string;
+  description: string | null;
+  scopes: Scope[] | null;
+  warnings: string[];
+  lifetimeSec: number;
+  /** Was `expiresIn` given? Only an explicit expiry that had to be clamped warns. */
+  explicitExpiry: boolean;
+  committerIdentity: string | null;
+}
+
+/** Read and check a create input; a hostile object (throwing getters, Proxy) is a `ValidationError`. */
+function checkCreateInput(input: unknown): CheckedCreate {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ValidationError([
+      { path: '', message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity? }' },
+    ]);
+  }
+  let fields: Partial<Record<keyof CreateTokenInput, unknown>>;
+  let keys: (string | symbol)[];
+  try {
+    keys = Reflect.ownKeys(input);
+    const o = input as Record<string, unknown>;
+    fields = { name: o.name, description: o.description, scopes: o.scopes, expiresIn: o.expiresIn, committerIdentity: o.committerIdentity };
+  } catch (err) {
+    throw new ValidationError([{ path: '', message: 'create input could not be read' }], { cause: err });
+  }
+  const issues: IssueInput[] = [];
+  for (const k of keys)
+    if (typeof k !== 'string' || !CREATE_KEYS.has(k))
+      issues.push({ code: 'unrecognized_keys', path: [String(k)], message: 'unknown field' });
+  const name = collect(issues, () => checkName(fields.name));
+  const description = collect(issues, () => {
+    const d = fields.description;
+    if (d === undefined) return null;
+    if (typeof d !== 'string' || d.length > LIMITS.maxDescriptionLength) {
+      throw new ValidationError([
+        { path: 'description', message: `must be a string of at most ${LIMITS.maxDescriptionLength} characters` },
+      ]);
+    }
+    return checkStoredText(d, 'description', true);
+  });
+  const lifetimeSec = collect(issues, () => parsePatExpiry(fields.expiresIn as string | number | undefined));
+  const committerIdentity = collect(issues, () =>
+    fields.committerIdentity === undefined ? null : checkIdentity(fields.committerIdentity, 'committerIdentity'),
+  );
+  const normalized = collect(issues, () => {
+    if (fields.scopes === undefined) return null;
+    try {
+      return normalizeScopes(fields.scopes as Scope[]);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      throw new ValidationError(err.issues.map((i) => ({ code: i.code, path: ['scopes', ...i.path], message: i.message })));
+    }
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return {
+    name: name as string,
+    description: description as string | null,
+    scopes: normalized === null || normalized === undefined ? null : normalized.scopes,
+    warnings: normalized === null || normalized === undefined ? [] : [...normalized.warnings],
+    lifetimeSec: lifetimeSec as number,
+    explicitExpiry: fields.expiresIn !== undefined,
+    committerIdentity: committerIdentity as string | null,
+  };
+}
+
+/** Warning of `create` without scopes: a token that can do all its owner can is rarely what a script needs. */
+const FULL_ACCESS_WARNING =
+  "no scopes given: this token carries its owner's full access (every role, now and later); pass scopes to limit it";
+
+/** `list` options: `null` for no filter, else the window in milliseconds. */
+function checkListOptions(options: unknown): number | null {
+  if (options === undefined) return null;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ValidationError([{ path: '', message: 'list takes an object { expiringWithin? }' }]);
+  }
+  const bad = Reflect.ownKeys(options).filter((k) => k !== 'expiringWithin');
+  if (bad.length > 0) throw new ValidationError(bad.map((k) => ({ path: String(k), message: 'unknown option' })));
+  const within = (options as ListTokensOptions).expiringWithin;
+  if (within === undefined) return null;
+  try {
+    return parsePatExpiry(within) * 1000;
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    throw new ValidationError([{ path: 'expiringWithin', message: 'expected <N>d or a whole number of days, N from 1 to 365' }]);
+  }
+}
+
+/**
+ * Build `client(p).token` for a principal of `ctx`. A component token is
+ * refused every call (M3); a session manages all of its user's PATs (M1); a
+ * PAT manages its descendant subtree only (M2).
+ *
+ * @example
+ * ```ts
+ * const api = tokenApi(ctx, principal);
+ * const { token, info } = await api.create({ name: 'ci', expiresIn: '30d' });
+ * ```
+ */
+export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
+  const state = ctx.stateOf(p);
+  const userId = p.userId;
+  const rootId = p.kind === 'pat' ? (p.tokenId as string) : null;
+
+  async function begin(): Promise<readonly TokenRecord[] | null> {
+    if (p.kind === 'component') throw new ForbiddenError('component tokens may not manage tokens');
+    return ctx.recheck(p);
+  }
+
+  async function managed(): Promise<TokenRecord[]> {
+    const all = await ctx.call('token store', () => ctx.store.listByOwner(userId));
+    if (!Array.isArray(all)) throw new UnavailableError('token store listByOwner did not return a list');
+    return managedRecords(all, rootId);
+  }
+
+  return Object.freeze({
+    async create(input: CreateTokenInput) {
+      const chain = await begin();
+      const checked = checkCreateInput(input);
+      const warnings = checked.warnings;
+      if (chain !== null && checked.scopes !== null) {
+        checkNarrowing(
+          checked.scopes,
+          chain.filter((r) => r.scopes !== null).map((r) => r.scopes as readonly Scope[]),
+        );
+      }
+      if (checked.scopes !== null) warnings.push(...roleWarnings(checked.scopes, state.roles));
+      // Under a scoped parent an unscoped child inherits the parent's limits (A5): nothing to warn about.
+      else if (chain === null || chain.every((r) => r.scopes === null)) warnings.push(FULL_ACCESS_WARNING);
+      const nowMs = ctx.nowMs();
+      const iat = Math.floor(nowMs / 1000);
+      let exp = iat + checked.lifetimeSec;
+      if (chain !== null) {
+        const limit = Math.floor(chainExpiryMs(chain) / 1000);
+        if (exp > limit) {
+          exp = limit;
+          // Without an explicit expiry, taking the parent's remaining lifetime is the expected default.
+          if (checked.explicitExpiry)
+            warnings.push(`expiry clamped to ${new Date(limit * 1000).toISOString()}, when the token that creates it expires`);
+        }
+      }
+      const record: TokenRecord = Object.freeze({
+        id: newTokenId(),
+        kind: 'pat' as const,
+        ownerId: userId,
+        name: checked.name,
+        description: checked.description,
+        scopes: checked.scopes === null ? null : Object.freeze([...checked.scopes]),
+        parentId: rootId,
+        createdAt: new Date(iat * 1000),
+        expiresAt: new Date(exp * 1000),
+        revokedAt: null,
+        committerIdentity: checked.committerIdentity,
+      });
+      // Mint before storing: a failure leaves no record behind to hold the name.
+      const token = await mintToken(ctx.keys, { kind: 'pat', iss: ctx.issuer, sub: userId, jti: record.id, iat, exp });
+      const result = await ctx.call('token store', () => ctx.store.insert(record, new Date(nowMs)));
+      if (result === 'name_taken') throw new ConflictError(`this user already holds an active token named "${checked.name}"`);
+      if (result === 'parent_inactive') throw new AuthenticationError('revoked', 'the token creating this one is no longer active');
+      if (result !== 'ok') throw new UnavailableError('token store insert returned an unknown result');
+      ctx.events?.emit(createdEvent(new Date(nowMs), actorOf(p), record));
+      return { token, info: toInfo(record, nowMs), warnings };
+    },
+
+    async list(options?: ListTokensOptions): Promise<TokenInfo[]> {
+      await begin();
+      const withinMs = checkListOptions(options);
+      const records = await managed();
+      const nowMs = ctx.nowMs();
+      const infos = records.map((r) => toInfo(r, nowMs));
+      if (withinMs === null) return infos;
+      return infos.filter((t) => t.status === 'active' && t.expiresAt.getTime() - nowMs <= withinMs);
+    },
+
+    async get(name: string): Promise<TokenInfo> {
+      await begin();
+      const n = checkName(name);
+      const nowMs = ctx.nowMs();
+      const rec = pickForGet(await managed(), n, nowMs);
+      if (rec === undefined) throw new NotFoundError(`no token named "${n}" among the tokens this credential manages`);
+      return toInfo(rec, nowMs);
+    },
+
+    async revoke(name: string): Promise<TokenInfo> {
+      await begin();
+      const n = checkName(name);
+      const rec = pickForRevoke(await managed(), n);
+      if (rec === undefined) {
+        // M2 answers NotFound outside the subtree so that nothing leaks; a PAT's
+        // own name leaks nothing (it holds it), so it is told why instead.
+        if (rootId !== null && n === p.tokenName) {
+          throw new ForbiddenError('a token cannot revoke itself: a session of its user, or the token that created it, can');
+        }
+        throw new NotFoundError(`no token named "${n}" among the tokens this credential manages`);
+      }
+      if (rec.revokedAt !== null) return toInfo(rec, ctx.nowMs());
+      const nowMs = ctx.nowMs();
+      const revoked = await ctx.call('token store', () => ctx.store.revoke([rec.id], new Date(nowMs)));
+      ctx.events?.emit(revokedEvent(new Date(nowMs), actorOf(p), rec.id, revoked));
+      const fresh = await ctx.call('token store', () => ctx.store.readChain(rec.id));
+      const head = Array.isArray(fresh) ? fresh[0] : undefined;
+      if (head === undefined || head.id !== rec.id) throw new UnavailableError('token store lost a record while revoking it');
+      return toInfo(head, nowMs);
+    },
+  });
+}

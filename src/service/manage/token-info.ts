@@ -1,0 +1,110 @@
+/**
+ * Pure helpers over token records: derived status (T4), the management view
+ * (`TokenInfo`), which records a credential manages (M1, M2), and which record
+ * a name designates (T7).
+ * @module
+ */
+import type { TokenRecord } from '../../stores';
+import type { TokenInfo } from '../types';
+
+/**
+ * Status derived when read (T4): `revoked` if revokedAt is set, else `expired`
+ * once now >= expiresAt, else `active`.
+ *
+ * @example
+ * ```ts
+ * statusOf(record, Date.now()); // 'active'
+ * ```
+ */
+export function statusOf(record: TokenRecord, nowMs: number): TokenInfo['status'] {
+  if (record.revokedAt !== null) return 'revoked';
+  return nowMs >= record.expiresAt.getTime() ? 'expired' : 'active';
+}
+
+/**
+ * The management view of a record, frozen. Carries no token value (T8).
+ *
+ * @example
+ * ```ts
+ * const info = toInfo(record, Date.now());
+ * info.status; // 'active'
+ * ```
+ */
+export function toInfo(record: TokenRecord, nowMs: number): TokenInfo {
+  return Object.freeze({
+    id: record.id,
+    name: record.name,
+    description: record.description,
+    status: statusOf(record, nowMs),
+    scopes: record.scopes === null ? null : [...record.scopes],
+    createdAt: new Date(record.createdAt.getTime()),
+    expiresAt: new Date(record.expiresAt.getTime()),
+    revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt.getTime()),
+    committerIdentity: record.committerIdentity,
+    parentId: record.parentId,
+    lastUsedAt: record.lastUsedAt instanceof Date ? new Date(record.lastUsedAt.getTime()) : null,
+  });
+}
+
+/**
+ * The PAT records a credential manages, in creation order: every PAT of the
+ * owner for a session (M1), or the descendant subtree of `rootId`, without the
+ * root itself, for a PAT (M2). Component records are never managed.
+ *
+ * @example
+ * ```ts
+ * managedRecords(await store.listByOwner('alice'), null);      // a session's view
+ * managedRecords(await store.listByOwner('alice'), p.tokenId); // a PAT's view
+ * ```
+ */
+export function managedRecords(all: readonly TokenRecord[], rootId: string | null): TokenRecord[] {
+  const pats = all.filter((r) => r.kind === 'pat');
+  if (rootId === null) return pats;
+  // Records come in creation order and a parent exists before its child, but
+  // do not rely on it: grow the subtree until it stops changing.
+  const inside = new Set<string>([rootId]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const r of pats) {
+      if (!inside.has(r.id) && r.parentId !== null && inside.has(r.parentId)) {
+        inside.add(r.id);
+        grew = true;
+      }
+    }
+  }
+  return pats.filter((r) => r.id !== rootId && inside.has(r.id));
+}
+
+/**
+ * The record `get(name)` shows (T7): the active token of that name, else the
+ * newest. `undefined` when there is none.
+ *
+ * @example
+ * ```ts
+ * pickForGet(managed, 'ci', Date.now());
+ * ```
+ */
+export function pickForGet(records: readonly TokenRecord[], name: string, nowMs: number): TokenRecord | undefined {
+  const named = records.filter((r) => r.name === name);
+  return named.find((r) => statusOf(r, nowMs) === 'active') ?? named[named.length - 1];
+}
+
+/**
+ * The record `revoke(name)` acts on (T7): the newest non-revoked one (an expired
+ * token can still be revoked, which records the intent for audit), else the
+ * newest. `undefined` when there is none.
+ *
+ * @example
+ * ```ts
+ * pickForRevoke(managed, 'ci');
+ * ```
+ */
+export function pickForRevoke(records: readonly TokenRecord[], name: string): TokenRecord | undefined {
+  const named = records.filter((r) => r.name === name);
+  for (let i = named.length - 1; i >= 0; i--) {
+    const r = named[i] as TokenRecord;
+    if (r.revokedAt === null) return r;
+  }
+  return named[named.length - 1];
+}

@@ -1,0 +1,11 @@
+/**
+ * The file stores of the CLI's dev instance: JSON files in one directory,
+ * changed under a lock shared by processes (C3).
+ * @module
+ */
+export { FileTokenStore, FileMembershipStore, type FileStoreOptions } from './store';
+export { JsonFile } from './json-file';
+
+/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+export { codeOf } from './fs-errors';
+export { withFileLock } from './lock-protocol';

@@ -1,0 +1,228 @@
+/**
+ * Stores for the CLI's dev instance: plain JSON files in one directory
+ * (`SVC_HOME`), safe to share between several `svc` processes at once (C3).
+ * Each change is a locked read-modify-write with an atomic replace, through
+ * {@link JsonFile}; each read parses the file afresh, so a change made by one
+ * process is seen by the next call in every other. Meant for a developer's
+ * machine, not for production traffic: every call reads the whole file.
+ * @module
+ */
+import { join } from 'node:path';
+import { ValidationError, type IssueInput } from '../../errors';
+import { checkOptions, checkUserId, isPlainObject, type RoleName, type UserRoles } from '../../core/vocabulary';
+import { JsonFile } from './json-file';
+import { checkResource, checkRole, MembershipTable, type Membership, type MembershipStore } from '../membership';
+import { timeOf, toEntry, toJson } from '../record-codec';
+import { TokenTable } from '../token-table';
+import type { InsertResult, TokenRecord, TokenStore } from '../types';
+
+/**
+ * Options of the file stores.
+ *
+ * @example
+ * ```ts
+ * const options: FileStoreOptions = { lockTimeoutMs: 3_000 };
+ * ```
+ */
+export interface FileStoreOptions {
+  /**
+   * Budget of one change, lock wait included, before `UnavailableError` with
+   * nothing written (default 4 000 ms: keep it below the service's
+   * `storeTimeoutMs`, 5 000 ms by default, so a change reported as failed
+   * never lands later).
+   */
+  lockTimeoutMs?: number;
+  /** Age after which a lock file with no readable holder is broken (default 10 000 ms); a live holder's lock never is. */
+  staleLockMs?: number;
+}
+
+const FORMAT_VERSION = 1;
+
+/**
+ * A {@link TokenStore} in `<dir>/tokens.json` (mode 0600; the directory is
+ * created with mode 0700). Dates are kept as ISO 8601 strings. What is read back
+ * is checked record by record; a corrupt file rejects every call with
+ * `UnavailableError` and is never overwritten.
+ *
+ * @example
+ * ```ts
+ * import os from 'node:os';
+ * import { createAuth, FileTokenStore, FileMembershipStore } from 'svc-auth';
+ * const home = process.env.SVC_HOME ?? `${os.homedir()}/.svc`;
+ * const auth = createAuth({
+ *   issuer: 'http://127.0.0.1', keys,
+ *   tokens: new FileTokenStore(home),
+ *   members: new FileMembershipStore(home),
+ * });
+ * ```
+ */
+export class FileTokenStore implements TokenStore {
+  /** The JSON file behind this store. */
+  readonly file: JsonFile<TokenTable>;
+
+  constructor(dir: string, options: FileStoreOptions = {}) {
+    this.file = new JsonFile<TokenTable>(join(checkDir(dir), 'tokens.json'), {
+      ...timing(options),
+      mode: 0o600,
+      label: 'token store',
+      parse: parseTokens,
+      serialize: (table) => ({ version: FORMAT_VERSION, tokens: Array.from(table.entries(), toJson) }),
+    });
+  }
+
+  /** A change gives up with nothing written after this long (`lockTimeoutMs`); see {@link TokenStore.changeBudgetMs}. */
+  get changeBudgetMs(): number {
+    return this.file.budgetMs;
+  }
+
+  async insert(record: TokenRecord, now: Date): Promise<InsertResult> {
+    // Check the input before taking the lock: bad input must not wait for, or create, anything.
+    toEntry(record, 'date', 'record');
+    timeOf(now, 'now');
+    let result: InsertResult = 'ok';
+    await this.file.update((current) => {
+      const table = current ?? new TokenTable();
+      result = table.insert(record, now);
+      return result === 'ok' ? table : undefined;
+    });
+    return result;
+  }
+
+  async readChain(id: string): Promise<TokenRecord[] | null> {
+    if (typeof id !== 'string') throw new ValidationError([{ path: 'id', message: 'expected a string' }]);
+    const table = await this.file.read();
+    return table ? table.readChain(id) : null;
+  }
+
+  async listByOwner(ownerId: string): Promise<TokenRecord[]> {
+    if (typeof ownerId !== 'string') throw new ValidationError([{ path: 'ownerId', message: 'expected a string' }]);
+    const table = await this.file.read();
+    return table ? table.listByOwner(ownerId) : [];
+  }
+
+  async revoke(ids: readonly string[], at: Date): Promise<string[]> {
+    new TokenTable().revoke(ids, at); // checks the arguments before taking the lock
+    let revoked: string[] = [];
+    await this.file.update((current) => {
+      if (current === undefined) return undefined;
+      revoked = current.revoke(ids, at);
+      return revoked.length > 0 ? current : undefined;
+    });
+    return revoked;
+  }
+
+  /**
+   * Record last-used times (see {@link TokenStore.touch}): one locked write for
+   * the whole batch, none when nothing moves forward.
+   */
+  async touch(ids: readonly string[], at: Date): Promise<void> {
+    new TokenTable().touch(ids, at); // checks the arguments before taking the lock
+    await this.file.update((current) => {
+      if (current === undefined) return undefined;
+      return current.touch(ids, at) > 0 ? current : undefined;
+    });
+  }
+}
+
+function parseTokens(data: unknown): TokenTable {
+  if (!isPlainObject(data) || data.version !== FORMAT_VERSION || !Array.isArray(data.tokens)) {
+    throw new ValidationError([{ path: '', message: `expected { "version": ${FORMAT_VERSION}, "tokens": [...] }` }]);
+  }
+  const table = new TokenTable();
+  data.tokens.forEach((raw: unknown, i) => table.load(raw, `tokens[${i}]`));
+  return table;
+}
+
+/**
+ * A {@link MembershipStore} in `<dir>/members.json` (mode 0600; the directory is
+ * created with mode 0700): the dev instance's `svc member ...` administration.
+ *
+ * @example
+ * ```ts
+ * import { FileMembershipStore } from 'svc-auth';
+ * const members = new FileMembershipStore(process.env.SVC_HOME ?? '.svc');
+ * await members.set('alice', 'acme/web', 'editor');
+ * await members.list(); // [{ user: 'alice', resource: 'acme/web', role: 'editor' }]
+ * ```
+ */
+export class FileMembershipStore implements MembershipStore {
+  /** The JSON file behind this store. */
+  readonly file: JsonFile<MembershipTable>;
+
+  constructor(dir: string, options: FileStoreOptions = {}) {
+    this.file = new JsonFile<MembershipTable>(join(checkDir(dir), 'members.json'), {
+      ...timing(options),
+      mode: 0o600,
+      label: 'membership store',
+      parse: parseMembers,
+      serialize: (table) => ({ version: FORMAT_VERSION, members: table.list() }),
+    });
+  }
+
+  async rolesOf(userId: string): Promise<UserRoles> {
+    checkUserId(userId);
+    const table = (await this.file.read()) ?? new MembershipTable();
+    return table.rolesOf(userId);
+  }
+
+  async set(userId: string, resource: string, role: RoleName): Promise<void> {
+    checkUserId(userId);
+    checkResource(resource);
+    checkRole(role);
+    await this.file.update((current) => {
+      const table = current ?? new MembershipTable();
+      table.set(userId, resource, role);
+      return table;
+    });
+  }
+
+  async remove(userId: string, resource: string): Promise<boolean> {
+    checkUserId(userId);
+    checkResource(resource);
+    let removed = false;
+    await this.file.update((current) => {
+      if (current === undefined) return undefined;
+      removed = current.remove(userId, resource);
+      return removed ? current : undefined;
+    });
+    return removed;
+  }
+
+  async list(): Promise<Membership[]> {
+    const table = await this.file.read();
+    return table ? table.list() : [];
+  }
+}
+
+function parseMembers(data: unknown): MembershipTable {
+  if (!isPlainObject(data) || data.version !== FORMAT_VERSION || !Array.isArray(data.members)) {
+    throw new ValidationError([{ path: '', message: `expected { "version": ${FORMAT_VERSION}, "members": [...] }` }]);
+  }
+  const table = new MembershipTable();
+  data.members.forEach((row: unknown, i) => {
+    const at = `members[${i}]`;
+    if (!isPlainObject(row)) throw new ValidationError([{ path: at, message: 'expected { user, resource, role }' }]);
+    table.set(checkUserId(row.user, `${at}.user`), checkResource(row.resource, `${at}.resource`), checkRole(row.role, `${at}.role`));
+  });
+  return table;
+}
+
+function checkDir(dir: unknown): string {
+  if (typeof dir !== 'string' || dir.length === 0 || dir.includes('\0')) {
+    throw new ValidationError([{ path: 'dir', message: 'expected a non-empty directory path' }]);
+  }
+  return dir;
+}
+
+const TIMING_KEYS = ['lockTimeoutMs', 'staleLockMs'];
+
+/** Only the timing fields pass on; JsonFile checks their values. A misspelt one is refused. */
+function timing(options: unknown): { lockTimeoutMs?: number; staleLockMs?: number } {
+  if (!isPlainObject(options)) throw new ValidationError([{ path: 'options', message: 'expected an options object' }]);
+  const issues: IssueInput[] = [];
+  if (!checkOptions(options, TIMING_KEYS, 'options', issues)) throw new ValidationError(issues);
+  const out: { lockTimeoutMs?: number; staleLockMs?: number } = {};
+  if (options.lockTimeoutMs !== undefined) out.lockTimeoutMs = options.lockTimeoutMs as number;
+  if (options.staleLockMs !== undefined) out.staleLockMs = options.staleLockMs as number;
+  return out;
+}

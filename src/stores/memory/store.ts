@@ -1,0 +1,75 @@
+/**
+ * The default token store: everything in this process's memory, lost on exit.
+ * Right for tests, examples and single-process services whose tokens may vanish
+ * on restart; anything else wants a shared store (PostgreSQL, the file store).
+ * @module
+ */
+import { settle } from '../settle';
+import { TokenTable } from '../token-table';
+import type { InsertResult, TokenRecord, TokenStore } from '../types';
+
+/**
+ * A {@link TokenStore} in memory. Each operation completes synchronously inside
+ * its promise (no `await` between a check and the write it guards), so
+ * concurrent calls are atomic. Records are copied in and handed out as fresh
+ * frozen copies: mutating a returned record, or the object given to `insert`,
+ * changes nothing stored. Lookups are indexed by id, owner, name and parent.
+ *
+ * Bad arguments (a record of the wrong shape, an invalid `Date`) reject with a
+ * `ValidationError`; a duplicate id rejects with a `ConflictError`.
+ *
+ * @example
+ * ```ts
+ * import { MemoryTokenStore } from 'svc-auth';
+ * const store = new MemoryTokenStore();
+ * const now = new Date('2026-01-01T00:00:00Z');
+ * await store.insert({
+ *   id: 'tok-1', kind: 'pat', ownerId: 'alice', name: 'ci', description: null, scopes: null,
+ *   parentId: null, createdAt: now, expiresAt: new Date('2026-01-31T00:00:00Z'),
+ *   revokedAt: null, committerIdentity: null,
+ * }, now); // 'ok'
+ * (await store.readChain('tok-1'))?.[0]?.name; // 'ci'
+ * await store.revoke(['tok-1'], now);          // ['tok-1']
+ * ```
+ */
+export class MemoryTokenStore implements TokenStore {
+  private readonly table = new TokenTable();
+
+  /** How many records are held (of every kind and status). */
+  get size(): number {
+    return this.table.size;
+  }
+
+  insert(record: TokenRecord, now: Date): Promise<InsertResult> {
+    return settle(() => this.table.insert(record, now));
+  }
+
+  readChain(id: string): Promise<TokenRecord[] | null> {
+    return settle(() => this.table.readChain(id));
+  }
+
+  /**
+   * {@link TokenStore.readChainSync}: the chain without a promise. Declines
+   * (`undefined`) when `readChain` has been replaced on the instance or in a
+   * subclass, so that the replacement, not this table, answers.
+   */
+  readChainSync(id: string): TokenRecord[] | null | undefined {
+    if (this.readChain !== MemoryTokenStore.prototype.readChain) return undefined;
+    return this.table.readChain(id);
+  }
+
+  listByOwner(ownerId: string): Promise<TokenRecord[]> {
+    return settle(() => this.table.listByOwner(ownerId));
+  }
+
+  revoke(ids: readonly string[], at: Date): Promise<string[]> {
+    return settle(() => this.table.revoke(ids, at));
+  }
+
+  /** Record last-used times (see {@link TokenStore.touch}). */
+  touch(ids: readonly string[], at: Date): Promise<void> {
+    return settle(() => {
+      this.table.touch(ids, at);
+    });
+  }
+}

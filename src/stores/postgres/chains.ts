@@ -1,0 +1,111 @@
+/**
+ * @internal How {@link PostgresTokenStore} reads chains: the lean read of
+ * chains it knows (see `known.ts`), the full recursive read of the
+ * rest, and the decoding of both into records.
+ * @module
+ */
+import type { PoolClient, QueryResultRow } from 'pg';
+import { toRecord, type Entry } from '../record-codec';
+import { KnownRecords, freshOf } from './known';
+import { groupByRoot, rowToEntry } from './rows';
+import type { StoreSql } from './sql';
+import type { TokenRecord } from '../types';
+
+/**
+ * @internal A chain as one read found it: its entries (from the full read, or
+ * remembered ones the lean read showed unchanged), or the error that one of its
+ * rows is malformed (which fails only the callers of that id).
+ */
+export type Found = { readonly entries: readonly Entry[] } | { readonly error: unknown };
+
+/** @internal A read's query config (named when statements are prepared). */
+export interface ReadQuery {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * @internal The chain reads of one store.
+ *
+ * @example
+ * ```ts
+ * const reader = new ChainReader(sql, (kind, text, values) => ({ text, values }), 10_000);
+ * const found = await reader.fetch(client, ['tok_1']);
+ * ```
+ */
+export class ChainReader {
+  private readonly known: KnownRecords | null;
+
+  constructor(
+    private readonly sql: StoreSql,
+    private readonly query: (kind: string, text: string, values: unknown[]) => ReadQuery,
+    recordCacheSize: number,
+  ) {
+    this.known = recordCacheSize > 0 ? new KnownRecords(recordCacheSize) : null;
+  }
+
+  /** The chains of `ids`: known ones by the lean read, the rest (and any that changed) in full. */
+  async fetch(client: PoolClient, ids: readonly string[]): Promise<Map<string, Found>> {
+    const out = new Map<string, Found>();
+    const rest = this.known === null ? ids : await this.readKnown(this.known, client, ids, out);
+    if (rest.length > 0) {
+      // One id alone takes the single-id statement: nothing to encode or unpack.
+      const query =
+        rest.length === 1
+          ? this.query('chain', this.sql.readChain, [rest[0]])
+          : this.query('chains', this.sql.readChains, [JSON.stringify(rest)]);
+      for (const [root, rows] of groupByRoot((await client.query(query)).rows)) out.set(root, this.entriesOf(rows));
+    }
+    return out;
+  }
+
+  /** Answer the ids whose chain is known and unchanged into `out`; returns the ids still to read in full. */
+  private async readKnown(known: KnownRecords, client: PoolClient, ids: readonly string[], out: Map<string, Found>): Promise<string[]> {
+    const rest: string[] = [];
+    const chains = new Map<string, string[]>();
+    const wanted = new Set<string>();
+    for (const id of ids) {
+      const chain = known.chainOf(id);
+      if (chain === undefined) rest.push(id);
+      else {
+        chains.set(id, chain);
+        for (const link of chain) wanted.add(link);
+      }
+    }
+    if (chains.size === 0) return rest;
+    const query =
+      wanted.size === 1
+        ? this.query('version', this.sql.readVersion, [...wanted])
+        : this.query('versions', this.sql.readVersions, [JSON.stringify([...wanted])]);
+    const fresh = freshOf((await client.query(query)).rows);
+    for (const [id, chain] of chains) {
+      const entries = known.unchanged(chain, fresh);
+      if (entries === undefined) rest.push(id);
+      else out.set(id, { entries });
+    }
+    return rest;
+  }
+
+  /** One found chain as fresh records (called once per caller: each gets its own copies). */
+  decode(found: Found): TokenRecord[] {
+    if ('error' in found) throw found.error;
+    return found.entries.map(toRecord);
+  }
+
+  /** The rows of one chain of the full read as checked entries, each remembered with its version; once per id. */
+  private entriesOf(rows: readonly QueryResultRow[]): Found {
+    const entries: Entry[] = [];
+    try {
+      for (const row of rows) {
+        const entry = rowToEntry(row);
+        const version: unknown = row.row_version;
+        if (this.known !== null && typeof version === 'string') this.known.remember(entry, version);
+        entries.push(entry);
+      }
+    } catch (err) {
+      return { error: err };
+    }
+    return { entries };
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Rows of the token table as records: a row that is not a valid record fails
+ * closed, so nothing is ever decided on it.
+ * @module
+ */
+import type { QueryResultRow } from 'pg';
+import { UnavailableError } from '../../errors';
+import { toEntry, toRecord, type Entry } from '../record-codec';
+import type { TokenRecord } from '../types';
+
+/** @internal the first row of a result, if any. */
+export function first(result: { rows: QueryResultRow[] }): QueryResultRow | undefined {
+  return result.rows[0];
+}
+
+/** A row as a record. A row that is not a valid record fails closed: nothing is decided on it. */
+export function rowToRecord(row: QueryResultRow): TokenRecord {
+  return toRecord(rowToEntry(row));
+}
+
+/** @internal A row as a checked entry; `UnavailableError` when it is not a valid record. */
+export function rowToEntry(row: QueryResultRow): Entry {
+  try {
+    return toEntry(
+      {
+        id: row.id,
+        kind: row.kind,
+        ownerId: row.owner_id,
+        name: row.name,
+        description: row.description,
+        scopes: row.scopes,
+        parentId: row.parent_id,
+        createdAt: asDate(row.created_at),
+        expiresAt: asDate(row.expires_at),
+        revokedAt: row.revoked_at === null ? null : asDate(row.revoked_at),
+        committerIdentity: row.committer_identity,
+        lastUsedAt: row.last_used_at === null || row.last_used_at === undefined ? null : asDate(row.last_used_at),
+      },
+      'date',
+    );
+  } catch (err) {
+    throw new UnavailableError('token store unavailable: a stored record is malformed', { cause: err });
+  }
+}
+
+/** Pools with custom type parsers may hand timestamps back as text. */
+function asDate(value: unknown): unknown {
+  return typeof value === 'string' ? new Date(value) : value;
+}
+
+/** @internal Rows per requested id (`root`), in the order the statement returned them (nearest first). */
+export function groupByRoot(rows: readonly QueryResultRow[]): Map<string, QueryResultRow[]> {
+  const out = new Map<string, QueryResultRow[]>();
+  for (const row of rows) {
+    const root = String(row.root);
+    const list = out.get(root);
+    if (list === undefined) out.set(root, [row]);
+    else list.push(row);
+  }
+  return out;
+}

@@ -1,0 +1,249 @@
+/**
+ * The SQL of {@link PostgresTokenStore}, built once per store from a checked
+ * table name. Identifiers are validated and quoted here; every value travels as
+ * a bind parameter, never as text in a statement.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { ValidationError } from '../../errors';
+
+/** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** PostgreSQL's identifier limit (NAMEDATALEN - 1): longer names are silently truncated. */
+const MAX_IDENTIFIER = 63;
+
+/** @internal The columns a record is read back from, in one place so every query (and the benchmark's reference read) agrees. */
+export const COLUMNS =
+  'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at';
+
+// A corrupted parent link must not spin a recursive query forever.
+/** @internal Deepest ancestor a chain read follows (a chain is at most this many records plus one). */
+export const MAX_CHAIN_DEPTH = 1000;
+
+/**
+ * The version of a row as the chain reads return it: the id of the transaction
+ * that wrote this row version. Every UPDATE (a revoke, a last-used write, a
+ * hand edit) writes a new version, so an unchanged `xmin` means an unchanged row.
+ */
+const VERSION = 'xmin::text AS row_version';
+
+/** @internal A table name split into its parts. */
+export interface TableName {
+  readonly schema: string | null;
+  readonly table: string;
+  /** `"schema"."table"` or `"table"`. */
+  readonly quoted: string;
+  /** `schema.table` or `table`: the key advisory locks are derived from. */
+  readonly plain: string;
+}
+
+/**
+ * @internal Check a `table` option: `name` or `schema.name`, each part matching
+ * `^[a-z_][a-z0-9_]{0,62}$`. Throws {@link ValidationError} otherwise.
+ */
+export function parseTableName(value: unknown): TableName {
+  if (typeof value !== 'string') {
+    throw new ValidationError([{ path: 'table', message: 'expected a string such as "svc_auth_tokens" or "auth.tokens"' }]);
+  }
+  const parts = value.split('.');
+  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p))) {
+    throw new ValidationError([{ path: 'table', message: 'expected name or schema.name, each matching ^[a-z_][a-z0-9_]{0,62}$' }]);
+  }
+  const table = parts[parts.length - 1] as string;
+  const schema = parts.length === 2 ? (parts[0] as string) : null;
+  const quoted = schema === null ? quote(table) : `${quote(schema)}.${quote(table)}`;
+  return { schema, table, quoted, plain: value };
+}
+
+function quote(identifier: string): string {
+  // The pattern already excludes quotes; doubling them keeps this safe on its own.
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
+
+/**
+ * An index name derived from the table name that PostgreSQL will not truncate:
+ * two long names truncated alike would make `CREATE INDEX IF NOT EXISTS` skip
+ * the second index silently.
+ */
+function indexName(table: string, suffix: string): string {
+  const plain = `${table}_${suffix}`;
+  if (plain.length <= MAX_IDENTIFIER) return plain;
+  const hash = fnv1a(table);
+  return `${table.slice(0, MAX_IDENTIFIER - suffix.length - hash.length - 2)}_${hash}_${suffix}`;
+}
+
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
+}
+
+/** @internal Every statement the store runs, for one table. */
+export interface StoreSql {
+  /** Parameters: timeout (ms, text), lock key (text). Sets the transaction's statement timeout and takes the advisory lock. */
+  readonly beginLocked: string;
+  /** Parameters: timeout (ms, text). Sets the transaction's statement timeout only. */
+  readonly beginPlain: string;
+  /** Statements of `migrate()`, in order, after `beginLocked`. No parameters. */
+  readonly migrate: readonly string[];
+  /**
+   * Parameters: $1 id, $2 kind, $3 owner, $4 name, $5 description, $6 scopes (json text),
+   * $7 parent id, $8 created, $9 expires, $10 revoked, $11 committer, $12 now, $13 check name (bool).
+   * One row: parent_ok, name_ok, inserted.
+   */
+  readonly insert: string;
+  /** Parameter: $1 id. Rows of the chain, nearest first, each with `root` ($1) and `row_version`. */
+  readonly readChain: string;
+  /**
+   * Parameter: $1 ids (a JSON array of strings). The chains of several ids in one statement: rows
+   * carry `root` (the requested id) and `row_version`, nearest first within each root.
+   */
+  readonly readChains: string;
+  /** Parameter: $1 id. At most one row: `id`, `row_version`, `revoked_at`. */
+  readonly readVersion: string;
+  /** Parameter: $1 ids (a JSON array of strings). Rows `id`, `row_version`, `revoked_at` of the ids that exist. */
+  readonly readVersions: string;
+  /** Parameter: $1 owner. Rows in creation order. */
+  readonly listByOwner: string;
+  /** Parameters: $1 ids (text[]), $2 at. Rows: ids newly revoked. */
+  readonly revoke: string;
+  /** Parameters: $1 ids (text[]), $2 at. Moves `last_used_at` forward only; no rows. */
+  readonly touch: string;
+  /** A short hash of the table name, to name prepared statements per table. */
+  readonly tag: string;
+}
+
+/** @internal Build the statements for one checked table name. */
+export function buildSql(name: TableName): StoreSql {
+  const t = name.quoted;
+  const idx = (suffix: string): string => quote(indexName(name.table, suffix));
+  return {
+    beginLocked: `SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtextextended($2, 0))`,
+    beginPlain: `SELECT set_config('statement_timeout', $1, true)`,
+    migrate: [
+      `CREATE TABLE IF NOT EXISTS ${t} (
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        id text NOT NULL PRIMARY KEY,
+        kind text NOT NULL,
+        owner_id text NOT NULL,
+        name text NOT NULL,
+        description text,
+        scopes jsonb,
+        parent_id text,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL,
+        revoked_at timestamptz,
+        committer_identity text,
+        last_used_at timestamptz
+      )`,
+      // A table made by an older version gains what is missing; nothing is renamed or dropped.
+      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS last_used_at timestamptz`,
+      `CREATE INDEX IF NOT EXISTS ${idx('owner_idx')} ON ${t} (owner_id, seq)`,
+      `CREATE INDEX IF NOT EXISTS ${idx('parent_idx')} ON ${t} (parent_id) WHERE parent_id IS NOT NULL`,
+      `CREATE INDEX IF NOT EXISTS ${idx('owner_name_idx')} ON ${t} (owner_id, name) WHERE kind = 'pat' AND revoked_at IS NULL`,
+    ],
+    // Runs after the (owner, name) advisory lock was taken by an earlier statement,
+    // so its snapshot sees every competing insert that committed. FOR SHARE on the
+    // parent conflicts with revoke's row lock: one of the two waits for the other.
+    insert: `WITH parent AS (
+        SELECT id FROM ${t}
+        WHERE id = $7 AND revoked_at IS NULL AND expires_at > $12
+        FOR SHARE
+      ), clash AS (
+        SELECT 1 FROM ${t}
+        WHERE $13 AND owner_id = $3 AND name = $4 AND kind = 'pat' AND revoked_at IS NULL AND expires_at > $12
+        LIMIT 1
+      ), verdict AS (
+        SELECT ($7::text IS NULL OR EXISTS (SELECT 1 FROM parent)) AS parent_ok,
+               NOT EXISTS (SELECT 1 FROM clash) AS name_ok
+      ), ins AS (
+        INSERT INTO ${t} (id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity)
+        SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11 FROM verdict
+        WHERE verdict.parent_ok AND verdict.name_ok
+        ON CONFLICT (id) DO NOTHING
+        RETURNING 1
+      )
+      SELECT parent_ok, name_ok, EXISTS (SELECT 1 FROM ins) AS inserted FROM verdict`,
+    // The parent step is a LATERAL lookup with LIMIT 1, so it stays one primary-key
+    // probe per row: joined plainly, a small table gets a hash join over a scan
+    // of the whole table at every level.
+    readChain: chainSql(t),
+    // The ids travel as one JSON array: a set-returning function over it has a
+    // fixed row estimate, so the prepared statement keeps one generic plan
+    // (with `= ANY($1)` PostgreSQL re-plans it on every call, knowing the array).
+    readChains: `WITH RECURSIVE chain AS (
+        SELECT r.root, ${prefixed('x')}, x.row_version, 0 AS depth
+        FROM jsonb_array_elements_text($1::jsonb) AS r(root)
+        CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = r.root LIMIT 1) x
+        UNION ALL
+        SELECT c.root, ${prefixed('p')}, p.row_version, c.depth + 1
+        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
+        WHERE c.depth < ${MAX_CHAIN_DEPTH}
+      )
+      SELECT root, ${COLUMNS}, row_version FROM chain ORDER BY root, depth`,
+    // The lean reads of records the store already knows: only what tells whether a
+    // row changed (its version) and, fresh on every read whatever the version says,
+    // whether it is revoked. Single-row primary-key probes, no recursion.
+    readVersion: `SELECT id, ${VERSION}, revoked_at FROM ${t} WHERE id = $1`,
+    readVersions: `SELECT x.id, x.row_version, x.revoked_at
+        FROM jsonb_array_elements_text($1::jsonb) AS r(id)
+        CROSS JOIN LATERAL (SELECT id, ${VERSION}, revoked_at FROM ${t} WHERE id = r.id LIMIT 1) x`,
+    listByOwner: `SELECT ${COLUMNS} FROM ${t} WHERE owner_id = $1 ORDER BY seq`,
+    // The subtree walk goes through already-revoked rows too, so a child that
+    // slipped in beside an earlier revocation is still found. Rows are locked in
+    // id order, so two overlapping revocations cannot deadlock each other.
+    revoke: `WITH RECURSIVE sub AS (
+        SELECT id FROM ${t} WHERE id = ANY($1::text[])
+        UNION
+        SELECT c.id FROM ${t} c JOIN sub s ON c.parent_id = s.id
+      ), locked AS (
+        SELECT r.id FROM ${t} r
+        WHERE r.id IN (SELECT id FROM sub) AND r.revoked_at IS NULL
+        ORDER BY r.id
+        FOR NO KEY UPDATE
+      )
+      UPDATE ${t} u SET revoked_at = $2
+      FROM locked l
+      WHERE u.id = l.id AND u.revoked_at IS NULL
+      RETURNING u.id`,
+    // GREATEST ignores NULL, and a batch that arrives late never moves the time back.
+    // Rows already at or past $2 are not written at all (no dead tuple, no lock wait).
+    touch: `UPDATE ${t} SET last_used_at = $2
+      WHERE id = ANY($1::text[]) AND (last_used_at IS NULL OR last_used_at < $2)`,
+    // 64 bits: two tables on one pool must never share a prepared statement name.
+    tag: createHash('sha256').update(name.plain).digest('hex').slice(0, 16),
+  };
+}
+
+/** The recursive read of one id's chain, each row tagged with `root`. */
+function chainSql(t: string): string {
+  return `WITH RECURSIVE chain AS (
+        SELECT $1::text AS root, ${COLUMNS}, ${VERSION}, 0 AS depth FROM ${t} WHERE id = $1
+        UNION ALL
+        SELECT c.root, ${prefixed('p')}, p.row_version, c.depth + 1
+        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
+        WHERE c.depth < ${MAX_CHAIN_DEPTH}
+      )
+      SELECT root, ${COLUMNS}, row_version FROM chain ORDER BY depth`;
+}
+
+function prefixed(alias: string): string {
+  return COLUMNS.split(', ')
+    .map((c) => `${alias}.${c}`)
+    .join(', ');
+}
+
+/** @internal The advisory-lock key of `migrate()` for a table. */
+export function migrateLockKey(name: TableName): string {
+  return JSON.stringify(['svc-auth', 'migrate', name.plain]);
+}
+
+/** @internal The advisory-lock key that serialises inserts of one (owner, name). */
+export function nameLockKey(name: TableName, ownerId: string, tokenName: string): string {
+  // JSON keeps the parts apart: no owner/name pair can forge another pair's key.
+  return JSON.stringify(['svc-auth', 'name', name.plain, ownerId, tokenName]);
+}

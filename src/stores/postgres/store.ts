@@ -1,0 +1,259 @@
+/**
+ * A {@link TokenStore} on PostgreSQL, for several servers sharing one table.
+ *
+ * `pg` is an optional peer dependency: this module imports its types only and
+ * calls nothing but `pool.connect()`, so the root package never loads `pg`.
+ * @module
+ */
+import type { Pool, PoolClient } from 'pg';
+import { ConflictError, UnavailableError, ValidationError } from '../../errors';
+import { timeOf, toEntry } from '../record-codec';
+import { ChainBatcher } from './batch';
+import { checkStorable, storable } from './text';
+import { borrow, clientErrors, type ClientErrors } from './client';
+import { buildSql, migrateLockKey, nameLockKey, type StoreSql, type TableName } from './sql';
+import {
+  MAX_BATCH_IDS,
+  MAX_BATCHES_IN_FLIGHT,
+  MAX_ID_LENGTH,
+  MAX_REVOKE_PASSES,
+  MIN_MIGRATE_TIMEOUT_MS,
+  readOptions,
+  type PostgresTokenStoreOptions,
+} from './options';
+import { first, rowToRecord } from './rows';
+import { ChainReader, type Found, type ReadQuery } from './chains';
+import type { InsertResult, TokenRecord, TokenStore } from '../types';
+
+export type { PostgresTokenStoreOptions };
+
+/**
+ * Token records in a PostgreSQL table, safe for several servers at once.
+ *
+ * - `readChain` and `listByOwner` are one statement each (one round trip).
+ *   Concurrent `readChain` calls are coalesced: those that arrive together, or
+ *   while earlier reads are on the wire, share one statement, and callers of the
+ *   same id share one read, but a call never joins a read already sent (T5).
+ * - A chain the store has read before is read again leanly: each row's version
+ *   and `revoked_at` by primary key, no recursion, no other column. A row that
+ *   changed in any way is read in full again, in a second statement
+ *   (`recordCacheSize`).
+ * - A connection that fails while the store holds it (failover, restart,
+ *   `pg_terminate_backend`) fails the calls using it with `UnavailableError`
+ *   and is destroyed; it never ends the process with an unhandled `'error'`.
+ * - Text PostgreSQL cannot hold (NUL, lone surrogates) is refused by `insert`
+ *   with `ValidationError`; lookups by such a value answer "unknown".
+ * - `insert` of a PAT is a short transaction (BEGIN, advisory lock on
+ *   owner+name, one checking insert, COMMIT: four round trips), because the
+ *   name check must see every competing insert that committed before it; a
+ *   component record is one statement.
+ * - `revoke` is one recursive UPDATE, run once more to confirm that no child
+ *   was inserted under a row while it was being revoked (normally two round trips).
+ * - Every failure (timeout, refused or dropped connection, any database error)
+ *   rejects with `UnavailableError`, with the driver's error as `cause` and no
+ *   SQL or values in the message; a connection that failed is destroyed, never reused.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { createAuth, generateKeyRing } from 'svc-auth';
+ * import { PostgresTokenStore } from 'svc-auth/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * pool.on('error', () => {}); // an idle connection dropping must not crash the process
+ * const tokens = new PostgresTokenStore({ pool });
+ * await tokens.migrate();
+ * const auth = createAuth({ issuer: 'svc', keys: await generateKeyRing(), members, tokens });
+ * ```
+ */
+export class PostgresTokenStore implements TokenStore {
+  private readonly pool: Pool;
+  private readonly name: TableName;
+  private readonly sql: StoreSql;
+  private readonly timeoutMs: number;
+  private readonly prepare: boolean;
+  private readonly chains: ChainBatcher<Found>;
+  private readonly errors: ClientErrors;
+
+  constructor(options: PostgresTokenStoreOptions) {
+    const checked = readOptions(options);
+    const timeout = checked.timeoutMs;
+    this.pool = checked.pool;
+    this.prepare = checked.prepare;
+    this.name = checked.name;
+    this.sql = buildSql(this.name);
+    this.timeoutMs = timeout;
+    this.errors = clientErrors(this.pool);
+    const reader = new ChainReader(this.sql, (kind, text, values) => this.read(kind, text, values), checked.recordCacheSize);
+    this.chains = new ChainBatcher<Found>(
+      {
+        fetch: (ids, ms) => this.run(ms, (client) => reader.fetch(client, ids)),
+        decode: (found) => reader.decode(found),
+      },
+      { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs: timeout },
+    );
+  }
+
+  /** The quoted table name this store uses, e.g. `"auth"."tokens"`. */
+  get table(): string {
+    return this.name.quoted;
+  }
+
+  /**
+   * Create the table and its indexes, or add what an older version lacks.
+   * Safe to run from several servers at once (an advisory lock serialises it)
+   * and to run again. Its time limit is at least 60 s.
+   *
+   * @example
+   * ```ts
+   * await new PostgresTokenStore({ pool }).migrate();
+   * ```
+   */
+  async migrate(): Promise<void> {
+    const timeout = Math.max(this.timeoutMs, MIN_MIGRATE_TIMEOUT_MS);
+    await this.run(timeout, async (client) => {
+      await client.query('BEGIN');
+      await client.query({ text: this.sql.beginLocked, values: [String(timeout), migrateLockKey(this.name)] });
+      for (const statement of this.sql.migrate) await client.query(statement);
+      await client.query('COMMIT');
+    });
+  }
+
+  /**
+   * Store a record (see {@link TokenStore.insert}). A duplicate id is a `ConflictError`.
+   *
+   * @example
+   * ```ts
+   * const result = await store.insert(record, new Date()); // 'ok' | 'name_taken' | 'parent_inactive'
+   * ```
+   */
+  async insert(record: TokenRecord, now: Date): Promise<InsertResult> {
+    const entry = toEntry(record, 'date', 'record');
+    checkStorable(entry, 'record');
+    const nowMs = timeOf(now, 'now');
+    const values: unknown[] = [
+      entry.id,
+      entry.kind,
+      entry.ownerId,
+      entry.name,
+      entry.description,
+      entry.scopes === null ? null : JSON.stringify(entry.scopes),
+      entry.parentId,
+      new Date(entry.createdAt),
+      new Date(entry.expiresAt),
+      entry.revokedAt === null ? null : new Date(entry.revokedAt),
+      entry.committerIdentity,
+      new Date(nowMs),
+      entry.kind === 'pat',
+    ];
+    const verdict = await this.run(this.timeoutMs, async (client) => {
+      if (entry.kind !== 'pat') return first(await client.query({ text: this.sql.insert, values }));
+      await client.query('BEGIN');
+      await client.query({
+        text: this.sql.beginLocked,
+        values: [String(this.timeoutMs), nameLockKey(this.name, entry.ownerId, entry.name)],
+      });
+      const row = first(await client.query({ text: this.sql.insert, values }));
+      await client.query(row?.inserted === true ? 'COMMIT' : 'ROLLBACK');
+      return row;
+    });
+    if (verdict === undefined) throw new UnavailableError('token store unavailable: unexpected answer to insert');
+    if (verdict.parent_ok !== true) return 'parent_inactive';
+    if (verdict.name_ok !== true) return 'name_taken';
+    if (verdict.inserted !== true) throw new ConflictError('a token record with this id already exists');
+    return 'ok';
+  }
+
+  /**
+   * The record and its ancestors, nearest first, in one statement shared with
+   * concurrent calls; `null` when unknown.
+   *
+   * @example
+   * ```ts
+   * const chain = await store.readChain(tokenId); // [token, parent, …] or null
+   * ```
+   */
+  async readChain(id: string): Promise<TokenRecord[] | null> {
+    if (typeof id !== 'string') throw new ValidationError([{ path: 'id', message: 'expected a string' }]);
+    // An id PostgreSQL cannot hold was never stored: unknown, not a database error.
+    if (id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id)) return null;
+    return this.chains.read(id);
+  }
+
+  /**
+   * Every record of one owner, in creation order.
+   *
+   * @example
+   * ```ts
+   * const records = await store.listByOwner('alice');
+   * ```
+   */
+  async listByOwner(ownerId: string): Promise<TokenRecord[]> {
+    if (typeof ownerId !== 'string') throw new ValidationError([{ path: 'ownerId', message: 'expected a string' }]);
+    if (ownerId.length === 0 || ownerId.length > MAX_ID_LENGTH || !storable(ownerId)) return [];
+    const rows = await this.run(
+      this.timeoutMs,
+      async (client) => (await client.query(this.read('owner', this.sql.listByOwner, [ownerId]))).rows,
+    );
+    return rows.map(rowToRecord);
+  }
+
+  /**
+   * Revoke ids and their subtrees at `at`; resolves to the ids newly revoked.
+   *
+   * @example
+   * ```ts
+   * const revoked = await store.revoke([tokenId], new Date());
+   * ```
+   */
+  async revoke(ids: readonly string[], at: Date): Promise<string[]> {
+    if (!Array.isArray(ids) || !ids.every((id: unknown) => typeof id === 'string')) {
+      throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
+    }
+    const atMs = timeOf(at, 'at');
+    const wanted = [...new Set(ids.filter((id) => id.length > 0 && id.length <= MAX_ID_LENGTH && storable(id)))];
+    if (wanted.length === 0) return [];
+    return this.run(this.timeoutMs, async (client) => {
+      const revoked: string[] = [];
+      // A child whose insert held its parent's row lock commits before the parent's
+      // revocation does, but after this statement's snapshot: the next pass sees it.
+      for (let pass = 0; pass < MAX_REVOKE_PASSES; pass++) {
+        const { rows } = await client.query({ text: this.sql.revoke, values: [wanted, new Date(atMs)] });
+        if (rows.length === 0) return revoked;
+        for (const row of rows) revoked.push(String(row.id));
+      }
+      throw new UnavailableError('token store unavailable: revocation did not settle');
+    });
+  }
+
+  /**
+   * Record last-used times (see {@link TokenStore.touch}): one statement for the
+   * whole batch, moving each time forward only.
+   *
+   * @example
+   * ```ts
+   * await pgStore.touch([tokenId], new Date());
+   * ```
+   */
+  async touch(ids: readonly string[], at: Date): Promise<void> {
+    if (!Array.isArray(ids) || !ids.every((id: unknown) => typeof id === 'string')) {
+      throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
+    }
+    const atMs = timeOf(at, 'at');
+    const wanted = [...new Set(ids.filter((id) => id.length > 0 && id.length <= MAX_ID_LENGTH))];
+    if (wanted.length === 0) return;
+    await this.run(this.timeoutMs, async (client) => {
+      await client.query({ text: this.sql.touch, values: [wanted, new Date(atMs)] });
+    });
+  }
+
+  /** A read's query config: named (prepared once per connection) unless `prepare` is off. */
+  private read(kind: string, text: string, values: unknown[]): ReadQuery {
+    return this.prepare ? { name: `svc_auth_${kind}_${this.sql.tag}`, text, values } : { text, values };
+  }
+
+  /** Borrow a connection for `work` under a deadline (see `borrow`). */
+  private run<T>(timeoutMs: number, work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return borrow(this.pool, this.errors, timeoutMs, work);
+  }
+}

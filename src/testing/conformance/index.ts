@@ -1,0 +1,95 @@
+/**
+ * The `TokenStore` conformance suite: the behaviour every store must have for
+ * the service to be correct (T5-T7), as vitest tests that an adapter's own test
+ * file registers with one call. Tests use a pinned clock, fresh ids and owners
+ * per test (so a shared database table works without truncation) and no sleeps.
+ * @module
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TokenStore } from '../../stores';
+import { insertCases } from './insert';
+import { revokeCases } from './revoke';
+import { touchCases } from './touch';
+
+/**
+ * Options of {@link tokenStoreConformance}.
+ *
+ * @example
+ * ```ts
+ * const options: ConformanceOptions<PostgresTokenStore> = { cleanup: () => pool.end() };
+ * ```
+ */
+export interface ConformanceOptions<S extends TokenStore = TokenStore> {
+  /** Called after each test with the store the factory made (close pools, remove temp dirs). */
+  cleanup?: (store: S) => Promise<void> | void;
+}
+
+/**
+ * One conformance case: a name (the rule it checks) and a run against a fresh store.
+ *
+ * @example
+ * ```ts
+ * for (const c of conformanceCases()) await c.run(new MemoryTokenStore());
+ * ```
+ */
+export interface ConformanceCase {
+  readonly name: string;
+  readonly run: (store: TokenStore) => Promise<void>;
+}
+
+/**
+ * @internal The cases, as data, so that the suite itself can be tested against
+ * deliberately broken stores (each must fail some case).
+ *
+ * @example
+ * ```ts
+ * conformanceCases().map((c) => c.name);
+ * ```
+ */
+export function conformanceCases(): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  const it = (name: string, run: (store: () => TokenStore) => Promise<void>): void => {
+    cases.push({ name, run: (s) => run(() => s) });
+  };
+  insertCases(it);
+  revokeCases(it);
+  touchCases(it);
+  return cases;
+}
+
+/**
+ * Register the conformance tests for a {@link TokenStore} implementation in the
+ * current vitest file. `factory` is called before each test; `cleanup`, if
+ * given, after each.
+ *
+ * @example
+ * ```ts
+ * // test/pg-store.test.ts
+ * import { tokenStoreConformance } from 'svc-auth/testing';
+ * import { PostgresTokenStore } from 'svc-auth/postgres';
+ * tokenStoreConformance('PostgresTokenStore', () => new PostgresTokenStore({ pool }), { cleanup: () => undefined });
+ * ```
+ */
+export function tokenStoreConformance<S extends TokenStore>(
+  name: string,
+  factory: () => S | Promise<S>,
+  options: ConformanceOptions<S> = {},
+): void {
+  describe(`TokenStore conformance: ${name}`, () => {
+    let current: S | undefined;
+    beforeEach(async () => {
+      current = await factory();
+    });
+    afterEach(async () => {
+      const made = current;
+      current = undefined;
+      if (made !== undefined && options.cleanup) await options.cleanup(made);
+    });
+    for (const c of conformanceCases()) {
+      it(c.name, async () => {
+        expect(current, 'the factory made no store').toBeDefined();
+        await c.run(current as S);
+      });
+    }
+  });
+}
