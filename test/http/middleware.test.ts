@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, type AddressInfo } from 'node:net';
 import { AuthenticationError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../src/errors';
 import { ALLOW, DENY_INVALID, DENY_SCOPE, DENY_THING, type Decision, type Principal } from '../../src/core/policy';
-import { type Auth, bearerFromRequest } from '../../src/service';
+import type { Auth } from '../../src/service';
+import { bearerFromRequest } from '../../src/tokens';
 import { requireAuth, withAuth, type AuthCheck, principalOf, sendJson } from '../../src/http';
 import { caught } from '../support/errors';
 

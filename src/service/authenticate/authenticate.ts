@@ -11,8 +11,7 @@ import { AuthenticationError, UnavailableError, ValidationError } from '../../er
 import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import type { TokenRecord, TokenStore } from '../../stores';
-import { expiredClaimsOf, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../../tokens';
-import { bearerFromRequest } from '../bearer';
+import { bearerFromRequest, expiredClaimsOf, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState } from '../context';
 import { type EventActor, type EventDispatcher, LastUsedRecorder } from '../events';

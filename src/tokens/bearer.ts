@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError } from '../errors';
-import { MAX_TOKEN_CHARS } from '../tokens';
+import { MAX_TOKEN_CHARS } from './verify';
 
 /** Longest token accepted, in characters: the one 8 KiB cap of token verification (T1, H1). */
 export const MAX_BEARER_TOKEN_LENGTH = MAX_TOKEN_CHARS;
