@@ -6,10 +6,10 @@
  * refusal of every guard goes through {@link refuse}.
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import type { Decision, Principal } from '../core/policy';
 import { reportDenied, type Auth } from '../service';
+import type { BearerRequest } from '../tokens';
 import { checkOptions, isPermission, type Permission } from '../core/vocabulary';
 import { DEFAULT_REALM, decisionError, httpError, isRealm, type HttpError } from './errors';
 
@@ -159,7 +159,7 @@ export function finish(issues: IssueInput[]): void {
 export type Admission = { principal: Principal | null } | { answer: HttpError };
 
 /** @internal authenticate the bearer credential of a request (H1). */
-export async function admit(gate: Gate, req: IncomingMessage | Request): Promise<Admission> {
+export async function admit(gate: Gate, req: BearerRequest): Promise<Admission> {
   try {
     const principal = await gate.auth.authenticateRequest(req);
     return { principal };
