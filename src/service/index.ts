@@ -18,5 +18,5 @@ export type {
 } from './events';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
-export { CHAIN_SLOT } from './authenticate';
+export { principalScopes } from './authenticate';
 export { guarded, readClock } from './deadlines';
