@@ -129,8 +129,6 @@ export {
   errorResponse,
   sendError,
   sendJson,
-  requireAuth,
-  withAuth,
   principalOf,
   EXPIRATION_HEADER,
   type HttpError,
@@ -138,6 +136,8 @@ export {
   type GuardOptions,
   type HttpErrorBody,
   type AuthCheck,
-  type NodeMiddleware,
-  type AuthedFetchHandler,
 } from './http';
+
+// 8 guards for node:http and fetch
+export { requireAuth, type NodeMiddleware } from './adapters/node';
+export { withAuth, type AuthedFetchHandler } from './adapters/fetch';
