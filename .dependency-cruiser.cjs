@@ -1,6 +1,6 @@
 // The layer table of svc-auth, enforced (`npm run lint:layers`). A layer imports only layers below it:
 //   errors (usable by all) < 1 core/vocabulary < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
-//   < 6 service < 7 http < 8 the framework adapters (adapters/express, /hono, /fastify), mcp and testing,
+//   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp and testing,
 //   peers < 9 app (the `svc` program: app/cli, app/dev, app/server).
 // src/index.ts and src/entries/ are the package's faces (svc-auth, svc-auth/<subpath>): they re-export
 // the parts they ship, and nothing imports them. Across folders, a module imports another folder through
@@ -15,7 +15,7 @@ const LAYERS = [
   ['stores'],
   ['service'],
   ['http'],
-  ['adapters/express', 'adapters/hono', 'adapters/fastify', 'mcp', 'testing'],
+  ['adapters/node', 'adapters/fetch', 'adapters/express', 'adapters/hono', 'adapters/fastify', 'mcp', 'testing'],
   ['app'],
 ];
 const folders = (names) => `^src/(${names.join('|')})/`;

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { requireAuth } from '../src/http';
+import { requireAuth } from '../src/adapters/node';
 import { createAuth } from '../src/service/auth';
 import { PostgresTokenStore } from '../src/stores/postgres/store';
 import { generateKeyRing } from '../src/tokens/keys/keyring';

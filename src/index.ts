@@ -74,6 +74,9 @@ export {
   TOKEN_PREFIX,
   LIFETIMES,
   redactTokens,
+  bearerFromRequest,
+  parseAuthorization,
+  MAX_BEARER_TOKEN_LENGTH,
   type KeyRing,
   type KeyAlgorithm,
   type TokenKind,
@@ -101,8 +104,6 @@ export {
   isIdentityWref,
   defaultIdentity,
   IDENTITY_PATTERN,
-  bearerFromRequest,
-  parseAuthorization,
   type Auth,
   type AuthOptions,
   type MembershipSource,
@@ -120,7 +121,6 @@ export {
   type AuthFailedEvent,
   type AccessDeniedEvent,
 } from './service';
-export { MAX_BEARER_TOKEN_LENGTH } from './service/bearer';
 
 // 7 http
 export {
@@ -129,8 +129,6 @@ export {
   errorResponse,
   sendError,
   sendJson,
-  requireAuth,
-  withAuth,
   principalOf,
   EXPIRATION_HEADER,
   type HttpError,
@@ -138,6 +136,8 @@ export {
   type GuardOptions,
   type HttpErrorBody,
   type AuthCheck,
-  type NodeMiddleware,
-  type AuthedFetchHandler,
 } from './http';
+
+// 8 guards for node:http and fetch
+export { requireAuth, type NodeMiddleware } from './adapters/node';
+export { withAuth, type AuthedFetchHandler } from './adapters/fetch';

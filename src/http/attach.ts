@@ -3,9 +3,9 @@
  * and adapter, read by {@link principalOf} and the adapters' error handlers.
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 import { AuthenticationError } from '../errors';
 import type { Principal } from '../core/policy';
+import type { BearerRequest } from '../tokens';
 import type { Gate } from './gate';
 
 /** @internal what a guard attached to a request. */
@@ -61,7 +61,7 @@ export function attachedTo(req: unknown): Attached | undefined {
  * })).listen(0, '127.0.0.1');
  * ```
  */
-export function principalOf(req: IncomingMessage | Request): Principal {
+export function principalOf(req: BearerRequest): Principal {
   const p = attachedTo(req)?.principal;
   if (p === undefined || p === null) throw new AuthenticationError('missing', 'no guard authenticated this request');
   return p;

@@ -14,7 +14,7 @@ import {
   type ValidationIssue,
 } from '../errors';
 import type { Decision } from '../core/policy';
-import { isHeaderProblem } from '../service';
+import { isHeaderProblem } from '../tokens';
 
 /** The JSON body of every error answer: `{ "error": code, "message": text }`, plus details when known. */
 export interface HttpErrorBody {

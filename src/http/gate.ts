@@ -1,12 +1,11 @@
 /**
- * The one authenticate -> authorize -> answer path that every guard shares:
- * `requireAuth`, `withAuth`, the Express, Hono and Fastify adapters and the
- * reference dev server. Options are checked once, when a guard is built;
- * each request then goes through {@link admit} and {@link permit}, and every
- * refusal of every guard goes through {@link refuse}.
+ * The decisions every guard shares: `requireAuth`, `withAuth`, the Express,
+ * Hono and Fastify adapters and the reference dev server, all through the
+ * adapter kit (`kit.ts`). Options are checked once, when a guard is built;
+ * each request is then admitted by the kit and authorized by {@link permit},
+ * and every refusal of every guard goes through {@link refuse}.
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import type { Decision, Principal } from '../core/policy';
 import { reportDenied, type Auth } from '../service';
@@ -71,6 +70,12 @@ export interface Gate {
 
 /** @internal what the dev server's log learns of each decision: the request object, who, and why. */
 export type GateObserver = (req: unknown, event: { principal?: Principal | null; reason: string; tokenId?: string }) => void;
+
+/** @internal what a guard is built from: its gate, and its route's check when it checks a permission. */
+export interface GuardParts<R> {
+  readonly gate: Gate;
+  readonly route: RouteCheck<R> | undefined;
+}
 
 /** @internal a route's permission check. */
 export interface RouteCheck<R> {
@@ -153,20 +158,6 @@ export function makeRoute<R>(rec: Record<string, unknown>, issues: IssueInput[],
 /** @internal throw the collected issues, if any. */
 export function finish(issues: IssueInput[]): void {
   if (issues.length > 0) throw new ValidationError(issues);
-}
-
-/** @internal the outcome of authenticating one request. */
-export type Admission = { principal: Principal | null } | { answer: HttpError };
-
-/** @internal authenticate the bearer credential of a request (H1). */
-export async function admit(gate: Gate, req: IncomingMessage | Request): Promise<Admission> {
-  try {
-    const principal = await gate.auth.authenticateRequest(req);
-    return { principal };
-  } catch (err) {
-    if (gate.optional && err instanceof AuthenticationError && err.reason === 'missing') return { principal: null };
-    return { answer: refuse(gate, { error: err, request: req }) };
-  }
 }
 
 /** @internal authorize a route for an admitted principal: `undefined` to go on, else the answer. */

@@ -1,5 +1,7 @@
 /**
- * The HTTP layer (7): error answers per H2, response writers and route guards.
+ * The HTTP layer (7): error answers per H2, response writers, the principal a
+ * guard attached to a request, and the adapter kit that every guard and
+ * framework adapter (src/adapters/*) is a thin translation over.
  * Framework-agnostic: fetch `Request`/`Response` and node `IncomingMessage`/`ServerResponse`.
  * @module
  */
@@ -7,11 +9,9 @@ export { httpError, decisionError, type HttpError, type HttpErrorBody, type Http
 export { EXPIRATION_HEADER, type GuardOptions } from './gate';
 export { principalOf } from './attach';
 export { errorResponse, sendError, sendJson } from './respond';
-export { requireAuth, withAuth, type AuthCheck, type NodeMiddleware, type AuthedFetchHandler } from './middleware';
+export type { AuthCheck, PermissionOptions, ErrorHandlerOptions } from './options';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
-export { adapterGate, adapterRoute, errorAnswerer, notAdmitted, type ErrorHandlerOptions, type PermissionOptions } from './adapter';
-export { admit, expiration, failed, finish, makeGate, makeRoute, permit, type GateObserver } from './gate';
-export { attach, attachedTo } from './attach';
-export { nodeGuard } from './middleware';
-export { keptOnError, writeAnswer } from './respond';
+export { adapterKit } from './kit';
+export { nodeResponse } from './respond';
+export { expiration, finish, makeGate, makeRoute, type GateObserver, type GuardParts } from './gate';

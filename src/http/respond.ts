@@ -4,7 +4,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { ValidationError } from '../errors';
-import { httpError, type HttpError } from './errors';
+import { httpError, type HttpErrorBody } from './errors';
+import { send } from './kit';
 
 /**
  * The fetch `Response` for any thrown value, per {@link httpError} (H2).
@@ -20,11 +21,7 @@ import { httpError, type HttpError } from './errors';
  * ```
  */
 export function errorResponse(err: unknown): Response {
-  return toResponse(httpError(err));
-}
-
-/** @internal shared by `errorResponse` and the fetch wrapper. */
-export function toResponse(answer: HttpError): Response {
+  const answer = httpError(err);
   return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
 }
 
@@ -88,37 +85,40 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
  * ```
  */
 export function sendError(res: ServerResponse, err: unknown): void {
-  writeAnswer(res, httpError(err));
+  send(nodeResponse, res, httpError(err));
 }
-
-// CORS headers must survive, or a browser cannot even read the 401; so does
-// the credential's expiry, which a guard set once the credential was accepted.
-const KEPT_ON_ERROR = /^(?:access-control-|vary$|svc-token-expiration$)/i;
 
 /**
- * @internal whether a header set before a failure stays on the error answer.
- * One rule for every guard and adapter: a cookie, a cache header or an encoding
- * that a route set before it threw must not ride along with a 401, 403 or 500.
+ * @internal the part of an adapter kit `Port` that writes to a node
+ * `ServerResponse` (node:http, connect, Express): shared by every adapter on
+ * node's response object and by {@link sendError}.
  */
-export function keptOnError(name: string): boolean {
-  return KEPT_ON_ERROR.test(name);
-}
-
-/** @internal write a computed answer; never throws (see `sendError`). */
-export function writeAnswer(res: ServerResponse, answer: HttpError): void {
-  try {
-    if (res.headersSent || res.writableEnded) {
-      if (!res.writableEnded && !res.destroyed) res.destroy();
-      return;
-    }
-    // Headers set before the failure (cookies, caching, encoding) must not ride along with an error.
-    for (const name of res.getHeaderNames()) if (!keptOnError(name)) res.removeHeader(name);
-    sendJson(res, answer.status, answer.body, answer.headers);
-  } catch {
+export const nodeResponse = Object.freeze({
+  header(res: ServerResponse, name: string, value: string): void {
+    if (!res.headersSent) res.setHeader(name, value);
+  },
+  headers(res: ServerResponse): [string, string][] {
+    return res.getHeaderNames().map((name) => {
+      const value = res.getHeader(name);
+      return [name, Array.isArray(value) ? value.join(', ') : String(value)];
+    });
+  },
+  write(res: ServerResponse, status: number, headers: Record<string, string>, body: HttpErrorBody): ServerResponse {
     try {
-      res.destroy();
+      if (res.headersSent || res.writableEnded) {
+        if (!res.writableEnded && !res.destroyed) res.destroy();
+        return res;
+      }
+      // The answer replaces the response: the kit passed on the headers that stay.
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      sendJson(res, status, body, headers);
     } catch {
-      // Nothing more can be done with a response that cannot even be closed.
+      try {
+        res.destroy();
+      } catch {
+        // Nothing more can be done with a response that cannot even be closed.
+      }
     }
-  }
-}
+    return res;
+  },
+});

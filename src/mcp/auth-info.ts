@@ -9,10 +9,9 @@ import { InvalidTokenError, ServerError } from '@modelcontextprotocol/sdk/server
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { AuthenticationError, SvcAuthError, ValidationError, type AuthenticationReason } from '../errors';
-import { grantTable, GRANT_SLOT, type Principal } from '../core/policy';
-import { formatScopeFlags, type Scope } from '../core/scopes';
-import { CHAIN_SLOT, type Auth } from '../service';
-import type { TokenRecord } from '../stores';
+import { isPrincipal, type Principal } from '../core/policy';
+import { formatScopeFlags } from '../core/scopes';
+import { principalScopes, type Auth } from '../service';
 import { PERMISSIONS } from '../core/vocabulary';
 
 export type { AuthInfo, OAuthTokenVerifier };
@@ -113,9 +112,8 @@ const FULL_ACCESS: readonly string[] = Object.freeze([PERMISSIONS.join(',')]);
  * else full access. Decisions still use every layer; this is for display.
  */
 function scopeStrings(p: Principal): string[] {
-  const chain = (p as { [CHAIN_SLOT]?: readonly TokenRecord[] | null })[CHAIN_SLOT];
-  const scoped = chain?.find((r) => r.scopes !== null);
-  return scoped === undefined ? [...FULL_ACCESS] : formatScopeFlags(scoped.scopes as readonly Scope[]);
+  const scopes = principalScopes(p);
+  return scopes == null ? [...FULL_ACCESS] : formatScopeFlags(scopes);
 }
 
 /** @internal an AuthInfo for a principal that `auth.authenticate(token)` just returned. */
@@ -201,8 +199,7 @@ export function mcpPrincipal(authInfo: AuthInfo | undefined): Principal {
   let p: unknown;
   try {
     p = typeof authInfo === 'object' && authInfo !== null ? authInfo.extra?.['principal'] : undefined;
-    if (typeof p === 'object' && p !== null && grantTable((p as { [GRANT_SLOT]?: unknown })[GRANT_SLOT]) !== undefined)
-      return p as Principal;
+    if (isPrincipal(p)) return p;
   } catch {
     // A throwing getter or Proxy trap: no principal.
   }

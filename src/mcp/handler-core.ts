@@ -4,16 +4,17 @@
  * each request, and the error answers (H2, with the RFC 9728 metadata link).
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import { httpError, type HttpErrorBody } from '../http';
 import type { Principal } from '../core/policy';
-import { bearerFromRequest, type Auth } from '../service';
+import type { Auth } from '../service';
+import { bearerFromRequest, type BearerRequest } from '../tokens';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
 import { checkOptions } from '../core/vocabulary';
 import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
 import { checkAllowedOrigins, originAllowed, resourceAt } from './origin';
+import { checkMaxBodyBytes } from './body';
 
 /**
  * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits.
@@ -70,6 +71,14 @@ export interface McpHandlerOptions {
    * literal or `localhost`. This adds no CORS headers.
    */
   allowedOrigins?: readonly (string | URL)[];
+  /**
+   * The largest request body `/mcp` reads, in bytes (1 to 104857600). Default
+   * 1 MiB. A body over it is answered 413 before it is read whole (a declared
+   * `Content-Length` over it before a byte is read), so no request can make the
+   * server hold an unbounded body. A body a parser already read (`parsedBody`
+   * of the node handler) is its parser's business.
+   */
+  maxBodyBytes?: number;
   /** Called with the original error whenever the answer is a 5xx, to log what the client is never shown. */
   onError?: (err: unknown) => void;
 }
@@ -89,6 +98,7 @@ const OPTION_KEYS = new Set([
   'resourceName',
   'renewHint',
   'allowedOrigins',
+  'maxBodyBytes',
   'onError',
 ]);
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
@@ -109,6 +119,8 @@ export function core(options: McpHandlerOptions) {
   const issues: IssueInput[] = [];
   if (!checkOptions(options, OPTION_KEYS, 'options', issues)) throw new ValidationError(issues);
   const auth = checkAuth(options.auth);
+  if (typeof auth.authenticateRequest !== 'function')
+    throw new ValidationError([{ path: 'options.auth', message: 'expected the object createAuth returned' }]);
   if (typeof options.server !== 'function')
     throw new ValidationError([{ path: 'options.server', message: 'must be a function (principal, authInfo) => McpServer' }]);
   if (options.onError !== undefined && typeof options.onError !== 'function')
@@ -117,6 +129,7 @@ export function core(options: McpHandlerOptions) {
   const fixedOrigin = fixed === undefined ? undefined : new URL(fixed).origin;
   const allowed = checkAllowedOrigins(options.allowedOrigins, 'options.allowedOrigins');
   const hint = checkRenewHint(options.renewHint, 'options.renewHint');
+  const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes, 'options.maxBodyBytes');
   const meta = (resource: string): ProtectedResourceMetadata =>
     protectedResourceMetadata({
       resource,
@@ -163,10 +176,19 @@ export function core(options: McpHandlerOptions) {
     return { resource };
   }
 
-  async function authenticate(req: IncomingMessage | Request, resource: string): Promise<{ principal: Principal; info: AuthInfo }> {
-    const token = bearerFromRequest(req);
-    const principal = await auth.authenticate(token);
-    return { principal, info: authInfoFor(principal, token, resource) };
+  async function authenticate(req: BearerRequest, resource: string): Promise<{ principal: Principal; info: AuthInfo }> {
+    // Through authenticateRequest, as every guard: a header refused before any
+    // token is read (none, another scheme, two tokens) is an auth.failed event
+    // like every other refusal. The SDK's AuthInfo carries the token text: the
+    // header just accepted, read again.
+    const principal = await auth.authenticateRequest(req);
+    return { principal, info: authInfoFor(principal, bearerFromRequest(req), resource) };
+  }
+
+  /** 413 for a body over `maxBodyBytes`, in the H2 shape of a `ValidationError` (issue code `too_big`). */
+  function tooLarge(): Answer {
+    const answer = httpError(new ValidationError([{ code: 'too_big', path: 'body', message: `is larger than ${maxBodyBytes} bytes` }]));
+    return { status: 413, headers: { ...answer.headers }, body: answer.body };
   }
 
   /** H2, plus `resource_metadata` on a 401 so that MCP clients find the metadata (RFC 9728 section 5.1). Never throws. */
@@ -236,5 +258,5 @@ export function core(options: McpHandlerOptions) {
     return internalAnswer();
   }
 
-  return { admit, authenticate, failure, methodNotAllowed, metadataAnswer, internal, build: options.server };
+  return { admit, authenticate, failure, methodNotAllowed, metadataAnswer, internal, tooLarge, maxBodyBytes, build: options.server };
 }

@@ -14,6 +14,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { AuthInfo } from './auth-info';
 import { core, type Answer, type McpHandlerOptions } from './handler-core';
 import { originOfHost } from './origin';
+import { readFetchBody, readNodeBody } from './body';
 
 export type { McpHandlerOptions, McpServerLike } from './handler-core';
 
@@ -70,6 +71,10 @@ function originalUrl(req: IncomingMessage): string | undefined {
   return typeof o === 'string' ? o : req.url;
 }
 
+function withClose(a: Answer): Answer {
+  return { ...a, headers: { ...a.headers, connection: 'close' } };
+}
+
 /** Write one answer; never throws (a response that cannot take it is cut off instead). */
 function write(res: ServerResponse, a: Answer): void {
   try {
@@ -97,8 +102,10 @@ function write(res: ServerResponse, a: Answer): void {
  * error_description="...", resource_metadata="<metadata URL>"` (no error
  * attribute when the header is missing). Before the credential is read, a
  * `Host` no URL can hold is a 400 and a browser `Origin` that is neither the
- * endpoint's own nor in `allowedOrigins` a 403 (DNS rebinding). Neither
- * handler throws, and the promise of `mcp` never rejects.
+ * endpoint's own nor in `allowedOrigins` a 403 (DNS rebinding). Once the
+ * credential is accepted, a body over `maxBodyBytes` (default 1 MiB) is a 413,
+ * before it is read whole. Neither handler throws, and the promise of `mcp`
+ * never rejects.
  *
  * @throws ValidationError when the options are not usable (checked here, once).
  * @example
@@ -126,6 +133,13 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
       // Where the SDK's node transport (and Express code after requireBearerAuth) looks for it.
       (req as IncomingMessage & { auth?: AuthInfo }).auth = info;
       if (req.method !== 'POST') return write(res, c.methodNotAllowed());
+      let body = parsedBody;
+      if (body === undefined) {
+        const read = await readNodeBody(req, c.maxBodyBytes);
+        // Unread bytes may follow: close the connection once the 413 is sent.
+        if (read.tooLarge) return write(res, withClose(c.tooLarge()));
+        body = read.parsed;
+      }
       const server = await c.build(principal, info);
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
       res.on('close', () => {
@@ -133,7 +147,7 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
         void server.close().catch(() => undefined);
       });
       await server.connect(transport);
-      await transport.handleRequest(req, res, parsedBody);
+      await transport.handleRequest(req, res, body);
     } catch (err) {
       write(res, c.failure(err, resource));
     }
@@ -157,7 +171,8 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
  * Fetch handlers (`(Request) => Response`) for an MCP endpoint authenticated
  * with svc-auth, on the SDK's `WebStandardStreamableHTTPServerTransport`
  * (stateless, JSON responses): the same behaviour as {@link mcpNodeHandlers}
- * (400 for a bad host, 403 for a foreign `Origin`, never a rejection) for
+ * (400 for a bad host, 403 for a foreign `Origin`, 413 for a body over
+ * `maxBodyBytes`, never a rejection) for
  * Hono, Bun, Deno, Cloudflare Workers or Next.js route handlers.
  *
  * @throws ValidationError when the options are not usable (checked here, once).
@@ -193,12 +208,14 @@ export function mcpFetchHandlers(options: McpHandlerOptions): McpFetchHandlers {
       resource = admitted.resource;
       const { principal, info } = await c.authenticate(req, resource);
       if (req.method !== 'POST') return respond(c.methodNotAllowed());
+      const read = await readFetchBody(req, c.maxBodyBytes);
+      if (read.tooLarge) return respond(c.tooLarge());
       const server = await c.build(principal, info);
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
       try {
         await server.connect(transport);
         // JSON mode: the Response holds the whole answer once it resolves, so both can close.
-        return await transport.handleRequest(req, { authInfo: info });
+        return await transport.handleRequest(req, { authInfo: info, parsedBody: read.parsed });
       } finally {
         await transport.close().catch(() => undefined);
         await server.close().catch(() => undefined);

@@ -4,7 +4,6 @@
  */
 export { createAuth } from './auth';
 export { isIdentityWref, IDENTITY_PATTERN, defaultIdentity } from './identity';
-export { bearerFromRequest, parseAuthorization } from './bearer';
 export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput, ListTokensOptions } from './types';
 export type { FlushOptions } from './events';
 export { reportDenied } from './events';
@@ -19,7 +18,5 @@ export type {
 } from './events';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
-export { isHeaderProblem } from './bearer';
-export { CHAIN_SLOT } from './authenticate';
-export { MAX_BEARER_TOKEN_LENGTH } from './bearer';
+export { principalScopes } from './authenticate';
 export { guarded, readClock } from './deadlines';

@@ -2,10 +2,9 @@
  * Contract of the service layer (6): `createAuth` and what it returns.
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 import type { Principal, Decision, UserRoles } from '../core/policy';
 import type { Scope, ScopeEntry } from '../core/scopes';
-import type { KeyRing } from '../tokens';
+import type { BearerRequest, KeyRing } from '../tokens';
 import type { TokenStore } from '../stores';
 import type { AuthEventHook, FlushOptions } from './events';
 
@@ -146,10 +145,12 @@ export interface Auth {
   authenticate(token: string): Promise<Principal>;
   /**
    * `authenticate` on the request's `Authorization: Bearer` header (H1); reason `missing` without one.
+   * `req` is a fetch `Request` or a node `IncomingMessage` (Express's `req`, Fastify's
+   * `request.raw`), typed by shape so that fetch-only code needs no `@types/node`.
    * A header refused before any token is read (none, another scheme, two tokens) is an
    * `auth.failed` event too, like every other refusal.
    */
-  authenticateRequest(req: Request | IncomingMessage): Promise<Principal>;
+  authenticateRequest(req: BearerRequest): Promise<Principal>;
   /**
    * The principal of a user your server has already signed in by its own means (a cookie
    * session, an SSO callback): a session principal, read as `authenticate` reads a session

@@ -11,6 +11,7 @@ export { TokenVerifier, MAX_TOKEN_CHARS } from './verify';
 export { TOKEN_PATTERN, TOKEN_PREFIX, findTokens } from './pattern';
 export { redactTokens } from './redact';
 export { LIFETIMES, parsePatExpiry, parseShortDuration, type Lifetime } from './duration';
+export { bearerFromRequest, parseAuthorization, MAX_BEARER_TOKEN_LENGTH, type BearerRequest } from './bearer';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isKeyRing } from './keys';
@@ -18,3 +19,4 @@ export { expiredClaimsOf } from './verify';
 export { REDACTED } from './redact';
 export { TOKEN_TYPES } from './claims';
 export { SignatureCache } from './signature-cache';
+export { isHeaderProblem } from './bearer';

@@ -6,7 +6,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { principalOf, requireAuth, withAuth, sendJson } from '../../src/http';
+import { principalOf, sendJson } from '../../src/http';
+import { requireAuth } from '../../src/adapters/node';
+import { withAuth } from '../../src/adapters/fetch';
 import { call, close, listen, makeWorld, type World } from '../examples/world';
 import { caught } from '../support/errors';
 

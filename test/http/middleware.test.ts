@@ -3,8 +3,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, type AddressInfo } from 'node:net';
 import { AuthenticationError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../src/errors';
 import { ALLOW, DENY_INVALID, DENY_SCOPE, DENY_THING, type Decision, type Principal } from '../../src/core/policy';
-import { type Auth, bearerFromRequest } from '../../src/service';
-import { requireAuth, withAuth, type AuthCheck, principalOf, sendJson } from '../../src/http';
+import type { Auth } from '../../src/service';
+import { bearerFromRequest } from '../../src/tokens';
+import { type AuthCheck, principalOf, sendJson } from '../../src/http';
+import { requireAuth } from '../../src/adapters/node';
+import { withAuth } from '../../src/adapters/fetch';
 import { caught } from '../support/errors';
 
 const SECRET = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1MSJ9.c2VjcmV0c2VjcmV0';

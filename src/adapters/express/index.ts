@@ -12,22 +12,7 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { Principal } from '../../core/policy';
 import type { Auth } from '../../service';
 import type { Permission } from '../../core/vocabulary';
-import {
-  adapterGate,
-  adapterRoute,
-  errorAnswerer,
-  notAdmitted,
-  EXPIRATION_HEADER,
-  admit,
-  attach,
-  attachedTo,
-  expiration,
-  permit,
-  writeAnswer,
-  type ErrorHandlerOptions,
-  type PermissionOptions,
-  type GuardOptions,
-} from '../../http';
+import { adapterKit, nodeResponse, type ErrorHandlerOptions, type PermissionOptions, type GuardOptions } from '../../http';
 
 export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
 
@@ -69,6 +54,15 @@ declare global {
   }
 }
 
+// Express's req and res are node's, with req.principal besides.
+const kit = adapterKit('express', {
+  ...nodeResponse,
+  request: (req: Request) => req,
+  set(req: Request, principal: Principal | null) {
+    req.principal = principal as RequestPrincipal;
+  },
+});
+
 /**
  * Express middleware that authenticates the `Authorization: Bearer` credential
  * and sets `req.principal`. No credential: 401 with `WWW-Authenticate: Bearer
@@ -89,17 +83,13 @@ declare global {
  * ```
  */
 export function svcAuth(auth: Auth, options?: GuardOptions): RequestHandler {
-  const { gate } = adapterGate(auth, options);
+  const guard = kit.admission(auth, options);
   return (req, res, next) => {
     // admit never rejects: every failure is already an answer.
-    void admit(gate, req)
+    void guard
+      .admit(req, res)
       .then((admitted) => {
-        if ('answer' in admitted) return writeAnswer(res, admitted.answer);
-        req.principal = admitted.principal as RequestPrincipal;
-        attach(req, gate, admitted.principal);
-        const expires = expiration(gate, admitted.principal);
-        if (expires !== undefined) res.setHeader(EXPIRATION_HEADER, expires);
-        next();
+        if (!('answer' in admitted)) next();
       })
       .catch(next); // nothing above should throw; if it does, Express's error path answers it.
   };
@@ -128,13 +118,15 @@ export function svcAuth(auth: Auth, options?: GuardOptions): RequestHandler {
  * ```
  */
 export function requirePermission<R extends Request = Request>(permission: Permission, options: PermissionOptions<R>): RequestHandler {
-  const route = adapterRoute<R>(permission, options);
+  const route = kit.permission<R>(permission, options);
   return (req, res, next) => {
-    const admitted = attachedTo(req);
-    if (admitted === undefined) return next(notAdmitted('express'));
-    const refused = permit(admitted.gate, admitted.principal, route, req as R);
-    if (refused !== undefined) return writeAnswer(res, refused);
-    next();
+    let refused: unknown;
+    try {
+      refused = route.permit(req as R, res);
+    } catch (err) {
+      return next(err); // no svcAuth admitted this request: Express's error path answers it
+    }
+    if (refused === undefined) next();
   };
 }
 
@@ -161,10 +153,8 @@ export function requirePermission<R extends Request = Request>(permission: Permi
  * ```
  */
 export function errorHandler(options?: ErrorHandlerOptions): ErrorRequestHandler {
-  const answerer = errorAnswerer(options);
+  const errors = kit.errors(options);
   return (err, req, res, next) => {
-    const made = res.headersSent ? undefined : answerer.answer(err, attachedTo(req)?.gate.realm);
-    if (made === undefined) return next(err);
-    writeAnswer(res, made);
+    if (res.headersSent || errors.answer(req, res, err) === undefined) next(err);
   };
 }

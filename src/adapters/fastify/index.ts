@@ -18,23 +18,7 @@ import fp from 'fastify-plugin';
 import type { Principal } from '../../core/policy';
 import type { Auth } from '../../service';
 import type { Permission } from '../../core/vocabulary';
-import {
-  adapterGate,
-  adapterRoute,
-  errorAnswerer,
-  notAdmitted,
-  EXPIRATION_HEADER,
-  admit,
-  attach,
-  attachedTo,
-  expiration,
-  keptOnError,
-  permit,
-  type ErrorHandlerOptions,
-  type PermissionOptions,
-  type HttpError,
-  type GuardOptions,
-} from '../../http';
+import { adapterKit, type ErrorHandlerOptions, type PermissionOptions, type GuardOptions } from '../../http';
 
 export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
 
@@ -76,25 +60,39 @@ export interface SvcAuthPluginOptions extends GuardOptions {
   auth: Auth;
 }
 
-function send(reply: FastifyReply, made: HttpError): FastifyReply {
-  // Headers set before the failure (a cookie, caching) must not ride along with an error, as on
-  // node:http and Express; CORS headers other hooks set (@fastify/cors) and the expiry stay.
-  try {
-    for (const name of Object.keys(reply.getHeaders())) if (!keptOnError(name)) reply.removeHeader(name);
-    for (const name of reply.raw.getHeaderNames()) if (!keptOnError(name)) reply.raw.removeHeader(name);
-  } catch {
-    // A response that cannot list its headers still gets its status and body.
-  }
-  return reply.code(made.status).headers(made.headers).send(made.body);
-}
-
-// Hand a 5xx to the app's own logger, as Fastify's default error handler would have.
-function logged(request: FastifyRequest, err: unknown, status: number): void {
-  try {
+const kit = adapterKit('fastify', {
+  // On the raw request, so that principalOf(request.raw) answers as its type promises.
+  request: (request: FastifyRequest) => request.raw,
+  set(request: FastifyRequest, principal: Principal | null) {
+    request.principal = principal as RequestPrincipal;
+  },
+  header(reply: FastifyReply, name: string, value: string) {
+    reply.header(name, value);
+  },
+  headers: (reply: FastifyReply) => headersOf(reply),
+  write(reply: FastifyReply, status, headers, body) {
+    // The answer replaces the response, on the reply and on the raw one below
+    // it: the kit passed on the headers that stay.
+    try {
+      for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
+      for (const name of reply.raw.getHeaderNames()) reply.raw.removeHeader(name);
+    } catch {
+      // A response that cannot list its headers still gets its status and body.
+    }
+    return reply.code(status).headers(headers).send(body);
+  },
+  // Hand a 5xx to the app's own logger, as Fastify's default error handler would have.
+  log(request: FastifyRequest, err, status) {
     request.log.error({ err }, `svc-auth: request failed, answered ${status}`);
-  } catch {
-    // A failing logger must not turn an answer into a crash.
-  }
+  },
+});
+
+// What the reply and the raw response below it hold, as text.
+function headersOf(reply: FastifyReply): [string, string][] {
+  const text = (v: unknown): string => (Array.isArray(v) ? v.join(', ') : String(v));
+  const out = Object.entries(reply.getHeaders()).map(([name, value]): [string, string] => [name, text(value)]);
+  for (const name of reply.raw.getHeaderNames()) out.push([name, text(reply.raw.getHeader(name))]);
+  return out;
 }
 
 // A foreign error's own status, read without trusting its getters.
@@ -111,18 +109,12 @@ function statusOf(err: unknown): number | undefined {
 // eslint-disable-next-line @typescript-eslint/require-await
 const plugin: FastifyPluginAsync<SvcAuthPluginOptions> = async (app, options) => {
   const { auth, ...rest } = options ?? {};
-  const { gate } = adapterGate(auth, rest);
+  const guard = kit.admission(auth, rest);
   // null until the hook runs (the type says Principal: see SvcAuthTypes).
   app.decorateRequest('principal', null as unknown as RequestPrincipal);
   app.addHook('onRequest', async (request, reply) => {
-    const admitted = await admit(gate, request.raw);
-    if ('answer' in admitted) return send(reply, admitted.answer);
-    request.principal = admitted.principal as RequestPrincipal;
-    // On the raw request, so that principalOf(request.raw) answers as its type promises.
-    attach(request.raw, gate, admitted.principal);
-    const expires = expiration(gate, admitted.principal);
-    if (expires !== undefined) reply.header(EXPIRATION_HEADER, expires);
-    return undefined;
+    const admitted = await guard.admit(request, reply);
+    return 'answer' in admitted ? admitted.answer : undefined;
   });
 };
 
@@ -174,12 +166,11 @@ export function requirePermission<G extends RouteGenericInterface = RouteGeneric
   permission: Permission,
   options: PermissionOptions<FastifyRequest<G>>,
 ): (request: FastifyRequest<G>, reply: FastifyReply) => Promise<void> {
-  const route = adapterRoute<FastifyRequest<G>>(permission, options);
+  const route = kit.permission<FastifyRequest<G>>(permission, options);
   return async (request, reply) => {
-    const admitted = attachedTo(request.raw);
-    if (admitted === undefined) throw notAdmitted('fastify');
-    const refused = permit(admitted.gate, admitted.principal, route, request);
-    if (refused !== undefined) await send(reply, refused);
+    // Throws when no svcAuth admitted this request: the error handler answers a bare 500.
+    const refused = route.permit(request, reply);
+    if (refused !== undefined) await refused;
   };
 }
 
@@ -209,18 +200,13 @@ export function requirePermission<G extends RouteGenericInterface = RouteGeneric
 export function errorHandler(
   options?: ErrorHandlerOptions,
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply {
-  const answerer = errorAnswerer(options);
+  const errors = kit.errors(options);
   return (error, request, reply) => {
-    const made = answerer.answer(error, attachedTo(request.raw)?.gate.realm);
-    if (made !== undefined) {
-      if (made.status >= 500) logged(request, error, made.status);
-      return send(reply, made);
-    }
+    const made = errors.answer(request, reply, error);
+    if (made !== undefined) return made;
     const status = statusOf(error);
     // Rethrown, a client error goes on to Fastify's default handler.
     if (status !== undefined && status >= 400 && status <= 499) throw error;
-    const internal = answerer.internal(error, status);
-    logged(request, error, internal.status);
-    return send(reply, internal);
+    return errors.internal(request, reply, error, status);
   };
 }

@@ -12,24 +12,7 @@ import type { Context, Env, ErrorHandler, MiddlewareHandler } from 'hono';
 import type { Principal } from '../../core/policy';
 import type { Auth } from '../../service';
 import type { Permission } from '../../core/vocabulary';
-import {
-  adapterGate,
-  adapterRoute,
-  errorAnswerer,
-  notAdmitted,
-  EXPIRATION_HEADER,
-  admit,
-  attach,
-  attachedTo,
-  expiration,
-  failed,
-  keptOnError,
-  permit,
-  type ErrorHandlerOptions,
-  type PermissionOptions,
-  type HttpError,
-  type GuardOptions,
-} from '../../http';
+import { adapterKit, type ErrorHandlerOptions, type PermissionOptions, type GuardOptions } from '../../http';
 
 export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
 
@@ -38,25 +21,36 @@ export type PrincipalEnv = { Variables: { principal: Principal } };
 /** The environment of an `optional: true` {@link svcAuth}: the principal may be `null`. */
 export type OptionalPrincipalEnv = { Variables: { principal: Principal | null } };
 
-// An error answer replaces whatever the context holds. Headers a route or a
-// middleware set before the failure (a cookie, caching) must not ride along,
-// as on node:http and Express; the CORS headers other middleware prepared and
-// the expiry stay. Hono merges the headers of the context's current response
-// into any response set after it, so that response is cleared first.
+// An answer replaces whatever the context holds. Hono merges the headers of the
+// context's current response into any response set after it, so that response
+// is cleared first: the kit passes on the headers that stay (CORS, the expiry).
 function replace(c: Context, res: Response): Response {
-  try {
-    for (const [name, value] of c.res.headers) if (keptOnError(name) && !res.headers.has(name)) res.headers.append(name, value);
-  } catch {
-    // Headers that cannot be read or copied: the answer goes without them.
-  }
   c.res = undefined;
   c.res = res;
   return res;
 }
 
-function send(c: Context, made: HttpError): Response {
-  return replace(c, new Response(JSON.stringify(made.body), { status: made.status, headers: made.headers }));
-}
+const kit = adapterKit('hono', {
+  request: (c: Context) => c.req.raw,
+  set(c: Context, principal: Principal | null) {
+    c.set('principal', principal);
+  },
+  header(c: Context, name: string, value: string) {
+    c.header(name, value);
+  },
+  headers: (c: Context) => c.res.headers,
+  write: (c: Context, status, headers, body) => replace(c, new Response(JSON.stringify(body), { status, headers })),
+  own(c: Context, err, kept) {
+    const res = ownResponse(err);
+    if (res === undefined) return undefined;
+    try {
+      for (const [name, value] of Object.entries(kept)) if (!res.headers.has(name)) res.headers.append(name, value);
+    } catch {
+      // Headers that cannot be changed: the answer goes without the kept ones.
+    }
+    return replace(c, res);
+  },
+});
 
 /**
  * Hono middleware that authenticates the `Authorization: Bearer` credential
@@ -80,20 +74,16 @@ function send(c: Context, made: HttpError): Response {
 export function svcAuth(auth: Auth, options: GuardOptions & { optional: true }): MiddlewareHandler<OptionalPrincipalEnv>;
 export function svcAuth(auth: Auth, options?: GuardOptions): MiddlewareHandler<PrincipalEnv>;
 export function svcAuth(auth: Auth, options?: GuardOptions): MiddlewareHandler {
-  const { gate } = adapterGate(auth, options);
+  const guard = kit.admission(auth, options);
   const handler: MiddlewareHandler<OptionalPrincipalEnv> = async (c, next) => {
-    const admitted = await admit(gate, c.req.raw);
-    if ('answer' in admitted) return send(c, admitted.answer);
-    c.set('principal', admitted.principal);
-    attach(c.req.raw, gate, admitted.principal);
-    const expires = expiration(gate, admitted.principal);
-    if (expires !== undefined) c.header(EXPIRATION_HEADER, expires);
+    const admitted = await guard.admit(c, c);
+    if ('answer' in admitted) return admitted.answer;
     try {
       await next();
     } catch (err) {
       // Hono hands an Error to app.onError itself; what still escapes here (a thrown
       // non-Error, an onError that threw) is answered, so this middleware never rejects.
-      return send(c, failed(gate, err));
+      return guard.fail(c, err);
     }
     return undefined;
   };
@@ -124,16 +114,15 @@ export function requirePermission<E extends Env = Env, P extends string = string
   permission: Permission,
   options: PermissionOptions<Context<E, P>>,
 ): MiddlewareHandler<E, P> {
-  const route = adapterRoute<Context<E, P>>(permission, options);
+  const route = kit.permission<Context<E, P>>(permission, options);
   return async (c, next) => {
-    const admitted = attachedTo(c.req.raw);
-    if (admitted === undefined) throw notAdmitted('hono');
-    const refused = permit(admitted.gate, admitted.principal, route, c);
-    if (refused !== undefined) return send(c, refused);
+    // Throws when no svcAuth admitted this request: app.onError answers a bare 500.
+    const refused = route.permit(c, c);
+    if (refused !== undefined) return refused;
     try {
       await next();
     } catch (err) {
-      return send(c, failed(admitted.gate, err)); // as in svcAuth
+      return route.fail(c, c, err); // as in svcAuth
     }
     return undefined;
   };
@@ -158,14 +147,8 @@ export function requirePermission<E extends Env = Env, P extends string = string
  * ```
  */
 export function onError(options?: ErrorHandlerOptions): ErrorHandler {
-  const answerer = errorAnswerer(options);
-  return (err, c) => {
-    const made = answerer.answer(err, attachedTo(c.req.raw)?.gate.realm);
-    if (made !== undefined) return send(c, made);
-    const own = ownResponse(err);
-    if (own !== undefined) return replace(c, own);
-    return send(c, answerer.internal(err));
-  };
+  const errors = kit.errors(options);
+  return (err, c) => errors.answer(c, c, err) ?? errors.internal(c, c, err);
 }
 
 // An HTTPException's own response; anything odd about it (a throwing getter, not a Response) is a 500.

@@ -14,8 +14,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, ValidationError, type IssueInput } from '../../errors';
-import { sendError, sendJson, finish, makeGate, makeRoute, principalOf, nodeGuard } from '../../http';
-import type { GateObserver, NodeMiddleware } from '../../http';
+import { sendError, sendJson, finish, makeGate, makeRoute, principalOf } from '../../http';
+import type { GateObserver } from '../../http';
+import { nodeGuard, type NodeMiddleware } from '../../adapters/node';
 import { redactTokens } from '../../tokens';
 import { openInstance, type CliEnv, type DevInstance, ThingStore } from '../dev';
 import { mountMcp } from './mcp';

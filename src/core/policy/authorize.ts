@@ -7,9 +7,9 @@
  */
 import { permissionIndex } from '../vocabulary';
 import { isValidThingName, LIMITS } from '../scopes';
-import { GRANT_SLOT, type Principal } from './subject';
+import { tableOf, type Principal } from './subject';
 import { ALLOW, DENY_INVALID, DENY_THING, type Decision } from './decision';
-import { grantTable, type Grant } from './grant';
+import type { Grant } from './grant';
 import { UNKNOWN_ORG, UNKNOWN_REPO, type GrantTable, type ResourcePolicy } from './grant-table';
 
 const MAX_RESOURCE = 2 * LIMITS.maxNameLength + 1;
@@ -35,7 +35,7 @@ const MAX_NAME = LIMITS.maxNameLength;
  */
 export function authorize(subject: Grant | Principal, resource: string, permission: string, thingName?: string): Decision {
   try {
-    const table = grantTable(subject) ?? slotTable(subject);
+    const table = tableOf(subject);
     if (table === undefined) return DENY_INVALID;
     const pi = permissionIndex(permission);
     if (pi < 0 || typeof resource !== 'string') return DENY_INVALID;
@@ -62,12 +62,6 @@ export function authorize(subject: Grant | Principal, resource: string, permissi
     // A hostile Proxy subject or a failing matcher: never allow on error.
     return DENY_INVALID;
   }
-}
-
-/** The grant attached to a principal by the service layer, if it is a real one. */
-function slotTable(subject: unknown): GrantTable | undefined {
-  if (typeof subject !== 'object' || subject === null) return undefined;
-  return grantTable((subject as { [GRANT_SLOT]?: unknown })[GRANT_SLOT]);
 }
 
 // A few resources per grant (a token is used on a handful of repositories), and

@@ -8,9 +8,8 @@
  */
 import { permissionIndex } from '../vocabulary';
 import { ALLOW } from './decision';
-import { grantTable, type Grant } from './grant';
-import type { GrantTable } from './grant-table';
-import { GRANT_SLOT, type Principal } from './subject';
+import type { Grant } from './grant';
+import { tableOf, type Principal } from './subject';
 
 /**
  * Is there any resource on which `subject` may use `permission`? True exactly
@@ -36,7 +35,7 @@ import { GRANT_SLOT, type Principal } from './subject';
  */
 export function canEverHold(subject: Grant | Principal, permission: string): boolean {
   try {
-    const table = grantTable(subject) ?? slotTable(subject);
+    const table = tableOf(subject);
     const pi = permissionIndex(permission);
     if (table === undefined || pi < 0) return false;
     for (const row of table.exact.values()) if (row.plain[pi] === ALLOW) return true;
@@ -46,9 +45,4 @@ export function canEverHold(subject: Grant | Principal, permission: string): boo
     // A hostile Proxy subject: never an allow on error.
     return false;
   }
-}
-
-function slotTable(subject: unknown): GrantTable | undefined {
-  if (typeof subject !== 'object' || subject === null) return undefined;
-  return grantTable((subject as { [GRANT_SLOT]?: unknown })[GRANT_SLOT]);
 }

@@ -13,6 +13,6 @@ export type { UserRoles } from './types';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { grantTable } from './grant';
-export { GRANT_SLOT } from './subject';
+export { GRANT_SLOT, isPrincipal } from './subject';
 export { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING } from './decision';
 export { fold, foldValidating } from './fold';

@@ -6,6 +6,8 @@
  * and is refused as `invalid` (A1).
  * @module
  */
+import { grantTable } from './grant';
+import type { GrantTable } from './grant-table';
 
 /**
  * An authenticated caller, as returned by `auth.authenticate`. Opaque for
@@ -27,5 +29,45 @@ export interface Principal {
   readonly committerIdentity?: string;
 }
 
-/** @internal the private slot; not exported from the package root. */
+/**
+ * @internal the private slot; not exported from the package root. The
+ * service's principals serve their grant under it; only this module reads it
+ * (through {@link tableOf} and {@link isPrincipal}).
+ */
 export const GRANT_SLOT: unique symbol = Symbol('svc-auth.grant');
+
+/** The grant a principal carries, if it is a real one: a copy or a look-alike carries none. */
+function slotTable(subject: unknown): GrantTable | undefined {
+  if (typeof subject !== 'object' || subject === null) return undefined;
+  return grantTable((subject as { [GRANT_SLOT]?: unknown })[GRANT_SLOT]);
+}
+
+/**
+ * @internal the compiled table a decision reads: a `Grant`'s own, or
+ * the grant a real principal carries; `undefined` for anything else (a copy,
+ * a forged object). A throwing Proxy trap throws: callers decide on it.
+ */
+export function tableOf(subject: unknown): GrantTable | undefined {
+  return grantTable(subject) ?? slotTable(subject);
+}
+
+/**
+ * @internal whether `p` is a principal some `auth.authenticate` returned (of
+ * any `Auth` instance): it carries a real grant. A spread copy, a JSON round
+ * trip or a look-alike object does not. For `svc-auth/mcp`, which must tell a
+ * principal from a forged `extra`; never throws.
+ *
+ * @example
+ * ```ts
+ * isPrincipal(await auth.authenticate(token)); // true
+ * isPrincipal({ ...principal });               // false
+ * ```
+ */
+export function isPrincipal(p: unknown): p is Principal {
+  try {
+    return slotTable(p) !== undefined;
+  } catch {
+    // A throwing getter or Proxy trap: not a principal.
+    return false;
+  }
+}

@@ -6,13 +6,19 @@
  * taken without a promise.
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, UnavailableError, ValidationError } from '../../errors';
 import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import type { TokenRecord, TokenStore } from '../../stores';
-import { expiredClaimsOf, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../../tokens';
-import { bearerFromRequest } from '../bearer';
+import {
+  bearerFromRequest,
+  expiredClaimsOf,
+  type BearerRequest,
+  LIFETIMES,
+  MAX_TOKEN_CHARS,
+  TokenVerifier,
+  type TokenClaims,
+} from '../../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState } from '../context';
 import { type EventActor, type EventDispatcher, LastUsedRecorder } from '../events';
@@ -36,7 +42,7 @@ function isThenable(value: unknown): boolean {
 export interface Authenticator {
   readonly authenticate: (token: string) => Promise<Principal>;
   /** `authenticate` on the request's bearer header; a refused header is refused (and reported) here. */
-  readonly authenticateRequest: (req: Request | IncomingMessage) => Promise<Principal>;
+  readonly authenticateRequest: (req: BearerRequest) => Promise<Principal>;
   /** A session principal for a user the server signed in itself; roles read now. */
   readonly principalFor: (userId: string) => Promise<Principal>;
   /** The grant of a principal this instance made, else `undefined` (no allocation). */
@@ -205,7 +211,7 @@ export function createAuthenticator(
     }
   }
 
-  function authenticateRequest(req: Request | IncomingMessage): Promise<Principal> {
+  function authenticateRequest(req: BearerRequest): Promise<Principal> {
     // Not `async`: a second promise wrapping authenticate's own was a
     // measurable share of a guarded request. Still never throws synchronously.
     let token: string;

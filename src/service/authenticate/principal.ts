@@ -12,16 +12,40 @@
  * @module
  */
 import { GRANT_SLOT, type Principal } from '../../core/policy';
+import type { Scope } from '../../core/scopes';
 import type { TokenRecord } from '../../stores';
 import type { PrincipalState } from '../context';
 
+// The token chain a principal was authenticated with (nearest first; `null`
+// for a session), served like the grant: only a real principal answers, of any
+// Auth instance. Module-private: others ask principalScopes.
+const CHAIN_SLOT: unique symbol = Symbol('svc-auth.chain');
+
 /**
- * @internal the token chain a principal was authenticated with (nearest first;
- * `null` for a session), read the same way as the grant: only a real principal
- * answers. For `svc-auth/mcp`, which reports the token's own scopes; not
- * exported from the package root.
+ * @internal the scopes a principal's token shows: its own, else the nearest
+ * ancestor's that has scopes (what an unscoped child inherits, A5); `null` for
+ * full access (a session, a chain without scopes); `undefined` for anything
+ * that is not a principal some `auth.authenticate` returned. For display (the
+ * `AuthInfo.scopes` of svc-auth/mcp): decisions still use every layer. Never throws.
+ *
+ * @example
+ * ```ts
+ * principalScopes(await auth.authenticate(readerPat)); // [{ resource: 'acme/web', permissions: ['repo:read'] }]
+ * principalScopes(await auth.authenticate(session));   // null
+ * principalScopes({ ...principal });                   // undefined
+ * ```
  */
-export const CHAIN_SLOT: unique symbol = Symbol('svc-auth.chain');
+export function principalScopes(p: unknown): readonly Scope[] | null | undefined {
+  try {
+    if (typeof p !== 'object' || p === null) return undefined;
+    const chain = (p as { [CHAIN_SLOT]?: readonly TokenRecord[] | null })[CHAIN_SLOT];
+    if (chain === undefined) return undefined;
+    return chain?.find((r) => r.scopes !== null)?.scopes ?? null;
+  } catch {
+    // A throwing getter or Proxy trap: not a principal.
+    return undefined;
+  }
+}
 
 /**
  * Make principals and find their state again; one per `Auth` instance.

@@ -11,8 +11,8 @@
  */
 import type { Principal } from '../../core/policy';
 import type { TokenRecord } from '../../stores';
-import type { AccessDeniedEvent, AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './event-types';
-import { redactEvent } from './event-redact';
+import type { AccessDeniedEvent, AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './types';
+import { redactEvent } from './redact';
 
 export type {
   AccessDeniedEvent,
@@ -22,7 +22,7 @@ export type {
   EventActor,
   TokenCreatedEvent,
   TokenRevokedEvent,
-} from './event-types';
+} from './types';
 
 /**
  * Counters of an {@link EventDispatcher}.

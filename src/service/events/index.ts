@@ -19,4 +19,4 @@ export type { FlushOptions } from './flush';
 export { registerEvents, revokedEvent, SERVER_ACTOR, createdEvent, actorOf } from './events';
 export { flushDeadline, flushWithin } from './flush';
 export { LastUsedRecorder } from './last-used';
-export { redactEvent } from './event-redact';
+export { redactEvent } from './redact';

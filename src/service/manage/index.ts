@@ -3,10 +3,10 @@
  * the issuing of sessions and component tokens (T3).
  * @module
  */
-export { tokenApi } from './management';
+export { tokenApi } from './token-api';
 export { issuers } from './issue';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { managedRecords, toInfo } from './token-info';
 export { checkNarrowing, roleWarnings } from './narrowing';
-export { checkStoredText, isWellFormedText } from './text';
+export { checkStoredText, isWellFormedText } from './stored-text';

@@ -1,16 +1,45 @@
 /**
  * Bearer credentials out of an `Authorization` header (rule H1, RFC 6750).
  *
- * Lives in the service layer, not the HTTP layer (7), on purpose:
- * `auth.authenticateRequest` (layer 6) parses the header, and an import never
- * points up a layer. The HTTP layer and the framework adapters use it from here. Every failure is an
- * {@link AuthenticationError}; no message ever quotes the header, since it
- * may hold a real token.
+ * Syntax only, so it sits in the tokens layer (4), beneath both of its users:
+ * `auth.authenticateRequest` (service, 6) reads the header with it, and the
+ * HTTP layer (7) asks it, not the service, whether a refusal was about the
+ * header itself ({@link isHeaderProblem}). An import never points up a layer.
+ * Every failure is an {@link AuthenticationError}; no message ever quotes the
+ * header, since it may hold a real token.
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 import { AuthenticationError } from '../errors';
-import { MAX_TOKEN_CHARS } from '../tokens';
+import { MAX_TOKEN_CHARS } from './verify';
+
+/**
+ * A request as svc-auth reads it: a fetch `Request`, or anything shaped like a
+ * node `IncomingMessage` (node:http, Express, Fastify's `request.raw`).
+ * Structural rather than node's own type, so that the declarations of entries
+ * that never touch node:http (svc-auth/hono, the fetch guard) need no
+ * `@types/node`.
+ *
+ * @example
+ * ```ts
+ * const fromNode: BearerRequest = { headers: { authorization: 'Bearer abc' }, rawHeaders: ['Authorization', 'Bearer abc'] };
+ * const fromFetch: BearerRequest = new Request('https://svc.example/', { headers: { authorization: 'Bearer abc' } });
+ * ```
+ */
+export type BearerRequest = Request | NodeLikeRequest;
+
+/**
+ * The part of a node `IncomingMessage` that svc-auth reads: its headers, and
+ * `rawHeaders` to see a header sent twice (node keeps only the first copy).
+ *
+ * @example
+ * ```ts
+ * const req: NodeLikeRequest = { headers: { authorization: 'Bearer abc' } };
+ * ```
+ */
+export interface NodeLikeRequest {
+  readonly headers: { readonly [name: string]: string | string[] | undefined };
+  readonly rawHeaders?: readonly string[];
+}
 
 /** Longest token accepted, in characters: the one 8 KiB cap of token verification (T1, H1). */
 export const MAX_BEARER_TOKEN_LENGTH = MAX_TOKEN_CHARS;
@@ -171,7 +200,7 @@ function asAuthenticationError(err: unknown): AuthenticationError {
  * bearerFromRequest(req); // 'abc'
  * ```
  */
-export function bearerFromRequest(req: Request | IncomingMessage): string {
+export function bearerFromRequest(req: BearerRequest): string {
   try {
     return parseValue(readHeader(req));
   } catch (err) {

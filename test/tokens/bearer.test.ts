@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError } from '../../src/errors';
-import { parseAuthorization, bearerFromRequest, MAX_BEARER_TOKEN_LENGTH } from '../../src/service';
+import { parseAuthorization, bearerFromRequest, MAX_BEARER_TOKEN_LENGTH } from '../../src/tokens';
 import { caught } from '../support/errors';
 
 function reasonOf(fn: () => unknown): string {

@@ -20,7 +20,7 @@ import { chainExpiryMs } from '../authenticate';
 import type { ServiceContext } from '../context';
 import { actorOf, createdEvent, revokedEvent } from '../events';
 import { checkIdentity } from '../identity';
-import { checkStoredText } from './text';
+import { checkStoredText } from './stored-text';
 import { checkNarrowing, roleWarnings } from './narrowing';
 import { managedRecords, pickForGet, pickForRevoke, toInfo } from './token-info';
 import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from '../types';

@@ -1,0 +1,233 @@
+/**
+ * The adapter kit: what every guard and framework adapter does with a
+ * request, written once. An adapter (`src/adapters/<framework>`) describes its
+ * framework in a {@link Port} (where the request is, how a header is set, how
+ * an answer is written) and makes about three calls: `admit` (a request ->
+ * its principal, or the refusal written), `permit` (a route's permission ->
+ * go on, or the refusal written) and `answer` (an error -> the answer
+ * written). Everything else is decided here and in `gate.ts`, once: who is
+ * admitted, where the principal goes, the expiry header, which headers
+ * survive an error answer, and what `onError` hears.
+ * @module
+ */
+import { AuthenticationError } from '../errors';
+import type { Principal } from '../core/policy';
+import type { Permission } from '../core/vocabulary';
+import type { BearerRequest } from '../tokens';
+import { DEFAULT_REALM, httpError, type HttpError, type HttpErrorBody } from './errors';
+import { attach, attachedTo } from './attach';
+import { EXPIRATION_HEADER, expiration, failed, permit, refuse, report, type GuardParts } from './gate';
+import {
+  checkedErrors,
+  checkedGuard,
+  checkedRoute,
+  isOurs,
+  type AuthCheck,
+  type ErrorHandlerOptions,
+  type PermissionOptions,
+} from './options';
+
+/**
+ * How an adapter reaches its framework: `Q` is what its middleware is given
+ * as the request, `S` as the response, `Out` what writing an answer returns.
+ * A port only reads and writes; the kit decides what.
+ *
+ * @example
+ * ```ts
+ * const port: Port<IncomingMessage, ServerResponse, ServerResponse> = {
+ *   ...nodeResponse,
+ *   request: (req) => req,
+ * };
+ * ```
+ */
+export interface Port<Q, S, Out> {
+  /** The request `auth.authenticateRequest` reads, and the object the principal is attached to (what `principalOf` reads). */
+  request(req: Q): BearerRequest;
+  /** Hand the admitted principal to the framework (`req.principal`, `c.set('principal', …)`). */
+  set?(req: Q, principal: Principal | null): void;
+  /** Set a header on the response the request goes on to. */
+  header(res: S, name: string, value: string): void;
+  /** The headers the response holds now (an error answer keeps the CORS ones and the expiry). */
+  headers(res: S): Iterable<readonly [string, string]>;
+  /** Replace the response with an answer: this status, these headers and no others, this JSON body. Never throws. */
+  write(res: S, status: number, headers: Record<string, string>, body: HttpErrorBody): Out;
+  /**
+   * The framework's own answer to an error that is not svc-auth's (Hono's
+   * `HTTPException`), written over the response like `write`, with the `kept`
+   * headers it lacks; `undefined` when the error carries none.
+   */
+  own?(res: S, err: unknown, kept: Record<string, string>): Out | undefined;
+  /** The framework's own log of a 5xx that its error handler answers (Fastify's `request.log`). */
+  log?(req: Q, err: unknown, status: number): void;
+}
+
+/** @internal what admitting a request came to: the principal (`null`: an `optional` guard saw no credential), or the refusal written. */
+export type Admitted<Out> = { principal: Principal | null } | { answer: Out };
+
+/** @internal a built guard: one call per request, and the answers to errors that follow it. */
+export interface Guard<Q, S, Out> {
+  /** Authenticate (and, for a guard with a permission, authorize); set, attach, expiry header; or write the refusal. Never rejects. */
+  admit(req: Q, res: S): Promise<Admitted<Out>>;
+  /** An error thrown after admission (by the next middleware, the handler), answered per H2; `onError` sees a 5xx. */
+  fail(res: S, err: unknown): Out;
+  /** A bare 500 for a bug around the request (a handler that broke its contract); `onError` sees `err`. */
+  internal(res: S, err: unknown): Out;
+}
+
+/** @internal a built `requirePermission`. */
+export interface Route<Q, S, Out> {
+  /**
+   * Decide the route for the principal a guard admitted on this request:
+   * `undefined` to go on, else the refusal written.
+   * @throws Error when no guard admitted this request (a misconfiguration: fails closed).
+   */
+  permit(req: Q, res: S): Out | undefined;
+  /** An error thrown after the route was allowed, answered per H2 with the admitting guard's options. */
+  fail(req: Q, res: S, err: unknown): Out;
+}
+
+/** @internal a built error handler. */
+export interface Errors<Q, S, Out> {
+  /** svc-auth's error answered per H2, or the framework's own answer (`Port.own`); `undefined` when neither (nothing written). */
+  answer(req: Q, res: S, err: unknown): Out | undefined;
+  /** Someone else's error: a bare 500 (`status` may name another 5xx it carries); `onError` sees it. */
+  internal(req: Q, res: S, err: unknown, status?: number): Out;
+}
+
+/** @internal the kit of one adapter: builders that check their options once (`ValidationError`). */
+export interface Kit<Q, S, Out> {
+  /** An adapter's `svcAuth`: admission only; `optional` allowed. */
+  admission(auth: unknown, options: unknown): Guard<Q, S, Out>;
+  /** A guard that also checks a permission (`requireAuth`, `withAuth`); `optional` is not an option. */
+  guard<R extends Q>(auth: unknown, check: AuthCheck<R> | undefined): Guard<R, S, Out>;
+  /** A guard over parts built elsewhere (the dev server builds its own gate, with its observer). */
+  over<R extends Q>(parts: GuardParts<R>): Guard<R, S, Out>;
+  /** An adapter's `requirePermission`. */
+  permission<R extends Q>(permission: Permission, options: PermissionOptions<R>): Route<R, S, Out>;
+  /** An adapter's error handler. */
+  errors(options: ErrorHandlerOptions | undefined): Errors<Q, S, Out>;
+}
+
+// CORS headers must survive, or a browser cannot even read the 401; so does
+// the credential's expiry, which a guard set once the credential was accepted.
+const KEPT_ON_ERROR = /^(?:access-control-|vary$|svc-token-expiration$)/i;
+
+/**
+ * @internal the headers set before a failure that stay on the error answer:
+ * the CORS ones and the expiry. One rule for every guard and adapter: a
+ * cookie, a cache header or an encoding that a route set before it threw must
+ * not ride along with a 401, 403 or 500. Headers that cannot be read are none.
+ */
+function keptHeaders<S>(port: Pick<Port<unknown, S, unknown>, 'headers'>, res: S): Record<string, string> {
+  const kept: Record<string, string> = {};
+  try {
+    for (const [name, value] of port.headers(res)) if (KEPT_ON_ERROR.test(name)) kept[name.toLowerCase()] = value;
+  } catch {
+    // A response that cannot list its headers: the answer goes without them.
+  }
+  return kept;
+}
+
+/** @internal write an error answer through a port, with the kept headers it does not set itself. Never throws. */
+export function send<S, Out>(port: Pick<Port<unknown, S, Out>, 'headers' | 'write'>, res: S, answer: HttpError): Out {
+  return port.write(res, answer.status, { ...keptHeaders(port, res), ...answer.headers }, answer.body);
+}
+
+/** @internal the error of a route guarded by `requirePermission` without `svcAuth` before it. */
+function notAdmitted(framework: string): Error {
+  return new Error(`svc-auth/${framework}: requirePermission() needs svcAuth() to run first on this request`);
+}
+
+/**
+ * @internal the kit of one adapter: `framework` names it in messages, `port`
+ * reaches its objects.
+ *
+ * @example
+ * ```ts
+ * const kit = adapterKit('node', { ...nodeResponse, request: (req: IncomingMessage) => req });
+ * const guard = kit.guard(auth, { permission: 'repo:read', resource: () => 'acme/web' });
+ * const admitted = await guard.admit(req, res); // { principal } or { answer } (already written)
+ * ```
+ */
+export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>): Kit<Q, S, Out> {
+  function over<R extends Q>({ gate, route }: GuardParts<R>): Guard<R, S, Out> {
+    return {
+      // The admission sequence of every guard and adapter. One async function,
+      // awaiting authenticateRequest's own promise: a second promise per request
+      // was a measurable share of a guarded request.
+      async admit(req, res) {
+        const raw = port.request(req);
+        let principal: Principal | null;
+        try {
+          principal = await gate.auth.authenticateRequest(raw);
+        } catch (err) {
+          if (!(gate.optional && err instanceof AuthenticationError && err.reason === 'missing')) {
+            return { answer: send(port, res, refuse(gate, { error: err, request: raw })) };
+          }
+          principal = null;
+        }
+        if (route !== undefined) {
+          const refused = permit(gate, principal, route, req);
+          if (refused !== undefined) return { answer: send(port, res, refused) };
+        }
+        port.set?.(req, principal);
+        attach(raw, gate, principal);
+        const expires = expiration(gate, principal);
+        if (expires !== undefined) port.header(res, EXPIRATION_HEADER, expires);
+        return { principal };
+      },
+      fail: (res, err) => send(port, res, failed(gate, err)),
+      internal(res, err) {
+        report(gate, err);
+        return send(port, res, httpError(undefined));
+      },
+    };
+  }
+
+  return {
+    admission: (auth, options) => over<Q>(checkedGuard(auth, options, false)),
+    guard: <R extends Q>(auth: unknown, check: AuthCheck<R> | undefined) => over<R>(checkedGuard<R>(auth, check, true)),
+    over,
+    permission<R extends Q>(permission: Permission, options: PermissionOptions<R>): Route<R, S, Out> {
+      const route = checkedRoute<R>(permission, options);
+      return {
+        permit(req, res) {
+          const admitted = attachedTo(port.request(req));
+          if (admitted === undefined) throw notAdmitted(framework);
+          const refused = permit(admitted.gate, admitted.principal, route, req);
+          return refused === undefined ? undefined : send(port, res, refused);
+        },
+        fail(req, res, err) {
+          const gate = attachedTo(port.request(req))?.gate;
+          return send(port, res, gate === undefined ? httpError(err) : failed(gate, err));
+        },
+      };
+    },
+    errors(options) {
+      const { realm, onError } = checkedErrors(options);
+      const reported = (req: Q, err: unknown, status: number): void => {
+        onError(err);
+        try {
+          port.log?.(req, err, status);
+        } catch {
+          // A failing logger must not turn an answer into a crash.
+        }
+      };
+      return {
+        answer(req, res, err) {
+          if (!isOurs(err)) return port.own?.(res, err, keptHeaders(port, res));
+          const made = httpError(err, { realm: realm ?? attachedTo(port.request(req))?.gate.realm ?? DEFAULT_REALM });
+          if (made.status >= 500) reported(req, err, made.status);
+          return send(port, res, made);
+        },
+        internal(req, res, err, status) {
+          // Its message is never shown: it may quote a password or a token that a driver or a route put there.
+          const made = httpError(undefined);
+          if (status !== undefined && Number.isInteger(status) && status > 500 && status <= 599) made.status = status;
+          reported(req, err, made.status);
+          return send(port, res, made);
+        },
+      };
+    },
+  };
+}
