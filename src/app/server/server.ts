@@ -19,7 +19,7 @@ import type { GateObserver, NodeMiddleware } from '../../http';
 import { redactTokens } from '../../tokens';
 import { openInstance, type CliEnv, type DevInstance, ThingStore } from '../dev';
 import { mountMcp } from './mcp';
-import { readJson, segments, writeInput } from './server-input';
+import { readJson, segments, writeInput } from './input';
 
 /**
  * Options of {@link createDevServer}.
