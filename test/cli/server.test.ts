@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors';
-import { openInstance, type DevInstance } from '../../src/app/dev';
-import { createDevServer, type DevServer } from '../../src/app/server';
+import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
+import type { ReferenceServer } from '../../src/app/server';
 import { exited, serve, svc, tempHome } from './helpers';
 
 describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000 }, () => {
   let home = '';
   let cleanup = async (): Promise<void> => undefined;
   let dev: DevInstance;
-  let server: DevServer;
+  let server: ReferenceServer;
   let url = '';
   const logs: string[] = [];
   let session = '';

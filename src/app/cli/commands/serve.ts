@@ -5,7 +5,8 @@
 import { ValidationError } from '../../../errors';
 import { optional, parseFlags } from '../args';
 import { help, type Command } from '../command';
-import { createDevServer } from '../../server';
+import { createDevServer } from '../../dev';
+import { packageVersion } from '../version';
 
 const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
 
@@ -61,6 +62,7 @@ export const serveCommand: Command = {
     const dev = await createDevServer({
       env: io.env,
       log: (line) => io.stderr(`${line}\n`),
+      version: packageVersion(),
       ...(Array.isArray(origins) ? { allowedOrigins: origins } : {}),
     }).catch((err: unknown) => {
       throw asFlagError(err);
