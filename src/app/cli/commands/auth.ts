@@ -8,7 +8,8 @@ import { rm } from 'node:fs/promises';
 import { UnavailableError, ValidationError, type IssueInput } from '../../../errors';
 import { LIFETIMES, parseShortDuration } from '../../../tokens';
 import { optional, parseFlags, renameIssues, required } from '../args';
-import { help, signIn, withInstance, type Command } from '../command';
+import { help, withInstance, type Command } from '../command';
+import { signIn } from '../credential';
 import { clean, dateText, json } from '../output';
 
 const LOGIN_HELP = `Usage: svc auth login --user <id> [--expires <N>d|h|m]

@@ -8,7 +8,8 @@ import { ForbiddenError, NotFoundError } from '../../../errors';
 import type { Principal } from '../../../core/policy';
 import type { CreateTokenInput } from '../../../service';
 import { optional, parseFlags, required, type Flags } from '../args';
-import { help, signIn, withHint, withInstance, type Command, type CredentialSource } from '../command';
+import { help, withHint, withInstance, type Command } from '../command';
+import { signIn, type CredentialSource } from '../credential';
 import { clean, expiringSoon, expiryText, json, tokenDetail, tokenTable, useColour } from '../output';
 import { createIssues, daysFlag, flagWarning, readScopes, strayScopeHint } from './token-input';
 
