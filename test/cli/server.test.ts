@@ -137,7 +137,7 @@ describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000
     for (const l of logs) for (const t of [docs, reader, session]) expect(l).not.toContain(t);
   });
 
-  it('svc serve is built on the library guard: denials are logged with their reason, answers carry Svc-Token-Expiration', async () => {
+  it('svc serve logs each denial with its reason (authenticateRequest + authorize), and answers carry Svc-Token-Expiration', async () => {
     const r = await call('/api/repos/acme/web/things/Img/logo', docs, { method: 'PUT', body: '{"content":"x"}' });
     expect(r.status).toBe(403);
     expect(logs.at(-1)).toMatch(/^PUT \/api\/repos\/acme\/web\/things\/Img\/logo 403 user=alice token=docs reason=thing$/);
