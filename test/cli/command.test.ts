@@ -5,8 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/app/cli/run';
-import { authCommands, memberCommands, serveCommand, tokenCommands } from '../../src/app/cli/commands';
+import { authCommands, memberCommands, runCli, serveCommand, tokenCommands } from '../../src/app/cli';
 import { tempHome } from './helpers';
 
 const ALL = [

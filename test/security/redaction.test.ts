@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDevServer, openInstance } from '../../src/app/dev';
-import { runCli } from '../../src/app/cli/run';
+import { runCli } from '../../src/app/cli';
 import { REDACTED } from '../../src/tokens';
 import { aToken, leaks } from '../support/token';
 
