@@ -3,8 +3,10 @@
 //   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp and testing,
 //   peers < 9 app (the `svc` program: app/cli, app/dev, app/server).
 // src/index.ts and src/entries/ are the package's faces (svc-auth, svc-auth/<subpath>): they re-export
-// the parts they ship, and nothing imports them. Across folders, a module imports another folder through
-// its index.ts only, so each folder's index.ts is its whole interface.
+// the parts they ship, and no library code imports them. The reference server (src/app/server) is the
+// one exception, the other way round: of src/ it imports nothing but those faces, as a user's server
+// does. Across folders, a module imports another folder through its index.ts only, so each folder's
+// index.ts is its whole interface.
 /** @type {import('dependency-cruiser').IConfiguration} */
 
 const LAYERS = [
@@ -47,6 +49,8 @@ const subfolderRules = DEPTHS.map((depth) => {
       path: '^src/',
       pathNot: [
         '/index\\.ts$',
+        // A package entry is a face too (only the reference server may import one: see below).
+        '^src/entries/[^/]+\\.ts$',
         ...DEPTHS.slice(0, depth).map((d) => `^${Array.from({ length: d }, (_, i) => `$${i + 1}`).join('')}[^/]+$`),
       ],
     },
@@ -79,10 +83,19 @@ module.exports = {
     },
     {
       name: 'nothing-imports-entries',
-      comment: 'src/index.ts and src/entries/ are package faces: library code never imports them.',
+      comment: 'src/index.ts and src/entries/ are package faces: library code never imports them (the reference server aside).',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(index\\.ts$|entries/)' },
+      from: { path: '^src/', pathNot: '^src/(index\\.ts$|entries/|app/server/)' },
       to: { path: '^src/(index\\.ts$|entries/)' },
+    },
+    {
+      name: 'reference-server-uses-the-public-api',
+      comment:
+        "The reference server (src/app/server) is code a user can copy: of src/ it imports only the package's entries " +
+        '(`svc-auth` is src/index.ts, `svc-auth/<subpath>` is src/entries/<subpath>.ts through tsconfig paths) and its own files.',
+      severity: 'error',
+      from: { path: '^src/app/server/' },
+      to: { path: '^src/', pathNot: ['^src/index\\.ts$', '^src/entries/[^/]+\\.ts$', '^src/app/server/'] },
     },
     {
       name: 'stores-need-no-policy',
@@ -105,7 +118,7 @@ module.exports = {
         "Across units, import a unit's index.ts: its public face. A store with an optional peer (src/stores/<name>/) has a face " +
         'of its own, which the stores face does not re-export, so that its peer (pg) loads only where that store is asked for.',
       severity: 'error',
-      from: { path: `^(${UNIT})` },
+      from: { path: `^(${UNIT})`, pathNot: '^src/app/server/' },
       to: { path: '^src/', pathNot: ['^$1', `^${UNIT}index\\.ts$`, '^src/stores/[^/]+/index\\.ts$'] },
     },
     ...subfolderRules,

@@ -51,6 +51,25 @@ export default tseslint.config(
     },
   },
   {
+    // The reference server is code users copy: it imports what a user's server can (`svc-auth`, its subpaths,
+    // node builtins, packages), never a file of the library. dependency-cruiser checks the same on the
+    // resolved files (rule reference-server-uses-the-public-api); this says it in the editor.
+    files: ['src/app/server/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*', '**/src/*'],
+              message: "The reference server imports only 'svc-auth', 'svc-auth/<subpath>' and its own files.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Examples are what users copy: Express 5 types a route parameter as `string | string[] | undefined`,
     // and the natural `${req.params.org}/${req.params.repo}` is safe (authorize decides anything
     // malformed as `invalid`). Framework handlers are async by the framework's contract.

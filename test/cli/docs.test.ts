@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/app/cli/run';
+import { runCli } from '../../src/app/cli';
 import { ROOT, svc, tempHome } from './helpers';
 
 const FIX = 'run `node scripts/cli-docs.mjs` to rewrite the reference part of docs/cli.md';

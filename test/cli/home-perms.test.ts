@@ -3,8 +3,7 @@ import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { secureHome, openInstance } from '../../src/app/dev';
-import { createDevServer } from '../../src/app/server';
+import { createDevServer, secureHome, openInstance } from '../../src/app/dev';
 
 const posix = typeof process.getuid === 'function';
 const dirs: string[] = [];

@@ -4,7 +4,7 @@
  * when a token in SVC_TOKEN tries to revoke itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/app/cli/run';
+import { runCli } from '../../src/app/cli';
 import { svc, tempHome } from './helpers';
 
 // Names of the SDK's input fields and their issue paths: none may reach a CLI user.

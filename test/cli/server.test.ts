@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors';
-import { openInstance, type DevInstance } from '../../src/app/dev';
-import { createDevServer, type DevServer } from '../../src/app/server';
+import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
+import type { ReferenceServer } from '../../src/app/server';
 import { exited, serve, svc, tempHome } from './helpers';
 
 describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000 }, () => {
   let home = '';
   let cleanup = async (): Promise<void> => undefined;
   let dev: DevInstance;
-  let server: DevServer;
+  let server: ReferenceServer;
   let url = '';
   const logs: string[] = [];
   let session = '';
@@ -137,7 +137,7 @@ describe('dev server (in-process, same SVC_HOME as the CLI)', { timeout: 120_000
     for (const l of logs) for (const t of [docs, reader, session]) expect(l).not.toContain(t);
   });
 
-  it('svc serve is built on the library guard: denials are logged with their reason, answers carry Svc-Token-Expiration', async () => {
+  it('svc serve logs each denial with its reason (authenticateRequest + authorize), and answers carry Svc-Token-Expiration', async () => {
     const r = await call('/api/repos/acme/web/things/Img/logo', docs, { method: 'PUT', body: '{"content":"x"}' });
     expect(r.status).toBe(403);
     expect(logs.at(-1)).toMatch(/^PUT \/api\/repos\/acme\/web\/things\/Img\/logo 403 user=alice token=docs reason=thing$/);

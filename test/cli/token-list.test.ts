@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expiryText, lastUsedText, relativeText, tokenTable } from '../../src/app/cli/output';
+import { expiryText, lastUsedText, relativeText, tokenTable } from '../../src/app/cli';
 import type { TokenInfo } from '../../src/service';
 import { svc, tempHome } from './helpers';
 import { T0 as NOW } from '../support/clock';

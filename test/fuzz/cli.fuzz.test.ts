@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseFlags } from '../../src/app/cli/args';
-import { runCli } from '../../src/app/cli/run';
+import { parseFlags, runCli } from '../../src/app/cli';
 import { expectNoPollution, hostileString, PARAMS, TIMEOUT, typedOrValue } from './harness';
 
 const SPECS = { name: { type: 'string', short: 'n' }, scope: { type: 'string', multiple: true }, json: { type: 'boolean' } } as const;

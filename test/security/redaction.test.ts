@@ -3,9 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openInstance } from '../../src/app/dev';
-import { runCli } from '../../src/app/cli/run';
-import { createDevServer } from '../../src/app/server';
+import { createDevServer, openInstance } from '../../src/app/dev';
+import { runCli } from '../../src/app/cli';
 import { REDACTED } from '../../src/tokens';
 import { aToken, leaks } from '../support/token';
 

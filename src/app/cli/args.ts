@@ -103,19 +103,6 @@ export function required(flags: Flags, name: string): string {
 }
 
 /**
- * An optional string flag: the value, or `undefined` when absent.
- *
- * @example
- * ```ts
- * optional(flags, 'expires'); // '90d' or undefined
- * ```
- */
-export function optional(flags: Flags, name: string): string | undefined {
-  const v = flags[name];
-  return typeof v === 'string' ? v : undefined;
-}
-
-/**
  * How a library input field is spelled on the command line: a flag name (`'--expires'`), or a
  * function that rewrites the whole issue path (`--scope[0]` keeps only the index of the value).
  */

@@ -4,7 +4,7 @@
  * @module
  */
 export { openInstance, type CliEnv, type DevInstance } from './instance';
-export { ThingStore } from './things';
+export { createDevServer } from './server';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { secureHome } from './home-perms';

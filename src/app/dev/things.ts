@@ -9,24 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ValidationError } from '../../errors';
 import { JsonFile } from '../../stores';
+import type { Thing, ThingStore } from '../server';
 
 /** The head of a repo that has no commit yet. */
 export const INITIAL_COMMIT = '0'.repeat(40);
-
-/**
- * One stored thing.
- *
- * @example
- * ```ts
- * const t: Thing = { name: 'Doc/readme', content: 'hello', commit: 'a3f…', committer: 'svc:default/users/Identity/alice' };
- * ```
- */
-export interface Thing {
-  readonly name: string;
-  readonly content: unknown;
-  readonly commit: string;
-  readonly committer: string;
-}
 
 interface RepoState {
   head: string;
@@ -36,18 +22,19 @@ interface RepoState {
 type Table = Map<string, RepoState>;
 
 /**
- * Thing contents of the dev instance, keyed by lowercase `org/repo` and the
- * case-sensitive thing name. Callers authorize first: this store trusts its names.
+ * The reference server's things in the dev instance, keyed by lowercase
+ * `org/repo` and the case-sensitive thing name. Callers authorize first: this
+ * store trusts its names.
  *
  * @example
  * ```ts
- * const things = new ThingStore('/tmp/svc');
+ * const things = new FileThingStore('/tmp/svc');
  * const { commit } = await things.put('acme/web', 'Doc/readme', 'hello', 'svc:default/users/Identity/alice');
  * await things.get('acme/web', 'Doc/readme'); // { name, content: 'hello', commit, committer }
  * await things.head('acme/web');              // commit
  * ```
  */
-export class ThingStore {
+export class FileThingStore implements ThingStore {
   private readonly file: JsonFile<Table>;
 
   constructor(home: string) {

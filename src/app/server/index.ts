@@ -1,9 +1,8 @@
 /**
- * The reference dev server of `svc serve`: node:http routes and `/mcp` over the
- * dev instance.
+ * The reference server of `svc serve`: a whole server on the public API of
+ * svc-auth (it imports only `svc-auth` and `svc-auth/<subpath>`; lint checks
+ * it), handed its `Auth`, its things and its log by whoever runs it.
  * @module
  */
-export { createDevServer } from './server';
-
-/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
-export type { DevServer } from './server';
+export { createReferenceServer, type ReferenceServer } from './server';
+export type { PathHandler, Thing, ThingStore } from './types';

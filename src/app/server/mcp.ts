@@ -13,25 +13,23 @@
  * - `thing_put` `{org, repo, name, content, committer?}` -> `{commit, committer}` (repo:write on the thing; committer per T9)
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../../errors';
-import { canUseTool, guardTool, mcpNodeHandlers, mcpPrincipal, type AuthInfo, type McpToolPolicy } from '../../mcp';
-import type { Principal } from '../../core/policy';
-import type { DevInstance, ThingStore } from '../dev';
-import { packageVersion } from '../cli';
+import { NotFoundError, ValidationError, type Auth, type Principal } from 'svc-auth';
+import { canUseTool, guardTool, mcpNodeHandlers, mcpPrincipal, type AuthInfo, type McpToolPolicy } from 'svc-auth/mcp';
+import type { LogFields, PathHandler, ThingStore } from './types';
 
 /**
- * The MCP endpoint's path on the dev server.
+ * The MCP endpoint's path on the server.
  *
  * @example
  * ```ts
  * `${baseUrl}${MCP_PATH}`; // 'http://127.0.0.1:8080/mcp'
  * ```
  */
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 /**
  * Where the Protected Resource Metadata of {@link MCP_PATH} is served (RFC 9728 section 3.1).
  *
@@ -40,7 +38,7 @@ export const MCP_PATH = '/mcp';
  * await fetch(`${baseUrl}${MCP_METADATA_PATH}`); // { resource: `${baseUrl}/mcp`, bearer_methods_supported: ['header'], ... }
  * ```
  */
-export const MCP_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+const MCP_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
 
 type RepoArgs = { org: string; repo: string };
 type ThingArgs = RepoArgs & { name: string };
@@ -64,13 +62,12 @@ function result(value: Record<string, unknown>): CallToolResult {
  *
  * @example
  * ```ts
- * const server = devMcpServer(dev, things, principal);
+ * const server = mcpServerFor(principal, { auth, things, version: '1.0.0' });
  * await server.connect(transport);
  * ```
  */
-export function devMcpServer(dev: DevInstance, things: ThingStore, principal: Principal): McpServer {
-  const auth = dev.auth;
-  const server = new McpServer({ name: 'svc', version: packageVersion() });
+export function mcpServerFor(principal: Principal, { auth, things, version }: McpParts): McpServer {
+  const server = new McpServer({ name: 'svc', version });
 
   server.registerTool(
     'whoami',
@@ -142,65 +139,56 @@ export function devMcpServer(dev: DevInstance, things: ThingStore, principal: Pr
   return server;
 }
 
-const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
+/** What the MCP endpoint works on: the server's own `Auth` and things, and the version it tells clients. */
+interface McpParts {
+  auth: Auth;
+  things: ThingStore;
+  version: string;
+}
+
+/** Who the MCP endpoint served, for the access log: the credential it accepted, if any. */
+function served(req: IncomingMessage): LogFields {
+  try {
+    // The handler leaves the request's AuthInfo on `req.auth` once the credential is accepted.
+    const p = mcpPrincipal((req as { auth?: AuthInfo }).auth);
+    return { user: p.userId, token: p.tokenName ?? p.kind, reason: 'mcp' };
+  } catch {
+    return { reason: 'mcp' };
+  }
+}
 
 /**
- * The dev server's hook: answers `/mcp` and its metadata path and returns
- * true, or returns false for every other path (the caller routes those).
+ * The server's MCP handlers by exact path: `/mcp` and its metadata.
  * `allowedOrigins` are the browser origins allowed besides the server's own
  * (`svc serve --allow-origin`); any other `Origin` gets 403 (DNS rebinding).
  *
  * @throws ValidationError when an allowed origin is not an http(s) origin.
  * @example
  * ```ts
- * const mcp = mountMcp(dev, things, { log });
- * createServer((req, res) => { if (!mcp(req, res)) void handle(req, res); });
+ * const exact = { ...mcpRoutes({ auth, things }) }; // { '/mcp': …, '/.well-known/oauth-protected-resource/mcp': … }
  * ```
  */
-export function mountMcp(
-  dev: DevInstance,
-  things: ThingStore,
-  options: { log?: ((line: string) => void) | undefined; allowedOrigins?: readonly string[] | undefined } = {},
-): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const log = options.log;
+export function mcpRoutes(options: {
+  auth: Auth;
+  things: ThingStore;
+  version?: string | undefined;
+  allowedOrigins?: readonly string[] | undefined;
+}): Record<string, PathHandler> {
+  const parts: McpParts = { auth: options.auth, things: options.things, version: options.version ?? '0.0.0' };
   const handlers = mcpNodeHandlers({
-    auth: dev.auth,
+    auth: options.auth,
     resourceName: 'svc dev instance',
-    server: (principal) => devMcpServer(dev, things, principal),
+    server: (principal) => mcpServerFor(principal, parts),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
   });
-  const trace = (req: IncomingMessage, res: ServerResponse, path: string): void => {
-    if (log === undefined) return;
-    res.once('finish', () => {
-      let p: Principal | undefined;
-      try {
-        // The handler leaves the request's AuthInfo on `req.auth` once the credential is accepted.
-        p = mcpPrincipal((req as { auth?: AuthInfo }).auth);
-      } catch {
-        p = undefined;
-      }
-      const line = `${req.method ?? '-'} ${path} ${res.statusCode} user=${p?.userId ?? '-'} token=${p === undefined ? '-' : (p.tokenName ?? p.kind)} reason=mcp`;
-      log(
-        line
-          .replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
-          .replace(JWT_LIKE, '[redacted]')
-          .slice(0, 2048),
-      );
-    });
-  };
-  return (req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path === MCP_PATH) {
-      trace(req, res, path);
-      // The library's handler never rejects; should that ever break, one request must not end the server.
-      handlers.mcp(req, res).catch(() => res.destroy());
-      return true;
-    }
-    if (path === MCP_METADATA_PATH) {
-      trace(req, res, path);
+  return {
+    [MCP_PATH]: async (req, res) => {
+      await handlers.mcp(req, res);
+      return served(req);
+    },
+    [MCP_METADATA_PATH]: (req, res) => {
       handlers.metadata(req, res);
-      return true;
-    }
-    return false;
+      return Promise.resolve({ reason: 'mcp' });
+    },
   };
 }

@@ -1,269 +1,218 @@
 /**
- * The reference dev server (`svc serve`): node:http and the library's own
- * helpers, on the same `SVC_HOME` as the CLI. Every request is authenticated
- * afresh (records are re-read from the store), so a token revoked by another
- * `svc` process is refused on its next request.
+ * The reference server of `svc serve`, and the example of a whole server on
+ * svc-auth: node:http, JSON routes that authenticate and authorize every
+ * request, an access log, the limits a server facing hostile clients needs,
+ * and an MCP endpoint (mcp.ts). It imports only what a user of the package
+ * imports (`svc-auth`, `svc-auth/mcp`, node builtins; lint checks it), and
+ * what it works on is handed in: the `Auth` object, a store of things, a log.
  *
- * Routes (docs/cli.md, the reference server):
- * - `GET  /api/whoami`                                  -> `{kind, user, token}`
+ * Every request is authenticated afresh (records are re-read from the store),
+ * so a token revoked by another process is refused on its next request.
+ *
+ * Routes:
+ * - `GET  /api/whoami`                                  -> `{kind, user, token}` (any valid credential)
  * - `GET  /api/repos/<org>/<repo>/head`                 -> `{org, repo, head}` (repo:read)
  * - `GET  /api/repos/<org>/<repo>/things/<Type>/<name>` -> `{name, content, commit}` (repo:read on the thing)
  * - `PUT  /api/repos/<org>/<repo>/things/<Type>/<name>` with `{content, committer?}` -> `{commit, committer}` (repo:write on the thing)
+ * - `POST /mcp` and `GET /.well-known/oauth-protected-resource/mcp` (mcp.ts)
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthenticationError, NotFoundError, SvcAuthError, UnavailableError, ValidationError, type IssueInput } from '../../errors';
-import { sendError, sendJson, finish, makeGate, makeRoute, principalOf } from '../../http';
-import type { GateObserver } from '../../http';
-import { nodeGuard, type NodeMiddleware } from '../../adapters/node';
-import { redactTokens } from '../../tokens';
-import { openInstance, type CliEnv, type DevInstance, ThingStore } from '../dev';
-import { mountMcp } from './mcp';
-import { readJson, segments, writeInput } from './server-input';
+import {
+  AuthenticationError,
+  EXPIRATION_HEADER,
+  NotFoundError,
+  SvcAuthError,
+  UnavailableError,
+  ValidationError,
+  decisionError,
+  redactTokens,
+  reportDenied,
+  sendError,
+  sendJson,
+  type Auth,
+  type Permission,
+  type Principal,
+} from 'svc-auth';
+import { readJson, segments, writeInput } from './input';
+import { mcpRoutes } from './mcp';
+import type { LogFields, PathHandler, ThingStore } from './types';
 
 /**
- * Options of {@link createDevServer}.
+ * Options of {@link createReferenceServer}: what the server works on.
  *
  * @example
  * ```ts
- * const options: DevServerOptions = { env: { SVC_HOME: '/tmp/svc' }, log: (line) => console.error(line) };
+ * const options: ReferenceServerOptions = { auth, things, log: (line) => console.error(line) };
  * ```
  */
-export interface DevServerOptions {
-  /** An opened instance to serve; it stays open on `close()`. Default: open one from `env`. */
-  instance?: DevInstance;
-  /** Environment for opening the instance (`SVC_HOME`, ...). Default `{}` (so `~/.svc`). */
-  env?: CliEnv;
-  /** Receives one line per request (method, path, status, user, token name, decision). Default: none. */
-  log?: (line: string) => void;
-  /**
-   * Extra routes by exact path (for example `/mcp`), tried before the built-in
-   * ones. Each handler answers its request itself; an error it throws is
-   * answered per H2.
-   */
-  routes?: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>;
+export interface ReferenceServerOptions {
+  /** Authenticates and authorizes every request: the object `createAuth` returned. */
+  auth: Auth;
+  /** Where the things of the routes are read and written. */
+  things: ThingStore;
+  /** Receives one line per request: method, path, status, user, token, decision. Never a token value. Default: none. */
+  log?: ((line: string) => void) | undefined;
   /** Browser origins that may call `/mcp` besides the server's own; any other `Origin` gets 403. Default none. */
-  allowedOrigins?: readonly string[];
+  allowedOrigins?: readonly string[] | undefined;
+  /** More handlers by exact path, tried before the routes above (`/mcp` stays the server's own). */
+  routes?: Readonly<Record<string, PathHandler>> | undefined;
+  /** The version `/mcp` tells MCP clients. Default `'0.0.0'`. */
+  version?: string | undefined;
 }
 
 /**
- * A dev server, built but not yet listening.
+ * A server, built but not yet listening.
  *
  * @example
  * ```ts
- * const dev = await createDevServer({ env: { SVC_HOME: '/tmp/svc' } });
- * const url = await dev.listen({ port: 0 }); // 'http://127.0.0.1:53124'
- * await dev.close();
+ * const ref = createReferenceServer({ auth, things });
+ * const url = await ref.listen({ port: 0 }); // 'http://127.0.0.1:53124'
+ * await ref.close();
  * ```
  */
-export interface DevServer {
+export interface ReferenceServer {
   readonly server: Server;
   /** Start listening (default host `127.0.0.1`, port 8080; port 0 picks a free one); resolves to the base URL. */
   listen(options?: { host?: string; port?: number }): Promise<string>;
-  /** Stop accepting, drop open connections, release the instance if this server opened it. */
+  /** Stop accepting and drop open connections. */
   close(): Promise<void>;
 }
 
-/** What one request did, for its log line. */
-interface Trace {
-  user?: string;
-  token?: string;
-  reason?: string;
+/** One method of a route: the permission it needs (none: any valid credential), and what it does once allowed. */
+interface Endpoint {
+  need?: { permission: Permission; resource: string; thing?: string };
+  run(principal: Principal, req: IncomingMessage, res: ServerResponse): void | Promise<void>;
 }
 
-/** A request after routing: the route's own parameters, never re-read from the URL. */
-type Routed = IncomingMessage & { params: { org: string; repo: string; name: string } };
-type Handler = (req: Routed, res: ServerResponse) => Promise<void>;
-interface Route {
-  params: Routed['params'];
-  methods: Record<string, Handler>;
-}
+/** A route's endpoints by HTTP method. */
+type Route = Partial<Record<string, Endpoint>>;
 
 /**
- * Build the reference dev server over the dev instance.
+ * Build the reference server over `options.auth` and `options.things`.
  *
- * @throws UnavailableError when the instance cannot be opened.
+ * @throws ValidationError when an allowed origin is not an http(s) origin.
  * @example
  * ```ts
- * import { createDevServer } from './src/app/server'; // not a public export: the reference server of `svc serve`
- * const dev = await createDevServer({ env: process.env, log: (l) => process.stderr.write(`${l}\n`) });
- * console.log(`listening on ${await dev.listen({ port: 0 })}`);
+ * import { createReferenceServer } from './src/app/server'; // not a package export: the reference server of `svc serve`
+ * const ref = createReferenceServer({ auth, things, log: (line) => process.stderr.write(`${line}\n`) });
+ * console.log(`listening on ${await ref.listen({ port: 0 })}`);
  * ```
  */
-export async function createDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  const owned = options.instance === undefined;
-  const log = options.log;
-  // A home tightened on start is said in the log, as the other commands say it on stderr.
-  const dev = options.instance ?? (await openInstance(options.env ?? {}, { notice: (text) => log?.(`svc: ${text}`) }));
-  const things = new ThingStore(dev.home);
+export function createReferenceServer(options: ReferenceServerOptions): ReferenceServer {
+  const { auth, things, log } = options;
 
-  // Every route goes through the library's own guard (requireAuth's machinery):
-  // authenticate -> authorize on the route's parameters -> H2 answers. The
-  // observer only feeds the log line; it decides nothing.
-  const traces = new WeakMap<object, Trace>();
-  const observe: GateObserver = (req, event) => {
-    const trace = typeof req === 'object' && req !== null ? traces.get(req) : undefined;
-    if (trace === undefined) return;
-    if (event.principal) {
-      trace.user = event.principal.userId;
-      trace.token = event.principal.tokenName ?? event.principal.kind;
+  /** The route of a path, by its segments (percent-decoded, none hiding a `/`); `undefined` when there is none. */
+  function routeOf(path: string): Route | undefined {
+    const s = segments(path);
+    if (s === undefined || s[0] !== 'api') return undefined;
+    if (s.length === 2 && s[1] === 'whoami') {
+      return { GET: { run: (p, _req, res) => sendJson(res, 200, { kind: p.kind, user: p.userId, token: p.tokenName ?? null }) } };
     }
-    trace.reason = event.reason;
-    if (event.tokenId !== undefined) trace.token ??= `id:${event.tokenId}`;
-  };
-  const guard = (check?: { permission: 'repo:read' | 'repo:write'; thing?: true }): NodeMiddleware<Routed> => {
-    const issues: IssueInput[] = [];
-    const gate = makeGate(dev.auth, {}, issues, observe);
-    const route =
-      check === undefined
-        ? undefined
-        : makeRoute<Routed>(
-            {
-              permission: check.permission,
-              resource: (req: Routed) => `${req.params.org}/${req.params.repo}`,
-              ...(check.thing ? { thing: (req: Routed) => req.params.name } : {}),
-            },
-            issues,
-            true,
-          );
-    finish(issues);
-    return nodeGuard<Routed>({ gate, route });
-  };
-  const signedIn = guard();
-  const readRepo = guard({ permission: 'repo:read' });
-  const readThing = guard({ permission: 'repo:read', thing: true });
-  const writeThing = guard({ permission: 'repo:write', thing: true });
-
-  /** Runs `body` behind `g`; the log line learns who it was. */
-  const behind =
-    (g: NodeMiddleware<Routed>, body: (req: Routed, res: ServerResponse) => Promise<void>): Handler =>
-    (req, res) =>
-      g(req, res, async () => {
-        const p = principalOf(req);
-        const trace = traces.get(req);
-        if (trace !== undefined) {
-          trace.user = p.userId;
-          trace.token = p.tokenName ?? p.kind;
-          trace.reason ??= 'allow';
-        }
-        try {
-          await body(req, res);
-        } catch (err) {
-          if (trace !== undefined) trace.reason = reasonOf(err);
-          throw err;
-        }
-      });
-
-  function route(path: string): Route | undefined {
-    const segs = segments(path);
-    if (segs === undefined || segs[0] !== 'api') return undefined;
-    if (segs.length === 2 && segs[1] === 'whoami') {
-      return {
-        params: { org: '', repo: '', name: '' },
-        methods: {
-          GET: behind(signedIn, (req, res) => {
-            const p = principalOf(req);
-            sendJson(res, 200, { kind: p.kind, user: p.userId, token: p.tokenName ?? null });
-            return Promise.resolve();
-          }),
-        },
-      };
+    if (s[1] !== 'repos' || s.length < 5) return undefined;
+    const [org, repo, what] = [s[2] as string, s[3] as string, s[4] as string];
+    const resource = `${org}/${repo}`;
+    const key = resource.toLowerCase();
+    if (what === 'head' && s.length === 5) {
+      const head = async (_p: Principal, _req: IncomingMessage, res: ServerResponse): Promise<void> =>
+        sendJson(res, 200, { org: org.toLowerCase(), repo: repo.toLowerCase(), head: await things.head(key) });
+      return { GET: { need: { permission: 'repo:read', resource }, run: head } };
     }
-    if (segs[1] !== 'repos' || segs.length < 5) return undefined;
-    const [org, repo, what] = [segs[2] as string, segs[3] as string, segs[4] as string];
-    const key = `${org}/${repo}`.toLowerCase();
-    if (what === 'head' && segs.length === 5) {
-      return {
-        params: { org, repo, name: '' },
-        methods: {
-          GET: behind(readRepo, async (_req, res) => {
-            sendJson(res, 200, { org: org.toLowerCase(), repo: repo.toLowerCase(), head: await things.head(key) });
-          }),
-        },
-      };
-    }
-    if (what !== 'things' || segs.length < 7) return undefined;
-    const name = segs.slice(5).join('/');
+    if (what !== 'things' || s.length < 7) return undefined;
+    const name = s.slice(5).join('/');
     return {
-      params: { org, repo, name },
-      methods: {
-        GET: behind(readThing, async (_req, res) => {
+      GET: {
+        need: { permission: 'repo:read', resource, thing: name },
+        async run(_p, _req, res) {
           const thing = await things.get(key, name);
           if (thing === undefined) throw new NotFoundError(`no thing ${name} in ${key}`);
           sendJson(res, 200, { name: thing.name, content: thing.content, commit: thing.commit });
-        }),
-        PUT: behind(writeThing, async (req, res) => {
+        },
+      },
+      PUT: {
+        need: { permission: 'repo:write', resource, thing: name },
+        async run(p, req, res) {
           const body = await readJson(req, res);
-          if (body === undefined) return;
-          const { content, committer: override } = writeInput(body);
-          const committer = dev.auth.committer(principalOf(req), override);
-          const thing = await things.put(key, name, content, committer);
+          if (body === undefined) return; // answered 413
+          const { content, committer } = writeInput(body);
+          const thing = await things.put(key, name, content, auth.committer(p, committer));
           sendJson(res, 200, { commit: thing.commit, committer: thing.committer });
-        }),
+        },
       },
     };
   }
 
-  const extra = options.routes ?? {};
+  /**
+   * Authenticate the request and decide what its endpoint needs: the principal, or `undefined` once a
+   * refusal is answered. `requireAuth` makes the same calls and answers a refusal itself; this server
+   * makes them here so that its access log learns who was refused and why.
+   */
+  async function admit(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, seen: LogFields): Promise<Principal | undefined> {
+    // An AuthenticationError (401) or a store outage (503) goes to the caller's catch.
+    const principal = await auth.authenticateRequest(req);
+    seen.user = principal.userId;
+    seen.token = principal.tokenName ?? principal.kind;
+    const need = endpoint.need;
+    if (need !== undefined) {
+      const decision = auth.authorize(principal, need.resource, need.permission, need.thing);
+      if (!decision.allowed) {
+        // The audit hook (createAuth's onEvent) hears every denial, as it does from requireAuth.
+        reportDenied(auth, principal, need.resource, need.permission, decision.reason, need.thing);
+        seen.reason = decision.reason;
+        sendError(res, decisionError(decision)); // 403, or 400 for a request that names no valid resource
+        return undefined;
+      }
+    }
+    seen.reason = 'allow';
+    res.setHeader(EXPIRATION_HEADER, principal.expiresAt.toISOString());
+    return principal;
+  }
+
+  // Exact paths first: the caller's, then the MCP endpoint, which no caller's route may shadow.
+  const exact: Record<string, PathHandler> = { ...options.routes, ...mcpRoutes(options) };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const trace: Trace = {};
-    traces.set(req, trace);
+    const seen: LogFields = {};
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     try {
-      const own = Object.hasOwn(extra, path) ? extra[path] : undefined;
-      if (own !== undefined) return await own(req, res);
-      const r = route(path);
-      if (r === undefined) throw new NotFoundError('no such endpoint');
-      const handler = Object.hasOwn(r.methods, method) ? r.methods[method] : undefined;
-      if (handler === undefined) {
-        trace.reason = 'method';
-        sendJson(
-          res,
-          405,
-          { error: 'method_not_allowed', message: `use ${Object.keys(r.methods).join(' or ')}` },
-          { allow: Object.keys(r.methods).join(', ') },
-        );
+      const own = Object.hasOwn(exact, path) ? exact[path] : undefined;
+      if (own !== undefined) {
+        Object.assign(seen, await own(req, res));
         return;
       }
-      const routed = req as Routed;
-      routed.params = r.params;
-      await handler(routed, res);
+      const route = routeOf(path);
+      if (route === undefined) throw new NotFoundError('no such endpoint');
+      const endpoint = Object.hasOwn(route, method) ? route[method] : undefined;
+      if (endpoint === undefined) {
+        seen.reason = 'method';
+        const methods = Object.keys(route);
+        sendJson(res, 405, { error: 'method_not_allowed', message: `use ${methods.join(' or ')}` }, { allow: methods.join(', ') });
+        return;
+      }
+      const principal = await admit(endpoint, req, res, seen);
+      if (principal !== undefined) await endpoint.run(principal, req, res);
     } catch (err) {
-      trace.reason ??= reasonOf(err);
-      // A refused token whose signature verified is traced by its id (never its value).
-      if (err instanceof AuthenticationError && err.tokenId !== undefined) trace.token ??= `id:${err.tokenId}`;
+      seen.reason = reasonOf(err);
+      // A refused token whose signature verified is logged by its id (never its value).
+      if (err instanceof AuthenticationError && err.tokenId !== undefined) seen.token ??= `id:${err.tokenId}`;
       sendError(res, err);
     } finally {
       if (log !== undefined) {
-        const line = `${method} ${path} ${res.statusCode} user=${trace.user ?? '-'} token=${trace.token ?? '-'} reason=${trace.reason ?? '-'}`;
-        // Paths come from the client: no control characters, and nothing shaped like a token, reach the log.
-        log(
-          redactTokens(line)
-            .replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
-            .slice(0, 2048),
-        );
+        const write = (): void => log(logLine(method, path, res.statusCode, seen));
+        // A streamed answer (MCP) may still be open: its line waits for the end.
+        if (res.writableEnded) write();
+        else res.once('close', write);
       }
     }
   }
 
-  let mcp: ReturnType<typeof mountMcp>;
-  try {
-    mcp = mountMcp(dev, things, { log, allowedOrigins: options.allowedOrigins });
-  } catch (err) {
-    // A bad --allow-origin: refused before listening, without keeping the instance open.
-    if (owned) await dev.close();
-    throw err;
-  }
   // Hostile clients: a slow client that never finishes its headers or body is cut off,
   // and headers beyond 16 KiB get 431, so one client cannot hold the server's memory.
   const server = createServer(
     { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: 1_000 },
-    (req, res) => {
-      if (!mcp(req, res)) void handle(req, res);
-    },
+    (req, res) => void handle(req, res),
   );
 
   return {
@@ -285,16 +234,23 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<D
         });
       });
     },
-    async close() {
-      await new Promise<void>((resolve) => {
+    close() {
+      return new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      if (owned) await dev.close();
     },
   };
 }
 
 function reasonOf(err: unknown): string {
   return err instanceof AuthenticationError ? err.reason : err instanceof SvcAuthError ? err.code : 'internal';
+}
+
+/** The access log line; paths come from the client: no control characters, and nothing shaped like a token, reach the log. */
+function logLine(method: string, path: string, status: number, seen: LogFields): string {
+  const line = `${method} ${path} ${status} user=${seen.user ?? '-'} token=${seen.token ?? '-'} reason=${seen.reason ?? '-'}`;
+  return redactTokens(line)
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+    .slice(0, 2048);
 }

@@ -7,8 +7,8 @@
 import { rm } from 'node:fs/promises';
 import { UnavailableError, ValidationError, type IssueInput } from '../../../errors';
 import { LIFETIMES, parseShortDuration } from '../../../tokens';
-import { optional, parseFlags, renameIssues, required } from '../args';
-import { help, signIn, withInstance, type Command } from '../command';
+import { renameIssues } from '../args';
+import { defineCommand, type Command } from '../command';
 import { clean, dateText, json } from '../output';
 
 const LOGIN_HELP = `Usage: svc auth login --user <id> [--expires <N>d|h|m]
@@ -44,32 +44,30 @@ Options:
 `;
 
 /** `svc auth login`. */
-export const authLogin: Command = {
+export const authLogin = defineCommand({
   name: 'login',
   summary: 'log in to the dev instance as a user',
   help: LOGIN_HELP,
-  async run(args, io) {
-    const flags = parseFlags(args, { user: { type: 'string', short: 'u' }, expires: { type: 'string' } });
-    if (flags.help) return help(io, LOGIN_HELP);
-    const user = required(flags, 'user');
-    const expires = optional(flags, 'expires');
+  flags: { user: { type: 'string', short: 'u', required: true }, expires: { type: 'string' } },
+  needs: 'instance',
+  input: ({ expires }) => {
     if (expires !== undefined) sessionLifetime(expires);
-    return withInstance(io, async (dev) => {
-      const token = await dev.auth.issueSession(user, expires === undefined ? undefined : { expiresIn: expires }).catch((err: unknown) => {
-        throw renameIssues(err, { userId: '--user', expiresIn: '--expires' });
-      });
-      const principal = await dev.auth.authenticate(token);
-      await dev.session.update(() => ({ user, token }));
-      io.stdout(`logged in as ${clean(user)} (session expires ${dateText(principal.expiresAt)})\n`);
-      if (io.env.SVC_TOKEN) io.stderr('svc: note: SVC_TOKEN is set and takes precedence over this session\n');
-      const roles = await dev.members.rolesOf(user);
-      if (Object.keys(roles.orgs ?? {}).length + Object.keys(roles.repos ?? {}).length === 0) {
-        io.stderr(`svc: note: ${clean(user)} has no roles yet: see 'svc member set --help'\n`);
-      }
-      return 0;
-    });
   },
-};
+  async run({ flags: { user, expires }, dev, io }) {
+    const token = await dev.auth.issueSession(user, expires === undefined ? undefined : { expiresIn: expires }).catch((err: unknown) => {
+      throw renameIssues(err, { userId: '--user', expiresIn: '--expires' });
+    });
+    const principal = await dev.auth.authenticate(token);
+    await dev.session.update(() => ({ user, token }));
+    io.stdout(`logged in as ${clean(user)} (session expires ${dateText(principal.expiresAt)})\n`);
+    if (io.env.SVC_TOKEN) io.stderr('svc: note: SVC_TOKEN is set and takes precedence over this session\n');
+    const roles = await dev.members.rolesOf(user);
+    if (Object.keys(roles.orgs ?? {}).length + Object.keys(roles.repos ?? {}).length === 0) {
+      io.stderr(`svc: note: ${clean(user)} has no roles yet: see 'svc member set --help'\n`);
+    }
+    return 0;
+  },
+});
 
 /**
  * `--expires` of `auth login`, checked by the library's rule (T3) and refused in flag terms. A bare
@@ -88,49 +86,42 @@ function sessionLifetime(value: string): void {
 }
 
 /** `svc auth logout`. */
-export const authLogout: Command = {
+export const authLogout = defineCommand({
   name: 'logout',
   summary: 'forget the saved session',
   help: LOGOUT_HELP,
-  async run(args, io) {
-    const flags = parseFlags(args, {});
-    if (flags.help) return help(io, LOGOUT_HELP);
-    return withInstance(io, async (dev) => {
-      const had = (await dev.session.read()) !== undefined;
-      try {
-        await rm(dev.session.path, { force: true });
-      } catch (err) {
-        throw new UnavailableError(`cannot remove ${dev.session.path}`, { cause: err });
-      }
-      io.stdout(had ? 'logged out\n' : 'not logged in\n');
-      return 0;
-    });
+  flags: {},
+  needs: 'instance',
+  async run({ dev, io }) {
+    const had = (await dev.session.read()) !== undefined;
+    try {
+      await rm(dev.session.path, { force: true });
+    } catch (err) {
+      throw new UnavailableError(`cannot remove ${dev.session.path}`, { cause: err });
+    }
+    io.stdout(had ? 'logged out\n' : 'not logged in\n');
+    return 0;
   },
-};
+});
 
 /** `svc auth status`. */
-export const authStatus: Command = {
+export const authStatus = defineCommand({
   name: 'status',
   summary: 'show who you are acting as',
   help: STATUS_HELP,
-  async run(args, io) {
-    const flags = parseFlags(args, { json: { type: 'boolean' } });
-    if (flags.help) return help(io, STATUS_HELP);
-    return withInstance(io, async (dev) => {
-      const { principal, source } = await signIn(io, dev);
-      const token = principal.tokenName ?? null;
-      if (flags.json === true) {
-        io.stdout(json({ user: principal.userId, kind: principal.kind, source, token, expiresAt: principal.expiresAt }));
-      } else {
-        const via = source === 'SVC_TOKEN' ? `SVC_TOKEN (token '${clean(token ?? '?')}')` : 'saved session';
-        io.stdout(
-          `logged in as ${clean(principal.userId)} with a ${principal.kind} from ${via}, expires ${dateText(principal.expiresAt)}\n`,
-        );
-      }
-      return 0;
-    });
+  flags: { json: { type: 'boolean' } },
+  needs: 'signed-in',
+  run({ flags, principal, source, io }) {
+    const token = principal.tokenName ?? null;
+    if (flags.json) {
+      io.stdout(json({ user: principal.userId, kind: principal.kind, source, token, expiresAt: principal.expiresAt }));
+    } else {
+      const via = source === 'SVC_TOKEN' ? `SVC_TOKEN (token '${clean(token ?? '?')}')` : 'saved session';
+      io.stdout(`logged in as ${clean(principal.userId)} with a ${principal.kind} from ${via}, expires ${dateText(principal.expiresAt)}\n`);
+    }
+    return 0;
   },
-};
+});
 
 /** The `auth` group, in help order. */
 export const authCommands: readonly Command[] = [authLogin, authLogout, authStatus];

@@ -4,8 +4,8 @@
  * @module
  */
 import { NotFoundError } from '../../../errors';
-import { parseFlags, renameIssues, required } from '../args';
-import { help, withInstance, type Command } from '../command';
+import { renameIssues } from '../args';
+import { defineCommand, type Command } from '../command';
 import { clean, json, table } from '../output';
 import { checkRole } from '../../../stores';
 
@@ -45,8 +45,8 @@ Options:
   -h, --help               show this help
 `;
 
-const USER = { type: 'string', short: 'u' } as const;
-const RESOURCE = { type: 'string', short: 'r' } as const;
+const USER = { type: 'string', short: 'u', required: true } as const;
+const RESOURCE = { type: 'string', short: 'r', required: true } as const;
 
 /** The store's field names, as the flags the user typed. */
 function asFlags(err: unknown): never {
@@ -54,68 +54,57 @@ function asFlags(err: unknown): never {
 }
 
 /** `svc member set`. */
-export const memberSet: Command = {
+export const memberSet = defineCommand({
   name: 'set',
   summary: 'give a user a role on an org or repo',
   help: SET_HELP,
-  async run(args, io) {
-    const flags = parseFlags(args, { user: USER, resource: RESOURCE, role: { type: 'string' } });
-    if (flags.help) return help(io, SET_HELP);
-    const user = required(flags, 'user');
-    const resource = required(flags, 'resource');
-    const given = required(flags, 'role');
-    const role = checkRole(given.startsWith('role:') ? given.slice(5) : given, '--role');
-    return withInstance(io, async (dev) => {
-      await dev.members.set(user, resource, role).catch(asFlags);
-      io.stdout(`${clean(user)} is ${role} on ${resource.toLowerCase()}\n`);
-      return 0;
-    });
+  flags: { user: USER, resource: RESOURCE, role: { type: 'string', required: true } },
+  needs: 'instance',
+  input: ({ role }) => checkRole(role.startsWith('role:') ? role.slice(5) : role, '--role'),
+  async run({ flags: { user, resource }, input: role, dev, io }) {
+    await dev.members.set(user, resource, role).catch(asFlags);
+    io.stdout(`${clean(user)} is ${role} on ${resource.toLowerCase()}\n`);
+    return 0;
   },
-};
+});
 
 /** `svc member list`. */
-export const memberList: Command = {
+export const memberList = defineCommand({
   name: 'list',
   summary: 'list memberships',
   help: LIST_HELP,
-  async run(args, io) {
-    const flags = parseFlags(args, { json: { type: 'boolean' } });
-    if (flags.help) return help(io, LIST_HELP);
-    return withInstance(io, async (dev) => {
-      const rows = await dev.members.list();
-      if (flags.json === true) io.stdout(json(rows));
-      else if (rows.length === 0) io.stdout("no members: add one with 'svc member set'\n");
-      else
-        io.stdout(
-          table(
-            ['USER', 'RESOURCE', 'ROLE'],
-            rows.map((m) => [clean(m.user), m.resource, m.role]),
-          ),
-        );
-      return 0;
-    });
+  flags: { json: { type: 'boolean' } },
+  needs: 'instance',
+  async run({ flags, dev, io }) {
+    const rows = await dev.members.list();
+    if (flags.json) io.stdout(json(rows));
+    else if (rows.length === 0) io.stdout("no members: add one with 'svc member set'\n");
+    else
+      io.stdout(
+        table(
+          ['USER', 'RESOURCE', 'ROLE'],
+          rows.map((m) => [clean(m.user), m.resource, m.role]),
+        ),
+      );
+    return 0;
   },
-};
+});
 
 /** `svc member remove`. */
-export const memberRemove: Command = {
+export const memberRemove = defineCommand({
   name: 'remove',
   summary: "remove a user's role on an org or repo",
   help: REMOVE_HELP,
-  async run(args, io) {
-    const flags = parseFlags(args, { user: USER, resource: RESOURCE });
-    if (flags.help) return help(io, REMOVE_HELP);
-    const user = required(flags, 'user');
-    const resource = required(flags, 'resource');
-    return withInstance(io, async (dev) => {
-      if (!(await dev.members.remove(user, resource).catch(asFlags))) {
-        throw new NotFoundError(`${clean(user)} has no role on ${resource.toLowerCase()}`);
-      }
-      io.stdout(`removed ${clean(user)} from ${resource.toLowerCase()}\n`);
-      return 0;
-    });
+  flags: { user: USER, resource: RESOURCE },
+  needs: 'instance',
+  async run({ flags: { user, resource }, dev, io }) {
+    if (!(await dev.members.remove(user, resource).catch(asFlags))) {
+      throw new NotFoundError(`${clean(user)} has no role on ${resource.toLowerCase()}`);
+    }
+    io.stdout(`removed ${clean(user)} from ${resource.toLowerCase()}\n`);
+    return 0;
   },
-};
+});
 
 /** The `member` group, in help order. */
 export const memberCommands: readonly Command[] = [memberSet, memberList, memberRemove];

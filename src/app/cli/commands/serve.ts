@@ -3,9 +3,9 @@
  * @module
  */
 import { ValidationError } from '../../../errors';
-import { optional, parseFlags } from '../args';
-import { help, type Command } from '../command';
-import { createDevServer } from '../../server';
+import { defineCommand } from '../command';
+import { createDevServer } from '../../dev';
+import { packageVersion } from '../version';
 
 const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
 
@@ -41,35 +41,32 @@ Options:
 `;
 
 /** `svc serve`. */
-export const serveCommand: Command = {
+export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'run the reference HTTP server on the dev instance',
   help: SERVE_HELP,
-  async run(args, io) {
-    const flags = parseFlags(args, {
-      host: { type: 'string' },
-      port: { type: 'string', short: 'p' },
-      'allow-origin': { type: 'string', multiple: true },
-    });
-    if (flags.help) return help(io, SERVE_HELP);
-    const host = optional(flags, 'host') ?? '127.0.0.1';
-    const portText = optional(flags, 'port') ?? '8080';
-    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
+  flags: { host: { type: 'string' }, port: { type: 'string', short: 'p' }, 'allow-origin': { type: 'string', multiple: true } },
+  needs: 'instance',
+  input: ({ port = '8080' }) => {
+    if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
       throw new ValidationError([{ path: '--port', message: 'expected a port number from 0 to 65535 (0 picks a free one)' }]);
     }
-    const origins = flags['allow-origin'];
-    const dev = await createDevServer({
-      env: io.env,
+    return Number(port);
+  },
+  async run({ flags: { host = '127.0.0.1', 'allow-origin': origins }, input: port, dev, io }) {
+    const server = await createDevServer({
+      instance: dev,
       log: (line) => io.stderr(`${line}\n`),
-      ...(Array.isArray(origins) ? { allowedOrigins: origins } : {}),
+      version: packageVersion(),
+      ...(origins === undefined ? {} : { allowedOrigins: origins }),
     }).catch((err: unknown) => {
       throw asFlagError(err);
     });
     let url: string;
     try {
-      url = await dev.listen({ host, port: Number(portText) });
+      url = await server.listen({ host, port });
     } catch (err) {
-      await dev.close();
+      await server.close();
       throw err;
     }
     // The bare URL comes first and alone on its line (DESIGN: scripts read it), then the notice for people.
@@ -83,11 +80,11 @@ export const serveCommand: Command = {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
-    await dev.close();
+    await server.close();
     io.stderr('svc: server stopped\n');
     return 0;
   },
-};
+});
 
 /** The library names a bad origin `options.allowedOrigins[i]`; the user typed `--allow-origin`. */
 function asFlagError(err: unknown): unknown {

@@ -7,8 +7,8 @@
 import { ForbiddenError, NotFoundError } from '../../../errors';
 import type { Principal } from '../../../core/policy';
 import type { CreateTokenInput } from '../../../service';
-import { optional, parseFlags, required, type Flags } from '../args';
-import { help, signIn, withHint, withInstance, type Command, type CredentialSource } from '../command';
+import { defineCommand, withHint, type Command } from '../command';
+import type { CredentialSource } from '../credential';
 import { clean, expiringSoon, expiryText, json, tokenDetail, tokenTable, useColour } from '../output';
 import { createIssues, daysFlag, flagWarning, readScopes, strayScopeHint } from './token-input';
 
@@ -78,58 +78,49 @@ Options:
   -h, --help          show this help
 `;
 
-const NAME = { type: 'string', short: 'n' } as const;
+const NAME = { type: 'string', short: 'n', required: true } as const;
 const JSON_FLAG = { type: 'boolean' } as const;
 
-const CREATE_FLAGS = {
-  name: NAME,
-  scope: { type: 'string', multiple: true },
-  'scopes-json': { type: 'string' },
-  description: { type: 'string', short: 'd' },
-  expires: { type: 'string' },
-  'committer-identity': { type: 'string' },
-  json: JSON_FLAG,
-} as const;
-
 /** `svc token create`. */
-export const tokenCreate: Command = {
+export const tokenCreate = defineCommand({
   name: 'create',
   summary: 'create a token (printed once)',
   help: CREATE_HELP,
-  async run(args, io) {
-    let flags: Flags;
-    try {
-      flags = parseFlags(args, CREATE_FLAGS);
-    } catch (err) {
-      throw strayScopeHint(err, args);
-    }
-    if (flags.help) return help(io, CREATE_HELP);
-    const input: CreateTokenInput = { name: required(flags, 'name') };
-    const scopes = readScopes(flags.scope as string[] | undefined, optional(flags, 'scopes-json'));
-    if (scopes !== undefined) input.scopes = scopes.entries;
-    const description = optional(flags, 'description');
-    if (description !== undefined) input.description = description;
-    const expires = optional(flags, 'expires');
-    if (expires !== undefined) input.expiresIn = daysFlag('expires', expires);
-    const identity = optional(flags, 'committer-identity');
-    if (identity !== undefined) input.committerIdentity = identity;
-    return withInstance(io, async (dev) => {
-      const { principal } = await signIn(io, dev);
-      const created = await dev.auth
-        .client(principal)
-        .token.create(input)
-        .catch((err: unknown) => {
-          throw createIssues(err, scopes?.source);
-        });
-      const { token, info } = created;
-      const warnings = created.warnings.map((w) => flagWarning(w, scopes?.source.flag));
-      for (const w of warnings) io.stderr(`svc: warning: ${clean(w)}\n`);
-      io.stdout(flags.json === true ? json({ token, ...info, warnings }) : `${token}\n`);
-      io.stderr(`svc: created token '${info.name}', expires ${info.expiresAt.toISOString()}; it will not be shown again, store it now\n`);
-      return 0;
-    });
+  flags: {
+    name: NAME,
+    scope: { type: 'string', multiple: true },
+    'scopes-json': { type: 'string' },
+    description: { type: 'string', short: 'd' },
+    expires: { type: 'string' },
+    'committer-identity': { type: 'string' },
+    json: JSON_FLAG,
   },
-};
+  needs: 'signed-in',
+  parseError: strayScopeHint,
+  input(flags) {
+    const input: CreateTokenInput = { name: flags.name };
+    const scopes = readScopes(flags.scope, flags['scopes-json']);
+    if (scopes !== undefined) input.scopes = scopes.entries;
+    if (flags.description !== undefined) input.description = flags.description;
+    if (flags.expires !== undefined) input.expiresIn = daysFlag('expires', flags.expires);
+    if (flags['committer-identity'] !== undefined) input.committerIdentity = flags['committer-identity'];
+    return { input, source: scopes?.source };
+  },
+  async run({ flags, input: { input, source }, dev, principal, io }) {
+    const created = await dev.auth
+      .client(principal)
+      .token.create(input)
+      .catch((err: unknown) => {
+        throw createIssues(err, source);
+      });
+    const { token, info } = created;
+    const warnings = created.warnings.map((w) => flagWarning(w, source?.flag));
+    for (const w of warnings) io.stderr(`svc: warning: ${clean(w)}\n`);
+    io.stdout(flags.json ? json({ token, ...info, warnings }) : `${token}\n`);
+    io.stderr(`svc: created token '${info.name}', expires ${info.expiresAt.toISOString()}; it will not be shown again, store it now\n`);
+    return 0;
+  },
+});
 
 /**
  * A refusal of `get` or `revoke` of the very token in SVC_TOKEN gets a hint: the library says why
@@ -146,76 +137,64 @@ function aboutSelf(err: unknown, name: string, principal: Principal, source: Cre
 }
 
 /** `svc token list`. */
-export const tokenList: Command = {
+export const tokenList = defineCommand({
   name: 'list',
   summary: 'list the tokens you manage',
   help: LIST_HELP,
-  async run(args, io) {
-    const flags = parseFlags(args, { json: JSON_FLAG, expiring: { type: 'string' } });
-    if (flags.help) return help(io, LIST_HELP);
-    const expiring = optional(flags, 'expiring');
-    const expiringWithin = expiring === undefined ? undefined : daysFlag('expiring', expiring);
-    return withInstance(io, async (dev) => {
-      const { principal } = await signIn(io, dev);
-      const api = dev.auth.client(principal).token;
-      const infos = await (expiringWithin === undefined ? api.list() : api.list({ expiringWithin }));
-      const nowMs = dev.now().getTime();
-      io.stdout(flags.json === true ? json(infos) : tokenTable(infos, useColour(io), nowMs));
-      const soon = expiringSoon(infos, nowMs);
-      if (soon.length > 0) {
-        const which = soon.map((t) => `${clean(t.name)} (${expiryText(t, nowMs)})`).join(', ');
-        io.stderr(`svc: notice: ${soon.length === 1 ? '1 token expires' : `${soon.length} tokens expire`} within 7 days: ${which}\n`);
-      }
-      return 0;
-    });
+  flags: { json: JSON_FLAG, expiring: { type: 'string' } },
+  needs: 'signed-in',
+  input: ({ expiring }) => (expiring === undefined ? undefined : daysFlag('expiring', expiring)),
+  async run({ flags, input: expiringWithin, dev, principal, io }) {
+    const api = dev.auth.client(principal).token;
+    const infos = await (expiringWithin === undefined ? api.list() : api.list({ expiringWithin }));
+    const nowMs = dev.now().getTime();
+    io.stdout(flags.json ? json(infos) : tokenTable(infos, useColour(io), nowMs));
+    const soon = expiringSoon(infos, nowMs);
+    if (soon.length > 0) {
+      const which = soon.map((t) => `${clean(t.name)} (${expiryText(t, nowMs)})`).join(', ');
+      io.stderr(`svc: notice: ${soon.length === 1 ? '1 token expires' : `${soon.length} tokens expire`} within 7 days: ${which}\n`);
+    }
+    return 0;
   },
-};
+});
 
 /** `svc token get`. */
-export const tokenGet: Command = {
+export const tokenGet = defineCommand({
   name: 'get',
   summary: 'show one token',
   help: GET_HELP,
-  async run(args, io) {
-    const flags = parseFlags(args, { name: NAME, json: JSON_FLAG });
-    if (flags.help) return help(io, GET_HELP);
-    const name = required(flags, 'name');
-    return withInstance(io, async (dev) => {
-      const { principal, source } = await signIn(io, dev);
-      const info = await dev.auth
-        .client(principal)
-        .token.get(name)
-        .catch((err: unknown) => {
-          throw aboutSelf(err, name, principal, source, 'get');
-        });
-      io.stdout(flags.json === true ? json(info) : tokenDetail(info, useColour(io), dev.now().getTime()));
-      return 0;
-    });
+  flags: { name: NAME, json: JSON_FLAG },
+  needs: 'signed-in',
+  async run({ flags: { name, json: asJson }, dev, principal, source, io }) {
+    const info = await dev.auth
+      .client(principal)
+      .token.get(name)
+      .catch((err: unknown) => {
+        throw aboutSelf(err, name, principal, source, 'get');
+      });
+    io.stdout(asJson ? json(info) : tokenDetail(info, useColour(io), dev.now().getTime()));
+    return 0;
   },
-};
+});
 
 /** `svc token revoke`. */
-export const tokenRevoke: Command = {
+export const tokenRevoke = defineCommand({
   name: 'revoke',
   summary: 'revoke a token and its descendants',
   help: REVOKE_HELP,
-  async run(args, io) {
-    const flags = parseFlags(args, { name: NAME, json: JSON_FLAG });
-    if (flags.help) return help(io, REVOKE_HELP);
-    const name = required(flags, 'name');
-    return withInstance(io, async (dev) => {
-      const { principal, source } = await signIn(io, dev);
-      const info = await dev.auth
-        .client(principal)
-        .token.revoke(name)
-        .catch((err: unknown) => {
-          throw aboutSelf(err, name, principal, source, 'revoke');
-        });
-      io.stdout(flags.json === true ? json(info) : `revoked ${clean(info.name)} (and any token created under it)\n`);
-      return 0;
-    });
+  flags: { name: NAME, json: JSON_FLAG },
+  needs: 'signed-in',
+  async run({ flags: { name, json: asJson }, dev, principal, source, io }) {
+    const info = await dev.auth
+      .client(principal)
+      .token.revoke(name)
+      .catch((err: unknown) => {
+        throw aboutSelf(err, name, principal, source, 'revoke');
+      });
+    io.stdout(asJson ? json(info) : `revoked ${clean(info.name)} (and any token created under it)\n`);
+    return 0;
   },
-};
+});
 
 /** The `token` group, in help order. */
 export const tokenCommands: readonly Command[] = [tokenCreate, tokenList, tokenGet, tokenRevoke];

@@ -1,11 +1,10 @@
 /**
- * Request input of the reference dev server: path segments, the JSON body
+ * Request input of the reference server: path segments, the JSON body
  * (size-capped) and the write body's fields. Kept apart from the routes.
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ValidationError } from '../../errors';
-import { sendJson } from '../../http';
+import { ValidationError, sendJson } from 'svc-auth';
 
 /** Largest request body accepted (1 MiB); larger ones get 413. */
 const MAX_BODY_BYTES = 1024 * 1024;
