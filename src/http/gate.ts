@@ -51,8 +51,6 @@ export interface Refusal {
   /** The denying decision, or the error that stopped the request. */
   decision?: Decision;
   error?: unknown;
-  /** The request object the guard was given (for the internal observer). */
-  request?: unknown;
 }
 
 /** @internal what a built guard remembers. */
@@ -62,14 +60,9 @@ export interface Gate {
   readonly optional: boolean;
   readonly expirationHeader: boolean;
   readonly onError: ((err: unknown) => void) | undefined;
-  /** Internal observer (the dev server's log line); never a user option. */
-  readonly observe: GateObserver | undefined;
   /** Expiry instants already formatted for {@link EXPIRATION_HEADER} (bounded, see `expiration`). */
   readonly expiryText: Map<number, string>;
 }
-
-/** @internal what the dev server's log learns of each decision: the request object, who, and why. */
-export type GateObserver = (req: unknown, event: { principal?: Principal | null; reason: string; tokenId?: string }) => void;
 
 /** @internal what a guard is built from: its gate, and its route's check when it checks a permission. */
 export interface GuardParts<R> {
@@ -101,7 +94,7 @@ export function readOptions(options: unknown, known: readonly string[], issues: 
 }
 
 /** @internal build the shared part of a guard; issues are collected, not thrown. */
-export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: IssueInput[], observe?: Gate['observe']): Gate {
+export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: IssueInput[]): Gate {
   if (typeof auth !== 'object' || auth === null || typeof (auth as Auth).authenticateRequest !== 'function') {
     issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
   }
@@ -122,7 +115,6 @@ export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: Is
     optional: optional === true,
     expirationHeader: expirationHeader !== false,
     onError: onError as Gate['onError'],
-    observe,
     expiryText: new Map<number, string>(),
   });
 }
@@ -163,18 +155,15 @@ export function finish(issues: IssueInput[]): void {
 /** @internal authorize a route for an admitted principal: `undefined` to go on, else the answer. */
 export function permit<R>(gate: Gate, principal: Principal | null, route: RouteCheck<R>, req: R): HttpError | undefined {
   if (principal === null) {
-    return refuse(gate, { principal, request: req, error: new AuthenticationError('missing', 'this route needs a credential') });
+    return refuse(gate, { principal, error: new AuthenticationError('missing', 'this route needs a credential') });
   }
-  const asked: Refusal = { principal, permission: route.permission, request: req };
+  const asked: Refusal = { principal, permission: route.permission };
   try {
     asked.resource = route.resource(req);
     asked.thing = route.thing?.(req);
     const decision = gate.auth.authorize(principal, asked.resource, route.permission, asked.thing);
     // Anything but an explicit allow is a denial: fail closed on a broken authorize.
-    if (decision?.allowed === true) {
-      gate.observe?.(req, { principal, reason: 'allow' });
-      return undefined;
-    }
+    if (decision?.allowed === true) return undefined;
     return refuse(gate, { ...asked, decision });
   } catch (err) {
     return refuse(gate, { ...asked, error: err });
@@ -193,13 +182,6 @@ export function refuse(gate: Gate, refusal: Refusal): HttpError {
   // The one place every guard and adapter denies: the audit hook hears each access.denied here.
   if (decision !== undefined && !decision.allowed && principal && refusal.resource !== undefined && refusal.permission !== undefined) {
     reportDenied(gate.auth, principal, refusal.resource, refusal.permission, decision.reason, refusal.thing);
-  }
-  if (gate.observe !== undefined) {
-    const reason = answer.body.reason ?? answer.body.error;
-    // A refused token whose signature verified is known by its id (never its value).
-    const tokenId = refusal.error instanceof AuthenticationError ? refusal.error.tokenId : undefined;
-    const event = principal === undefined ? { reason } : { principal, reason };
-    gate.observe(refusal.request, tokenId === undefined ? event : { ...event, tokenId });
   }
   return answer;
 }

@@ -14,4 +14,4 @@ export type { AuthCheck, PermissionOptions, ErrorHandlerOptions } from './option
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { adapterKit } from './kit';
 export { nodeResponse } from './respond';
-export { expiration, finish, makeGate, makeRoute, type GateObserver, type GuardParts } from './gate';
+export { expiration, makeGate } from './gate';

@@ -100,8 +100,6 @@ export interface Kit<Q, S, Out> {
   admission(auth: unknown, options: unknown): Guard<Q, S, Out>;
   /** A guard that also checks a permission (`requireAuth`, `withAuth`); `optional` is not an option. */
   guard<R extends Q>(auth: unknown, check: AuthCheck<R> | undefined): Guard<R, S, Out>;
-  /** A guard over parts built elsewhere (the dev server builds its own gate, with its observer). */
-  over<R extends Q>(parts: GuardParts<R>): Guard<R, S, Out>;
   /** An adapter's `requirePermission`. */
   permission<R extends Q>(permission: Permission, options: PermissionOptions<R>): Route<R, S, Out>;
   /** An adapter's error handler. */
@@ -162,7 +160,7 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
           principal = await gate.auth.authenticateRequest(raw);
         } catch (err) {
           if (!(gate.optional && err instanceof AuthenticationError && err.reason === 'missing')) {
-            return { answer: send(port, res, refuse(gate, { error: err, request: raw })) };
+            return { answer: send(port, res, refuse(gate, { error: err })) };
           }
           principal = null;
         }
@@ -187,7 +185,6 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
   return {
     admission: (auth, options) => over<Q>(checkedGuard(auth, options, false)),
     guard: <R extends Q>(auth: unknown, check: AuthCheck<R> | undefined) => over<R>(checkedGuard<R>(auth, check, true)),
-    over,
     permission<R extends Q>(permission: Permission, options: PermissionOptions<R>): Route<R, S, Out> {
       const route = checkedRoute<R>(permission, options);
       return {

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Auth } from '../../service';
-import { adapterKit, nodeResponse, type AuthCheck, type GuardParts } from '../../http';
+import { adapterKit, nodeResponse, type AuthCheck } from '../../http';
 
 /**
  * A node:http, connect or Express middleware. It never rejects: whatever
@@ -44,11 +44,6 @@ const kit = adapterKit('node', { ...nodeResponse, request: (req: IncomingMessage
  */
 export function requireAuth<R extends IncomingMessage = IncomingMessage>(auth: Auth, options?: AuthCheck<R>): NodeMiddleware<R> {
   return middleware(kit.guard<R>(auth, options));
-}
-
-/** @internal the node middleware over parts built elsewhere (the dev server builds its own gate). */
-export function nodeGuard<R extends IncomingMessage>(parts: GuardParts<R>): NodeMiddleware<R> {
-  return middleware(kit.over(parts));
 }
 
 function middleware<R extends IncomingMessage>(guard: ReturnType<typeof kit.guard<R>>): NodeMiddleware<R> {
