@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { defineConfig, type Options } from 'tsup';
 
 // Optional peers (pg, vitest, the web frameworks) are the user's own install: never bundled.
-const peers = ['pg', 'vitest', 'express', 'hono', 'fastify', '@modelcontextprotocol/sdk'];
+const peers = ['pg', 'vitest', 'express', 'hono', 'fastify', '@modelcontextprotocol/sdk', 'oidc-provider'];
 
 const common: Options = {
   clean: false,
@@ -23,6 +23,9 @@ const library = {
   // svc-auth/mcp: the MCP SDK stays an external, optional peer; in this build so it shares
   // the root's chunks (a Principal made by the root's createAuth is recognised).
   mcp: 'src/entries/mcp.ts',
+  // svc-auth/oauth: oidc-provider stays external and is imported on first use (an optional peer
+  // with Node 20.18+ requirements of its own); in this build so it shares the root's chunks.
+  oauth: 'src/entries/oauth.ts',
 };
 
 // The whole CommonJS side of svc-auth/testing: one Error that says what to do instead. Its code is
@@ -83,7 +86,9 @@ export default defineConfig([
     // `svc serve` mounts /mcp: the MCP SDK is bundled here, with the hono pieces its transports use
     // (hono is also an optional peer of svc-auth/hono, which would otherwise keep it external),
     // so the installed `svc` needs no optional peer.
-    external: ['pg', 'vitest'],
+    // oidc-provider is not bundled either: `svc serve` imports it when it starts (an optional peer;
+    // without it the server runs with no authorization server and says so).
+    external: ['pg', 'vitest', 'oidc-provider'],
     noExternal: [/^@modelcontextprotocol\/sdk/, /^hono(\/|$)/, /^@hono\/node-server/],
     dts: false,
     splitting: false,

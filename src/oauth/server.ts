@@ -1,0 +1,137 @@
+/**
+ * `createAuthorizationServer`: the composition root of `svc-auth/oauth`, read
+ * as the feature list. oidc-provider (an optional peer dependency, loaded
+ * here, on first use) does the protocol; this package gives it storage, keys,
+ * its rules (config.ts), the pages (interactions/, pages/), metadata documents
+ * (cimd/), one spelling per resource (resources.ts) and a node:http mount
+ * (mount.ts).
+ * @module
+ */
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { UnavailableError } from '../errors';
+import { PERMISSIONS } from '../core/vocabulary';
+import { isDocumentClientId, metadataDocuments, DocumentRefused } from './cimd';
+import { providerConfiguration } from './config';
+import { interactionRoutes } from './interactions';
+import { mount } from './mount';
+import { resolveOptions } from './options';
+import { NO_RECORDS } from './records';
+import { adapterClass, checkSecrets, freshSecrets } from './storage';
+import type { AuthorizationServer, AuthorizationServerOptions } from './types';
+
+type ProviderModule = typeof import('oidc-provider');
+
+/** oidc-provider 9 needs Node 20.18 or later (it runs on 20.18+ with a warning; 22 is its supported line). */
+function checkRuntime(): void {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 18)) {
+    throw new UnavailableError(`svc-auth/oauth needs Node.js 20.18 or later (oidc-provider 9); this is ${process.versions.node}`);
+  }
+}
+
+async function loadProvider(): Promise<ProviderModule> {
+  try {
+    return await import('oidc-provider');
+  } catch (err) {
+    throw new UnavailableError(
+      "svc-auth/oauth needs the optional peer dependency 'oidc-provider' (9.13): run npm install oidc-provider@9.13.3",
+      { cause: err },
+    );
+  }
+}
+
+/**
+ * Build an OAuth 2.1 authorization server for `options.auth`'s users: RFC 8414
+ * and OIDC metadata, dynamic client registration (RFC 7591) and Client ID
+ * Metadata Documents for public clients, the authorization code with PKCE
+ * (S256 only) and a required `state`, resource indicators (RFC 8707) that bind
+ * each JWT access token (RFC 9068, `typ: at+jwt`, at most an hour) to one
+ * resource, rotating refresh tokens, revocation (RFC 7009) and the device
+ * flow (RFC 8628), with plain-HTML sign-in and consent pages. The permissions
+ * a person approves become the token's `scope`.
+ *
+ * @throws ValidationError for bad options (every problem at once).
+ * @throws UnavailableError when `oidc-provider` is not installed, Node.js is older than 20.18, or the storage fails.
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createAuthorizationServer, MemoryOAuthStorage } from 'svc-auth/oauth';
+ * const oauth = await createAuthorizationServer({
+ *   auth,
+ *   issuer: 'http://127.0.0.1:8080',
+ *   signIn: { users: () => ['alice'] },
+ *   storage: new MemoryOAuthStorage(),
+ * });
+ * createServer(async (req, res) => {
+ *   if (!(await oauth.handle(req, res))) res.writeHead(404).end();
+ * }).listen(8080, '127.0.0.1');
+ * ```
+ */
+export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<AuthorizationServer> {
+  const o = resolveOptions(options);
+  checkRuntime();
+  const mod = await loadProvider();
+  let stored: unknown;
+  try {
+    stored = await o.storage.initSecrets(freshSecrets());
+  } catch (err) {
+    throw new UnavailableError('the OAuth storage could not be read', { cause: err });
+  }
+  const secrets = checkSecrets(stored);
+  const records = NO_RECORDS;
+  const documents = o.documents === undefined ? undefined : metadataDocuments(o.documents);
+
+  const Adapter = adapterClass(o.storage, {
+    isDocument: (id) => documents !== undefined && isDocumentClientId(id),
+    async documentClient(id) {
+      try {
+        return await (documents as NonNullable<typeof documents>).resolve(id);
+      } catch (err) {
+        const reason = err instanceof DocumentRefused ? err.reason : 'the document could not be used';
+        throw new mod.errors.InvalidClient(`client metadata document refused: ${reason}`);
+      }
+    },
+    grantRevoked: (grantId) => records.grantRevoked(grantId),
+    now: () => new Date(),
+  });
+
+  const configuration = providerConfiguration(o, secrets, Adapter, mod.errors, {
+    accessToken: (_ctx, token, payload) =>
+      records.accessToken({ jti: token.jti, grantId: token.grantId, accountId: token.accountId, exp: payload.exp as number | undefined }),
+  });
+  const provider = new mod.default(o.issuer, configuration);
+  provider.proxy = o.trustProxy;
+  // Koa prints unhandled errors with their stack on stderr by default; the server logs one line instead.
+  (provider as unknown as { on(event: 'error', fn: (err: unknown) => void): void }).on('error', (err: unknown) =>
+    o.log(`oauth: error: ${err instanceof Error ? err.name : 'unknown'}`),
+  );
+  provider.on('server_error', (ctx: KoaContextWithOIDC, err: unknown) =>
+    o.log(`oauth: server_error on ${ctx.method} ${ctx.path}: ${err instanceof Error ? err.name : 'unknown'}`),
+  );
+  provider.use(async (ctx, next) => {
+    await next();
+    const body = ctx.body as Record<string, unknown> | undefined;
+    if (ctx.status !== 200 || typeof body !== 'object' || body === null) return;
+    const route = (ctx as KoaContextWithOIDC).oidc?.route;
+    if (route === 'discovery') {
+      // oidc-provider lists its static scopes (openid, offline_access too): clients read the seven permissions.
+      body.scopes_supported = [...PERMISSIONS];
+      body.client_id_metadata_document_supported = documents !== undefined;
+    } else if (route === 'device_authorization') {
+      body.interval = o.devicePollIntervalSec;
+    }
+  });
+
+  const interactions = interactionRoutes({
+    provider,
+    options: o,
+    formKey: Buffer.from(secrets.formKey, 'base64url'),
+    async clientView(clientId) {
+      const client = await provider.Client.find(clientId).catch(() => undefined);
+      const name = (client?.clientName ?? clientId).slice(0, 200);
+      return { name, site: documents !== undefined && isDocumentClientId(clientId) ? new URL(clientId).host : undefined };
+    },
+    granted: (grant) => records.granted(grant),
+  });
+  return mount(o, provider, interactions);
+}
