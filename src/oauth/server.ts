@@ -11,7 +11,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { UnavailableError } from '../errors';
 import { PERMISSIONS } from '../core/vocabulary';
 import { isDocumentClientId, metadataDocuments, DocumentRefused } from './cimd';
-import { providerConfiguration } from './config';
+import { providerConfiguration, routesOf } from './config';
 import { interactionRoutes } from './interactions';
 import { mount } from './mount';
 import { resolveOptions } from './options';
@@ -38,6 +38,22 @@ async function loadProvider(): Promise<ProviderModule> {
       { cause: err },
     );
   }
+}
+
+/** The methods of each endpoint path, for a 405 with `Allow` on the others. */
+function allowedMethods(prefix: string): Map<string, string> {
+  const r = routesOf(prefix);
+  return new Map([
+    [r.authorization, 'GET, POST'],
+    [r.token, 'POST'],
+    [r.registration, 'POST'],
+    [r.jwks, 'GET'],
+    [r.revocation, 'POST'],
+    [r.device_authorization, 'POST'],
+    [r.code_verification, 'GET, POST'],
+    ['/.well-known/oauth-authorization-server', 'GET'],
+    ['/.well-known/openid-configuration', 'GET'],
+  ] as [string, string][]);
 }
 
 /**
@@ -108,8 +124,17 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: unknown) =>
     o.log(`oauth: server_error on ${ctx.method} ${ctx.path}: ${err instanceof Error ? err.name : 'unknown'}`),
   );
+  const methods = allowedMethods(o.prefix);
   provider.use(async (ctx, next) => {
     await next();
+    if (ctx.status === 404 && ctx.body == null && (ctx as Partial<KoaContextWithOIDC>).oidc === undefined) {
+      // No route matched: an OAuth-shaped answer, not Koa's text.
+      const allow = methods.get(ctx.path);
+      ctx.status = allow === undefined ? 404 : 405;
+      if (allow !== undefined) ctx.set('allow', allow);
+      ctx.body = { error: 'invalid_request', error_description: allow === undefined ? 'no such endpoint' : `use ${allow}` };
+      return;
+    }
     const body = ctx.body as Record<string, unknown> | undefined;
     if (ctx.status !== 200 || typeof body !== 'object' || body === null) return;
     const route = (ctx as KoaContextWithOIDC).oidc?.route;

@@ -125,10 +125,11 @@ export class Browser {
 
 /** The post form of a page: its action and hidden fields. */
 export function formOf(html: string, base: string): { action: string; hidden: Record<string, string> } {
-  const m = /<form method="post" action="([^"]+)">/.exec(html);
+  const m = /<form[^>]* method="post" action="([^"]+)"[^>]*>/.exec(html);
   if (m === null) throw new Error(`no form in page: ${html.slice(0, 300)}`);
   const hidden: Record<string, string> = {};
-  for (const h of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) hidden[h[1] as string] = h[2] as string;
+  for (const h of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g))
+    hidden[h[1] as string] = (h[2] as string).replaceAll('&amp;', '&');
   return { action: new URL((m[1] as string).replaceAll('&amp;', '&'), base).href, hidden };
 }
 

@@ -8,6 +8,14 @@
  */
 import { esc, page } from './layout';
 
+/** What oidc-provider passes when it shows the input page again after a failure. */
+interface DeviceError {
+  name?: unknown;
+  userCode?: unknown;
+  error?: unknown;
+  cause?: { name?: unknown };
+}
+
 const XSRF = /name="xsrf" value="([^"]*)"/;
 
 /** @internal The anti-forgery value of an oidc-provider device form, or '' when it has none. */
@@ -16,22 +24,18 @@ function xsrfOf(form: string): string {
 }
 
 /** What went wrong before, in words for the person at the keyboard. */
-function problem(err: { name?: unknown; userCode?: unknown; error?: unknown } | undefined): string | undefined {
+function problem(err: DeviceError | undefined): string | undefined {
   if (err === undefined) return undefined;
   if (err.userCode !== undefined || err.name === 'NoCodeError')
     return 'That code is not right, or it has expired. Check the code on your device and try again.';
+  // A denial on the consent page comes back as an AbortedError caused by AccessDenied.
+  if (err.cause?.name === 'AccessDenied' || err.error === 'access_denied') return 'Access was denied. The device was not signed in.';
   if (err.name === 'AbortedError') return 'The sign-in was cancelled.';
-  if (err.error === 'access_denied' || err.name === 'AccessDenied') return 'Access was denied. The device was not signed in.';
   return 'Something went wrong. Start again on your device.';
 }
 
 /** @internal "Enter the code shown on your device." */
-export function deviceInputPage(
-  app: string,
-  action: string,
-  form: string,
-  err?: { name?: unknown; userCode?: unknown; error?: unknown },
-): string {
+export function deviceInputPage(app: string, action: string, form: string, err?: DeviceError): string {
   const note = problem(err);
   const body = `<p>Enter the code shown on your device or in your terminal.</p>
 ${note === undefined ? '' : `<p class="note" role="alert">${esc(note)}</p>`}
