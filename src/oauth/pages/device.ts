@@ -13,7 +13,7 @@ interface DeviceError {
   name?: unknown;
   userCode?: unknown;
   error?: unknown;
-  cause?: { name?: unknown };
+  cause?: unknown;
 }
 
 const XSRF = /name="xsrf" value="([^"]*)"/;
@@ -29,7 +29,8 @@ function problem(err: DeviceError | undefined): string | undefined {
   if (err.userCode !== undefined || err.name === 'NoCodeError')
     return 'That code is not right, or it has expired. Check the code on your device and try again.';
   // A denial on the consent page comes back as an AbortedError caused by AccessDenied.
-  if (err.cause?.name === 'AccessDenied' || err.error === 'access_denied') return 'Access was denied. The device was not signed in.';
+  if ((err.cause as { name?: unknown } | undefined)?.name === 'AccessDenied' || err.error === 'access_denied')
+    return 'Access was denied. The device was not signed in.';
   if (err.name === 'AbortedError') return 'The sign-in was cancelled.';
   return 'Something went wrong. Start again on your device.';
 }
