@@ -13,6 +13,7 @@
 export {
   createAuthorizationServer,
   MemoryOAuthStorage,
+  PostgresOAuthStorage,
   type AuthorizationServer,
   type AuthorizationServerOptions,
   type SignInOptions,
@@ -21,6 +22,7 @@ export {
   type ClientPolicy,
   type MetadataDocumentOptions,
   type MemoryOAuthStorageOptions,
+  type PostgresOAuthStorageOptions,
   type OAuthStorage,
   type OAuthEntry,
   type OAuthEntryKind,

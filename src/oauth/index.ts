@@ -18,7 +18,9 @@ export type {
 } from './types';
 export {
   MemoryOAuthStorage,
+  PostgresOAuthStorage,
   type MemoryOAuthStorageOptions,
+  type PostgresOAuthStorageOptions,
   type OAuthStorage,
   type OAuthEntry,
   type OAuthEntryKind,

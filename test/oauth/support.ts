@@ -28,15 +28,18 @@ export interface Running {
 }
 
 /** Listen on a free loopback port first: the issuer is the base URL. */
-export async function listen(handler?: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; base: string }> {
+export async function listen(
+  handler?: (req: IncomingMessage, res: ServerResponse) => void,
+  port = 0,
+): Promise<{ server: Server; base: string }> {
   const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 /** An AS on loopback with alice and bob as members (memory storage unless given). */
-export async function startServer(extra: Partial<AuthorizationServerOptions> = {}): Promise<Running> {
-  const { server, base } = await listen();
+export async function startServer(extra: Partial<AuthorizationServerOptions> = {}, port = 0): Promise<Running> {
+  const { server, base } = await listen(undefined, port);
   const auth = createAuth({
     issuer: 'svc-test',
     keys: await generateKeyRing(),

@@ -5,6 +5,7 @@
  */
 export type { OAuthStorage, OAuthEntry, OAuthEntryKind, OAuthSecrets } from './types';
 export { MemoryOAuthStorage, type MemoryOAuthStorageOptions } from './memory';
+export { PostgresOAuthStorage, type PostgresOAuthStorageOptions } from './postgres';
 
 /** @internal for the folder above and the tests (each imports this folder through its index); the package entry decides what is public. */
 export { adapterClass, type AdapterClass, type AdapterHooks } from './adapter';
