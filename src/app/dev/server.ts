@@ -1,11 +1,22 @@
 /**
  * The reference server on the dev instance (`svc serve`): the instance in
  * `SVC_HOME` builds what the server is handed (its `Auth`, its file of things,
- * a log that also hears the instance's notices) and releases what it opened.
+ * a log that also hears the instance's notices, its authorization server) and
+ * releases what it opened.
+ *
+ * The authorization server's issuer is the server's own base URL, known only
+ * once the port is bound (`--port 0` picks one): so `listen` binds first, then
+ * builds the authorization server and the reference server that mounts it, and
+ * hands the bound socket's requests to that one. The server built before
+ * listening (without OAuth) checks the options early and serves when OAuth
+ * cannot be loaded.
  * @module
  */
+import { createAuthorizationServer, type AuthorizationServer } from '../../oauth';
+import { UnavailableError } from '../../errors';
 import { createReferenceServer, type PathHandler, type ReferenceServer } from '../server';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
+import { FileOAuthStorage } from './oauth-file';
 import { FileThingStore } from './things';
 
 /**
@@ -29,6 +40,31 @@ export interface DevServerOptions {
   allowedOrigins?: readonly string[];
   /** The version `/mcp` tells MCP clients (`svc serve`: the package's). */
   version?: string;
+  /** Run the authorization server (`svc-auth/oauth`, issuer = the base URL). Default `true`. */
+  oauth?: boolean;
+}
+
+/** The dev instance's authorization server at `issuer`, or `undefined` (said in the log) when oidc-provider cannot be loaded. */
+async function devAuthorizationServer(
+  dev: DevInstance,
+  issuer: string,
+  log: ((line: string) => void) | undefined,
+): Promise<AuthorizationServer | undefined> {
+  try {
+    return await createAuthorizationServer({
+      auth: dev.auth,
+      issuer,
+      // A dev instance: whoever reaches the page picks a member (no password), as `svc auth login --user` does.
+      signIn: { users: async () => [...new Set((await dev.members.list()).map((m) => m.user))].sort() },
+      storage: new FileOAuthStorage(dev.home),
+      clients: { metadataDocuments: { allowLoopback: true } },
+      log: (line) => log?.(`svc: ${line}`),
+    });
+  } catch (err) {
+    if (!(err instanceof UnavailableError) || !/oidc-provider|Node\.js/.test(err.message)) throw err;
+    log?.(`svc: OAuth is off: ${err.message}; MCP clients need a PAT (Authorization: Bearer)`);
+    return undefined;
+  }
 }
 
 /**
@@ -47,28 +83,46 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
   const { log, instance } = options;
   // A home tightened on start is said in the log, as the other commands say it on stderr.
   const dev = instance ?? (await openInstance(options.env ?? {}, { notice: (text) => log?.(`svc: ${text}`) }));
+  const parts = {
+    auth: dev.auth,
+    things: new FileThingStore(dev.home),
+    log,
+    routes: options.routes,
+    allowedOrigins: options.allowedOrigins,
+    version: options.version,
+  };
   let server: ReferenceServer;
   try {
-    server = createReferenceServer({
-      auth: dev.auth,
-      things: new FileThingStore(dev.home),
-      log,
-      routes: options.routes,
-      allowedOrigins: options.allowedOrigins,
-      version: options.version,
-    });
+    server = createReferenceServer(parts);
   } catch (err) {
     // A bad --allow-origin: refused before listening, without keeping the instance open.
     if (instance === undefined) await dev.close();
     throw err;
   }
-  if (instance !== undefined) return server;
+  const release = async (): Promise<void> => {
+    await server.close();
+    if (instance === undefined) await dev.close();
+  };
   return {
     server: server.server,
-    listen: (at) => server.listen(at),
-    async close() {
-      await server.close();
-      await dev.close();
+    handle: server.handle,
+    async listen(at) {
+      const url = await server.listen(at);
+      if (options.oauth === false) return url;
+      let oauth: AuthorizationServer | undefined;
+      try {
+        oauth = await devAuthorizationServer(dev, url, log);
+      } catch (err) {
+        await server.close();
+        throw err;
+      }
+      if (oauth !== undefined) {
+        const withOAuth = createReferenceServer({ ...parts, oauth });
+        server.server.removeAllListeners('request');
+        server.server.on('request', withOAuth.handle);
+      }
+      return url;
     },
+    close: release,
   };
 }

@@ -1,9 +1,10 @@
 /**
  * The reference server's MCP endpoint (`svc serve`): `/mcp` on the Streamable
  * HTTP transport, stateless, authenticated with a bearer token through
- * `svc-auth/mcp`, plus its Protected Resource Metadata. The dev instance has
- * no OAuth, so the metadata lists no authorization server: MCP clients send a
- * PAT (or a session) in `Authorization: Bearer <token>`.
+ * `svc-auth/mcp`, plus its Protected Resource Metadata, which lists the
+ * server's authorization server when it has one (`svc serve` does: MCP
+ * clients sign in there with OAuth); a PAT (or a session) in
+ * `Authorization: Bearer <token>` works either way.
  *
  * Tools (names and arguments are part of the contract; results carry the same
  * fields as the HTTP endpoints, as JSON text and as `structuredContent`):
@@ -173,6 +174,8 @@ export function mcpRoutes(options: {
   things: ThingStore;
   version?: string | undefined;
   allowedOrigins?: readonly string[] | undefined;
+  /** The issuer of the server's authorization server, listed in the metadata (MCP clients sign in there). */
+  authorizationServer?: string | undefined;
 }): Record<string, PathHandler> {
   const parts: McpParts = { auth: options.auth, things: options.things, version: options.version ?? '0.0.0' };
   const handlers = mcpNodeHandlers({
@@ -180,6 +183,7 @@ export function mcpRoutes(options: {
     resourceName: 'svc dev instance',
     server: (principal) => mcpServerFor(principal, parts),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+    ...(options.authorizationServer === undefined ? {} : { authorizationServers: [options.authorizationServer] }),
   });
   return {
     [MCP_PATH]: async (req, res) => {

@@ -15,6 +15,7 @@
  * - `GET  /api/repos/<org>/<repo>/things/<Type>/<name>` -> `{name, content, commit}` (repo:read on the thing)
  * - `PUT  /api/repos/<org>/<repo>/things/<Type>/<name>` with `{content, committer?}` -> `{commit, committer}` (repo:write on the thing)
  * - `POST /mcp` and `GET /.well-known/oauth-protected-resource/mcp` (mcp.ts)
+ * - with an authorization server (`oauth`): its metadata, `/oauth/...` endpoints and pages
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -35,6 +36,7 @@ import {
   type Permission,
   type Principal,
 } from 'svc-auth';
+import type { AuthorizationServer } from 'svc-auth/oauth';
 import { readJson, segments, writeInput } from './input';
 import { mcpRoutes } from './mcp';
 import type { LogFields, PathHandler, ThingStore } from './types';
@@ -60,6 +62,11 @@ export interface ReferenceServerOptions {
   routes?: Readonly<Record<string, PathHandler>> | undefined;
   /** The version `/mcp` tells MCP clients. Default `'0.0.0'`. */
   version?: string | undefined;
+  /**
+   * An authorization server (`svc-auth/oauth`) mounted on this server: its paths are answered
+   * first, and `/mcp`'s metadata lists its issuer. Default none (clients send PATs).
+   */
+  oauth?: AuthorizationServer | undefined;
 }
 
 /**
@@ -74,6 +81,8 @@ export interface ReferenceServerOptions {
  */
 export interface ReferenceServer {
   readonly server: Server;
+  /** The request listener of `server`, to serve the same routes from another node:http server. */
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
   /** Start listening (default host `127.0.0.1`, port 8080; port 0 picks a free one); resolves to the base URL. */
   listen(options?: { host?: string; port?: number }): Promise<string>;
   /** Stop accepting and drop open connections. */
@@ -170,13 +179,20 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
   }
 
   // Exact paths first: the caller's, then the MCP endpoint, which no caller's route may shadow.
-  const exact: Record<string, PathHandler> = { ...options.routes, ...mcpRoutes(options) };
+  const oauth = options.oauth;
+  const exact: Record<string, PathHandler> = { ...options.routes, ...mcpRoutes({ ...options, authorizationServer: oauth?.issuer }) };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const seen: LogFields = {};
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     try {
+      if (oauth?.owns(path) === true) {
+        // The authorization server answers its own requests (pages, OAuth errors) and never rejects.
+        seen.reason = 'oauth';
+        await oauth.handle(req, res);
+        return;
+      }
       const own = Object.hasOwn(exact, path) ? exact[path] : undefined;
       if (own !== undefined) {
         Object.assign(seen, await own(req, res));
@@ -210,13 +226,15 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
 
   // Hostile clients: a slow client that never finishes its headers or body is cut off,
   // and headers beyond 16 KiB get 431, so one client cannot hold the server's memory.
+  const listener = (req: IncomingMessage, res: ServerResponse): void => void handle(req, res);
   const server = createServer(
     { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: 1_000 },
-    (req, res) => void handle(req, res),
+    listener,
   );
 
   return {
     server,
+    handle: listener,
     listen({ host = '127.0.0.1', port = 8080 } = {}) {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         return Promise.reject(new ValidationError([{ path: 'port', message: 'expected an integer from 0 to 65535' }]));
