@@ -1,7 +1,8 @@
 /**
  * `svc-auth/oauth`: an OAuth 2.1 authorization server (oidc-provider, an
  * optional peer dependency: `npm install oidc-provider@9.13.3`; Node.js 20.18
- * or later) whose tokens svc-auth accepts.
+ * or later) whose tokens svc-auth accepts. Its PostgreSQL storage,
+ * `PostgresOAuthStorage`, is in `svc-auth/postgres` (with `pg`).
  *
  * @example
  * ```ts
@@ -13,7 +14,6 @@
 export {
   createAuthorizationServer,
   MemoryOAuthStorage,
-  PostgresOAuthStorage,
   type AuthorizationServer,
   type AuthorizationServerOptions,
   type SignInOptions,
@@ -22,7 +22,6 @@ export {
   type ClientPolicy,
   type MetadataDocumentOptions,
   type MemoryOAuthStorageOptions,
-  type PostgresOAuthStorageOptions,
   type OAuthStorage,
   type OAuthEntry,
   type OAuthEntryKind,

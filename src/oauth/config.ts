@@ -30,6 +30,14 @@ export interface ConfigHooks {
 
 const SCOPE = PERMISSIONS.join(' ');
 
+/** The errors a person meets on a page, in words; the server's own description follows in brackets. */
+const ERROR_WORDS: Readonly<Record<string, string>> = {
+  invalid_client: 'The app that sent you here is not known to this server.',
+  invalid_redirect_uri: 'The app asked to send you back to an address it did not register, so you were not sent there.',
+  invalid_request: 'The app sent a request this server cannot use.',
+  server_error: 'Something went wrong on this server.',
+};
+
 /** Endpoint paths under the prefix. */
 export function routesOf(prefix: string): Record<string, string> {
   return {
@@ -174,8 +182,10 @@ export function providerConfiguration(
     },
     renderError(ctx, out) {
       ctx.type = 'html';
-      const text = typeof out.error_description === 'string' ? out.error_description : 'The request could not be completed.';
-      setPage(ctx, errorPage(o.name, `Sign-in failed (${String(out.error)})`, text));
+      const error = String(out.error);
+      const detail = typeof out.error_description === 'string' ? out.error_description : 'The request could not be completed.';
+      const said = ERROR_WORDS[error];
+      setPage(ctx, errorPage(o.name, `Sign-in failed (${error})`, said === undefined ? detail : `${said} (${detail})`));
     },
   };
 }

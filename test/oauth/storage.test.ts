@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryOAuthStorage, PostgresOAuthStorage, type OAuthSecrets, type OAuthStorage } from '../../src/entries/oauth';
+import { MemoryOAuthStorage, type OAuthSecrets, type OAuthStorage } from '../../src/entries/oauth';
+import { PostgresOAuthStorage } from '../../src/entries/postgres';
 import { ValidationError } from '../../src/errors';
 import { describeWithDb, newPool, tableName } from '../support/postgres';
 import { codeFlow, startServer, token } from './support';

@@ -3,7 +3,7 @@
  * consent, device code, errors): plain HTML that works without JavaScript, one
  * inline stylesheet allowed by its hash, and the headers that keep the page
  * from being framed (clickjacking a consent button), cached or leaking its URL
- * (which may carry a user code) to another site.
+ * (which may carry a user code) to another site (referrer only to this origin).
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -47,7 +47,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy': `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'`,
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: with it, browsers send `Origin: null` on the page's own form posts, and the
+  // forgery check (interactions/csrf.ts) must tell this server's origin from an opaque one.
+  'referrer-policy': 'same-origin',
 });
 
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -71,7 +73,6 @@ export function page(app: string, title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
 <title>${esc(title)} · ${esc(app)}</title>
 <style>${CSS}</style>
 </head>

@@ -45,7 +45,7 @@ const SWEEP_EVERY = 100;
  * @example
  * ```ts
  * import pg from 'pg';
- * import { PostgresOAuthStorage } from 'svc-auth/oauth';
+ * import { PostgresOAuthStorage } from 'svc-auth/postgres';
  * const storage = new PostgresOAuthStorage({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) });
  * await storage.migrate();
  * ```
