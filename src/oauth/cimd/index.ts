@@ -13,7 +13,7 @@
 import { fetchDocument, FetchRefused, type FetchLimits } from './fetch';
 import { isLoopbackHost } from './addresses';
 
-export { isAllowedAddress, isLoopbackHost } from './addresses';
+export { isLoopbackHost } from './addresses';
 
 /** @internal The resolved policy for metadata documents. */
 export interface DocumentPolicy extends FetchLimits {

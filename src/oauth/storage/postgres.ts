@@ -18,6 +18,7 @@ import type { OAuthEntry, OAuthEntryKind, OAuthSecrets, OAuthStorage } from './t
  * @example
  * ```ts
  * import pg from 'pg';
+ * import type { PostgresOAuthStorageOptions } from 'svc-auth/postgres';
  * const options: PostgresOAuthStorageOptions = { pool: new pg.Pool(), table: 'auth.oauth' };
  * ```
  */
