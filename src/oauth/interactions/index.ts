@@ -145,45 +145,56 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
 
   return async (req, res, path) => {
     if (!path.startsWith(base)) return false;
+    try {
+      await route(req, res, path);
+    } catch (err) {
+      // A failing sign-in callback, storage or provider call: a page for the person, one line for the log.
+      o.log(`oauth: server_error on ${req.method ?? 'GET'} ${base}…: ${err instanceof Error ? err.name : 'unknown'}`);
+      if (res.headersSent) res.destroy();
+      else fail(res, 500, 'Sign-in failed', 'Something went wrong on this server. Go back to the app and try again.');
+    }
+    return true;
+  };
+
+  async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const [uid, action, ...rest] = path.slice(base.length).split('/');
     if (uid === undefined || uid === '' || rest.length > 0 || (action !== undefined && action !== 'login' && action !== 'consent')) {
       fail(res, 404, 'Not found', 'There is no such page.');
-      return true;
+      return;
     }
     const method = req.method ?? 'GET';
     if ((action === undefined && method !== 'GET') || (action !== undefined && method !== 'POST')) {
       fail(res, 405, 'Not allowed', 'This page cannot be used that way.');
-      return true;
+      return;
     }
     let d: Details;
     try {
       d = await provider.interactionDetails(req, res);
     } catch {
       fail(res, 400, 'Sign-in expired', 'This sign-in has expired or was started in another browser. Go back to the app and start again.');
-      return true;
+      return;
     }
     if (d.uid !== uid) {
       fail(res, 400, 'Sign-in expired', 'This page belongs to another sign-in. Go back to the app and start again.');
-      return true;
+      return;
     }
     if (action === undefined) {
       if (d.prompt.name === 'login') await showSignIn(req, res, d);
       else if (d.prompt.name === 'consent') await showConsent(res, d);
       else fail(res, 400, 'Sign-in failed', 'This sign-in needs a step this server does not offer.');
-      return true;
+      return;
     }
     const form = await readForm(req);
     if ('problem' in form) {
       fail(res, 400, 'Sign-in failed', `The form could not be used: ${form.problem}.`);
-      return true;
+      return;
     }
     const problem = formProblem(req, origin, formKey, uid, action, form.fields.get('csrf'));
     if (problem !== undefined) {
       fail(res, 403, 'Request refused', `The form was refused: ${problem}. Go back to the app and start again.`);
-      return true;
+      return;
     }
     if (action === 'login') await postLogin(req, res, d, form.fields);
     else await postConsent(req, res, d, form.fields);
-    return true;
-  };
+  }
 }

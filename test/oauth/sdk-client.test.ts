@@ -1,0 +1,100 @@
+/**
+ * The MCP SDK's own OAuth client (`auth()` with an OAuthClientProvider) against
+ * the dev server: discovery from /mcp's protected resource metadata, dynamic
+ * registration, PKCE, the pages (driven by a cookie-keeping fetch), the code
+ * exchange with the resource indicator, and a refresh.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
+import type { ReferenceServer } from '../../src/app/server';
+import { REDIRECT, signInAndConsent, Browser } from './support';
+
+class MemoryProvider implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  lastAuthorizationUrl: URL | undefined;
+  constructor(readonly base: string) {}
+  get redirectUrl(): string {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'MCP SDK test client',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  state(): string {
+    return 'sdk-state';
+  }
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    this.info = info;
+  }
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL): void {
+    this.lastAuthorizationUrl = url;
+  }
+  saveCodeVerifier(v: string): void {
+    this.verifier = v;
+  }
+  codeVerifier(): string {
+    return this.verifier;
+  }
+}
+
+describe('the MCP SDK OAuth client against svc serve', () => {
+  let dir: string;
+  let dev: DevInstance;
+  let server: ReferenceServer;
+  let base: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-sdk-'));
+    dev = await openInstance({ SVC_HOME: join(dir, 'home') });
+    await dev.members.set('alice', 'acme', 'editor');
+    server = await createDevServer({ instance: dev });
+    base = await server.listen({ port: 0 });
+  });
+  afterAll(async () => {
+    await server.close();
+    await dev.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('discovers, registers, authorizes with PKCE and the resource, exchanges the code and refreshes', async () => {
+    const provider = new MemoryProvider(base);
+    expect(await auth(provider, { serverUrl: `${base}/mcp`, scope: 'repo:read' })).toBe('REDIRECT');
+    expect(provider.info?.client_id).toBeTruthy();
+    const at = provider.lastAuthorizationUrl as URL;
+    expect(at.origin + at.pathname).toBe(`${base}/oauth/authorize`);
+    expect(at.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(at.searchParams.get('resource')).toBe(`${base}/mcp`);
+    const { url: back } = await signInAndConsent(new Browser(), base, at.href);
+    const code = new URL(back).searchParams.get('code') as string;
+    expect(new URL(back).searchParams.get('state')).toBe('sdk-state');
+    expect(await auth(provider, { serverUrl: `${base}/mcp`, authorizationCode: code })).toBe('AUTHORIZED');
+    const first = provider.saved as OAuthTokens;
+    expect(decodeJwt(first.access_token)).toMatchObject({ iss: base, aud: `${base}/mcp`, sub: 'alice', scope: 'repo:read' });
+    // With a refresh token saved, auth() refreshes: a new access token and a rotated refresh token.
+    expect(await auth(provider, { serverUrl: `${base}/mcp` })).toBe('AUTHORIZED');
+    const second = provider.saved as OAuthTokens;
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(decodeJwt(second.access_token).jti).not.toBe(decodeJwt(first.access_token).jti);
+  });
+});
