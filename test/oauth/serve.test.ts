@@ -4,6 +4,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../../src/core/vocabulary';
 import { exited, serve, svc, tempHome } from '../cli/helpers';
+import { DATABASE_URL, describeWithDb } from '../support/postgres';
 import { authorizeUrl, Browser, formOf, pkce, REDIRECT, register, token } from './support';
 
 describe('svc serve is an authorization server: issuer = its base URL', () => {
@@ -91,6 +92,33 @@ describe('svc serve is an authorization server: issuer = its base URL', () => {
     } finally {
       again.child.kill('SIGTERM');
       await exited(again.child);
+    }
+  });
+});
+
+describeWithDb(
+  'svc serve with SVC_DATABASE_URL',
+  'PostgreSQL svc serve OAuth test',
+  'test/oauth/serve.test.ts',
+)('svc serve with SVC_DATABASE_URL keeps the authorization server in the database', () => {
+  it('two svc serve processes on one database sign with the same key', async () => {
+    const a = await tempHome();
+    const b = await tempHome();
+    const env = { SVC_DATABASE_URL: DATABASE_URL as string };
+    const one = await serve(a.home, env);
+    const two = await serve(b.home, env);
+    try {
+      const kids = async (url: string): Promise<string[]> =>
+        ((await (await fetch(`${url}/oauth/jwks`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+      expect(await kids(two.url)).toEqual(await kids(one.url));
+      expect(one.stderr()).not.toMatch(/OAuth is off/);
+    } finally {
+      for (const s of [one, two]) {
+        s.child.kill('SIGTERM');
+        await exited(s.child);
+      }
+      await a.cleanup();
+      await b.cleanup();
     }
   });
 });

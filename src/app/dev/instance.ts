@@ -14,7 +14,9 @@ import { UnavailableError, ValidationError } from '../../errors';
 import { createAuth, type Auth } from '../../service';
 import { FileMembershipStore, FileTokenStore, JsonFile, type TokenStore } from '../../stores';
 import { generateKeyRing, importKeyRing, type KeyRing } from '../../tokens';
+import { PostgresOAuthStorage, type OAuthStorage } from '../../oauth';
 import { secureHome } from './home-perms';
+import { FileOAuthStorage } from './oauth-file';
 
 /** The JWT issuer of the dev instance. */
 export const DEV_ISSUER = 'svc-dev';
@@ -94,6 +96,11 @@ export interface DevInstance {
   readonly session: JsonFile<SavedSession>;
   /** The clock the instance uses (the test clock or the real one). */
   readonly now: () => Date;
+  /**
+   * The storage of `svc serve`'s authorization server: `SVC_HOME/oauth.json`, or a table in the
+   * instance's database when `SVC_DATABASE_URL` is set (made on first use).
+   */
+  oauthStorage(): Promise<OAuthStorage>;
   /** Release what the instance holds (a database pool). */
   close(): Promise<void>;
 }
@@ -123,7 +130,13 @@ export async function openInstance(env: CliEnv, options: { notice?: (text: strin
   const members = new FileMembershipStore(home);
   const session = new JsonFile<SavedSession>(join(home, 'session.json'), { mode: 0o600, label: 'session file', parse: parseSession });
   const keys = await loadKeyRing(home);
-  const { tokens, close } = await openTokenStore(home, env);
+  const { tokens, close, pool } = await openTokenStore(home, env);
+  const oauthStorage = async (): Promise<OAuthStorage> => {
+    if (pool === undefined) return new FileOAuthStorage(home);
+    const storage = new PostgresOAuthStorage({ pool });
+    await storage.migrate();
+    return storage;
+  };
   try {
     const auth = createAuth({ issuer: DEV_ISSUER, keys, members, tokens, ...(clock ? { now: clock } : {}) });
     // A one-shot command exits right after: write its last-used time before the store closes.
@@ -131,7 +144,7 @@ export async function openInstance(env: CliEnv, options: { notice?: (text: strin
       await auth.flush();
       await close();
     };
-    return { home, auth, members, tokens, session, now, close: flushThenClose };
+    return { home, auth, members, tokens, session, now, oauthStorage, close: flushThenClose };
   } catch (err) {
     await close();
     throw err;
@@ -173,7 +186,10 @@ function parseSession(data: unknown): SavedSession {
   return { user: d.user, token: d.token };
 }
 
-async function openTokenStore(home: string, env: CliEnv): Promise<{ tokens: TokenStore; close: () => Promise<void> }> {
+async function openTokenStore(
+  home: string,
+  env: CliEnv,
+): Promise<{ tokens: TokenStore; close: () => Promise<void>; pool?: import('pg').Pool }> {
   const url = env.SVC_DATABASE_URL;
   if (url === undefined || url === '') return { tokens: new FileTokenStore(home), close: () => Promise.resolve() };
   let pg: typeof import('pg');
@@ -194,7 +210,7 @@ async function openTokenStore(home: string, env: CliEnv): Promise<{ tokens: Toke
   try {
     const tokens = new PostgresTokenStore({ pool });
     await tokens.migrate();
-    return { tokens, close };
+    return { tokens, close, pool };
   } catch (err) {
     await close();
     throw err;

@@ -16,7 +16,6 @@ import { createAuthorizationServer, type AuthorizationServer } from '../../oauth
 import { UnavailableError } from '../../errors';
 import { createReferenceServer, type PathHandler, type ReferenceServer } from '../server';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
-import { FileOAuthStorage } from './oauth-file';
 import { FileThingStore } from './things';
 
 /**
@@ -56,7 +55,7 @@ async function devAuthorizationServer(
       issuer,
       // A dev instance: whoever reaches the page picks a member (no password), as `svc auth login --user` does.
       signIn: { users: async () => [...new Set((await dev.members.list()).map((m) => m.user))].sort() },
-      storage: new FileOAuthStorage(dev.home),
+      storage: await dev.oauthStorage(),
       clients: { metadataDocuments: { allowLoopback: true } },
       log: (line) => log?.(`svc: ${line}`),
     });
