@@ -411,7 +411,7 @@ function everyName() {
   return [
     `import type { ${ROOT_API.types.join(', ')} } from 'svc-auth';`,
     `import { ${ROOT_API.values.join(', ')} } from 'svc-auth';`,
-    `import type { ${policyTypes.join(', ')} } from 'svc-auth/policy';`,
+    `import type { ${policyTypes.map((n) => `${n} as Policy${n}`).join(', ')} } from 'svc-auth/policy';`,
     `import * as policy from 'svc-auth/policy';`,
     `import * as scanning from 'svc-auth/scanning';`,
     `export const root = [${ROOT_API.values.join(', ')}];`,
