@@ -30,6 +30,8 @@ export interface KeyServer {
   serve: { rfc8414: boolean; oidc: boolean };
   /** The `issuer` the discovery documents name (default: the real one). */
   docIssuer: string;
+  /** Bytes of padding added to the JWKS answer (a body bomb). */
+  pad: number;
   /** Requests seen, by kind. */
   readonly hits: { discovery: number; jwks: number };
   /** A new key (not yet published unless `publish`). */
@@ -49,6 +51,7 @@ export async function startKeyServer(): Promise<KeyServer & { first: SigningKey 
     down: false,
     serve: { rfc8414: true, oidc: true },
     docIssuer: '',
+    pad: 0,
     hits: { discovery: 0, jwks: 0 },
   };
   server = createServer((req, res) => {
@@ -67,7 +70,9 @@ export async function startKeyServer(): Promise<KeyServer & { first: SigningKey 
       res.writeHead(200, { 'content-type': 'application/json' }).end(doc());
     } else if (path === '/keys') {
       const keys = [...published.values()].map((k) => ({ ...k.publicJwk, kid: k.kid, alg: k.alg, use: 'sig' }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys }) + ' '.repeat(state.pad));
+    } else if (path === '/moved') {
+      res.writeHead(302, { location: '/keys' }).end();
     } else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
