@@ -25,7 +25,8 @@ interface Narrowing {
   readonly scopes: readonly Scope[];
   /** A one-record "chain" carrying the scopes, in the shape the grant cache reads. */
   readonly chain: readonly { readonly scopes: readonly Scope[] }[];
-  readonly layer: CompiledLayer;
+  /** What the grant cache calls on a miss: made once here, not a closure per request. */
+  readonly layers: () => CompiledLayer[];
 }
 
 /**
@@ -91,11 +92,12 @@ export function issuerPath(
       const scopes: readonly Scope[] = Object.freeze(
         permissions.length === 0 ? [] : [Object.freeze({ permissions: Object.freeze([...permissions]) as Permission[] })],
       );
+      const layer = compileLayer(scopes);
       n = Object.freeze({
         key: `\u0000issuer-scope:${permissions.join(' ')}`,
         scopes,
         chain: Object.freeze([Object.freeze({ scopes })]),
-        layer: compileLayer(scopes),
+        layers: () => [layer],
       });
       narrowings.set(permissions, n);
     }
@@ -109,7 +111,7 @@ export function issuerPath(
       grant =
         narrowing === undefined
           ? deps.grants.get(null, roles, null, noLayers)
-          : deps.grants.get(narrowing.key, roles, narrowing.chain, () => [narrowing.layer]);
+          : deps.grants.get(narrowing.key, roles, narrowing.chain, narrowing.layers);
     } catch (err) {
       // Bad role data is the membership source's fault; never an allow.
       throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
