@@ -24,7 +24,12 @@ const NARROWED = 'svc-auth authenticate (trusted issuer token with scope repo:re
 const AUDIENCE = 'https://api.svc.bench';
 
 /** A JWKS on loopback and a signer of access tokens for it. */
-async function identityProvider(): Promise<{ issuer: string; jwksUri: string; sign: (claims: Record<string, unknown>) => Promise<string>; close: () => void }> {
+async function identityProvider(): Promise<{
+  issuer: string;
+  jwksUri: string;
+  sign: (claims: Record<string, unknown>) => Promise<string>;
+  close: () => void;
+}> {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256', use: 'sig' }] });
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
@@ -46,7 +51,9 @@ async function hot(): Promise<Map<string, number>> {
       trustedIssuers: [{ issuer: idp.issuer, audience: AUDIENCE, jwksUri: idp.jwksUri }],
     });
     const me: Principal = await auth.authenticate(await auth.issueSession('alice'));
-    const { token: pat } = await auth.client(me).token.create({ name: 'bench', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
+    const { token: pat } = await auth
+      .client(me)
+      .token.create({ name: 'bench', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     const now = Math.floor(Date.now() / 1000);
     const claims = { iss: idp.issuer, aud: AUDIENCE, sub: 'alice', iat: now, exp: now + 3600 };
     const issued = await idp.sign(claims);

@@ -24,7 +24,6 @@ export { isHeaderProblem } from './bearer';
 export {
   checkTrustedIssuers,
   IssuerVerifier,
-  MAX_TRUSTED_ISSUERS,
   KEYS_MAX_AGE_MS,
   KEY_COOLDOWN_MS,
   STALE_KEYS_MS,

@@ -20,7 +20,16 @@ describe('svc serve --trust-issuer', { timeout: 120_000 }, () => {
     const { home, cleanup } = await tempHome();
     try {
       await svc(home, ['member', 'set', '-u', 'erin', '-r', 'acme', '--role', 'viewer']);
-      const s = await serve(home, {}, ['--trust-issuer', 'https://unused.example', '--audience', 'x', '--trust-issuer', ks.issuer, '--audience', 'svc-dev']);
+      const s = await serve(home, {}, [
+        '--trust-issuer',
+        'https://unused.example',
+        '--audience',
+        'x',
+        '--trust-issuer',
+        ks.issuer,
+        '--audience',
+        'svc-dev',
+      ]);
       try {
         const now = Math.floor(Date.now() / 1000);
         const claims = { iss: ks.issuer, sub: 'erin', iat: now, exp: now + 300 };

@@ -124,7 +124,11 @@ describe('examples/mcp-node.ts with a company IdP token (MCP SDK client)', () =>
   it('a token minted for another API is refused with 401 before the MCP server is reached', async () => {
     const r = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tokens.billing}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${tokens.billing}`,
+      },
       body: '{}',
     });
     expect(r.status).toBe(401);

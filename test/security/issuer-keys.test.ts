@@ -46,7 +46,9 @@ describe('trusted issuer keys: rotation and floods', () => {
     s = await issuerSetup();
     await s.auth.authenticate(await fresh());
     const flood = async (): Promise<void> => {
-      const reasons = await Promise.all(Array.from({ length: 150 }, async (_, i) => reasonOf(s.auth, await fresh(s.ks.first, { kid: `rnd-${serial}-${i}` }))));
+      const reasons = await Promise.all(
+        Array.from({ length: 150 }, async (_, i) => reasonOf(s.auth, await fresh(s.ks.first, { kid: `rnd-${serial}-${i}` }))),
+      );
       expect(new Set(reasons)).toEqual(new Set(['key']));
     };
     await flood();
@@ -60,7 +62,9 @@ describe('trusted issuer keys: rotation and floods', () => {
   it('random-issuer flood: 300 tokens naming random issuers fetch nothing at all', async () => {
     s = await issuerSetup();
     const reasons = await Promise.all(
-      Array.from({ length: 300 }, async (_, i) => reasonOf(s.auth, await s.ks.sign(s.ks.first, s.claims({ iss: `https://idp${i}.example` })))),
+      Array.from({ length: 300 }, async (_, i) =>
+        reasonOf(s.auth, await s.ks.sign(s.ks.first, s.claims({ iss: `https://idp${i}.example` }))),
+      ),
     );
     expect(new Set(reasons)).toEqual(new Set(['issuer']));
     expect(s.ks.hits).toEqual({ discovery: 0, jwks: 0 });

@@ -5,7 +5,7 @@
  * the refusals are not a verifier that refuses everything.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SignJWT, exportSPKI } from 'jose';
+import { SignJWT, exportSPKI, importJWK, type CryptoKey } from 'jose';
 import { ForbiddenError } from '../../src/errors';
 import { createAuth } from '../../src/service';
 import { generateKeyRing } from '../../src/tokens';
@@ -175,6 +175,5 @@ describe('trusted issuer: hostile tokens', () => {
 });
 
 async function importPublic(setup: IssuerSetup): Promise<CryptoKey> {
-  const { importJWK } = await import('jose');
   return (await importJWK({ ...setup.ks.first.publicJwk, alg: 'ES256' }, 'ES256')) as CryptoKey;
 }

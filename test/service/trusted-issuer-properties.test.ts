@@ -33,7 +33,13 @@ const claimArb = fc
   )
   .map(([perms, words, form]) => {
     const claim: Record<string, unknown> =
-      form === 'none' ? {} : form === 'scope' ? { scope: words.join(' ') } : form === 'scp-array' ? { scp: words } : { scp: words.join(' ') };
+      form === 'none'
+        ? {}
+        : form === 'scope'
+          ? { scope: words.join(' ') }
+          : form === 'scp-array'
+            ? { scp: words }
+            : { scp: words.join(' ') };
     return { granted: form === 'none' ? null : new Set<string>(perms), claim };
   });
 
@@ -50,16 +56,22 @@ describe('trusted-issuer session narrowing (property)', () => {
   it('never allows more than the user roles, nor more than its scope claim', async () => {
     let allowed = 0;
     await fc.assert(
-      fc.asyncProperty(rolesArb, claimArb, fc.constantFrom(...RESOURCES), fc.constantFrom(...PERMISSIONS), async (roles, c, resource, permission) => {
-        s.roles.set('carol', roles);
-        const token = await s.ks.sign(s.ks.first, s.claims({ sub: 'carol', jti: `p${++serial}`, ...c.claim }));
-        const p = await s.auth.authenticate(token);
-        const decision = s.auth.authorize(p, resource, permission);
-        if (!decision.allowed) return;
-        allowed++;
-        expect(authorize(createGrant({ roles }), resource, permission).allowed).toBe(true);
-        if (c.granted !== null) expect(c.granted.has(permission as Permission)).toBe(true);
-      }),
+      fc.asyncProperty(
+        rolesArb,
+        claimArb,
+        fc.constantFrom(...RESOURCES),
+        fc.constantFrom(...PERMISSIONS),
+        async (roles, c, resource, permission) => {
+          s.roles.set('carol', roles);
+          const token = await s.ks.sign(s.ks.first, s.claims({ sub: 'carol', jti: `p${++serial}`, ...c.claim }));
+          const p = await s.auth.authenticate(token);
+          const decision = s.auth.authorize(p, resource, permission);
+          if (!decision.allowed) return;
+          allowed++;
+          expect(authorize(createGrant({ roles }), resource, permission).allowed).toBe(true);
+          if (c.granted !== null) expect(c.granted.has(permission as Permission)).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
     expect(allowed).toBeGreaterThan(0); // not vacuous

@@ -63,7 +63,9 @@ describe('a company IdP access token (oidc-provider, client credentials, RFC 870
 
   it('without a scope claim it manages its user tokens like any session (M1)', async () => {
     const p = await auth.authenticate(await idp.token('alice'));
-    const { token } = await auth.client(p).token.create({ name: 'from-idp', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
+    const { token } = await auth
+      .client(p)
+      .token.create({ name: 'from-idp', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     const pat = await auth.authenticate(token);
     expect(pat.kind).toBe('pat');
     expect(pat.userId).toBe('alice');
@@ -91,7 +93,12 @@ describe('a company IdP access token (oidc-provider, client credentials, RFC 870
   it('privilege escalation: a repo:read grant to an MCP client cannot mint itself a full-access PAT (every management call is ForbiddenError)', async () => {
     const p = await auth.authenticate(await idp.token('alice', { scope: 'repo:read' }));
     const api = auth.client(p).token;
-    for (const call of [() => api.create({ name: 'escalate' }), () => api.list(), () => api.get('from-idp'), () => api.revoke('from-idp')]) {
+    for (const call of [
+      () => api.create({ name: 'escalate' }),
+      () => api.list(),
+      () => api.get('from-idp'),
+      () => api.revoke('from-idp'),
+    ]) {
       const err = await rejection(call);
       expect(err).toBeInstanceOf(ForbiddenError);
       expect((err as Error).message).toMatch(/scope claim/);

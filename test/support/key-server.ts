@@ -45,7 +45,6 @@ let seq = 0;
 
 /** Start the key server on 127.0.0.1 with one published ES256 key. */
 export async function startKeyServer(): Promise<KeyServer & { first: SigningKey }> {
-  let server: Server | undefined;
   const published = new Map<string, SigningKey>();
   const state = {
     down: false,
@@ -54,7 +53,7 @@ export async function startKeyServer(): Promise<KeyServer & { first: SigningKey 
     pad: 0,
     hits: { discovery: 0, jwks: 0 },
   };
-  server = createServer((req, res) => {
+  const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
     const isDiscovery = path.startsWith('/.well-known/') || path.includes('/.well-known/');
     if (isDiscovery) state.hits.discovery++;
@@ -75,7 +74,7 @@ export async function startKeyServer(): Promise<KeyServer & { first: SigningKey 
       res.writeHead(302, { location: '/keys' }).end();
     } else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const issuer = `${origin}/realms/acme`;
   const jwksUri = `${origin}/keys`;
@@ -88,7 +87,11 @@ export async function startKeyServer(): Promise<KeyServer & { first: SigningKey 
     return k;
   }
 
-  async function sign(k: SigningKey, claims: JWTPayload, header: { typ?: string | null; kid?: string | null; alg?: string } = {}): Promise<string> {
+  async function sign(
+    k: SigningKey,
+    claims: JWTPayload,
+    header: { typ?: string | null; kid?: string | null; alg?: string } = {},
+  ): Promise<string> {
     const protectedHeader: Record<string, string> = { alg: header.alg ?? k.alg };
     const typ = header.typ === undefined ? 'at+jwt' : header.typ;
     if (typ !== null) protectedHeader['typ'] = typ;
@@ -106,7 +109,7 @@ export async function startKeyServer(): Promise<KeyServer & { first: SigningKey 
     first,
     key,
     sign,
-    close: () => new Promise<void>((resolve) => server?.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
 }
 

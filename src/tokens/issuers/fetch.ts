@@ -51,7 +51,7 @@ export async function fetchJson(url: URL | string, init: { headers?: Headers; si
 }
 
 async function readCapped(res: Response, where: string): Promise<Uint8Array> {
-  const reader = res.body?.getReader();
+  const reader = (res.body as ReadableStream<Uint8Array> | null)?.getReader();
   if (reader === undefined) return new Uint8Array(0);
   const parts: Uint8Array[] = [];
   let total = 0;

@@ -8,7 +8,7 @@ export { ISSUER_ALGORITHMS } from './options';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export type { IssuerConfig, IssuerClaims } from './types';
-export { checkTrustedIssuers, MAX_TRUSTED_ISSUERS } from './options';
-export { IssuerVerifier, type IssuerVerifierOptions } from './verify';
+export { checkTrustedIssuers } from './options';
+export { IssuerVerifier } from './verify';
 export { KEYS_MAX_AGE_MS, KEY_COOLDOWN_MS, STALE_KEYS_MS } from './keys';
 export { RETRY_AFTER_FAILURE_MS } from './discovery';

@@ -88,7 +88,8 @@ export class IssuerKeys {
     } catch (err) {
       if (TOKEN_FAULTS.has(codeOf(err))) throw err;
       const stale = this.#staleKeys();
-      const outage = err instanceof UnavailableError ? err : new UnavailableError('identity provider keys could not be read', { cause: err });
+      const outage =
+        err instanceof UnavailableError ? err : new UnavailableError('identity provider keys could not be read', { cause: err });
       if (stale === undefined) throw outage;
       try {
         return await stale(header, token);
@@ -132,7 +133,7 @@ export class IssuerKeys {
   #staleKeys(): GetKey | undefined {
     const { uat, jwks } = this.#cache;
     if (uat === undefined || jwks === undefined || Date.now() - uat >= STALE_KEYS_MS) return undefined;
-    if (this.#stale?.uat !== uat) this.#stale = { uat, get: createLocalJWKSet(jwks) as GetKey };
+    if (this.#stale?.uat !== uat) this.#stale = { uat, get: createLocalJWKSet(jwks) };
     return this.#stale.get;
   }
 }

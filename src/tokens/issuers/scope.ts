@@ -56,5 +56,6 @@ export function scopePermissions(claims: Readonly<Record<string, unknown>>): rea
     if (m === undefined) return undefined;
     mask &= m;
   }
-  return INTERNED[mask] as readonly Permission[];
+  // Every mask has its set; were one missing, the claim is refused (undefined), never read as no scope.
+  return INTERNED[mask];
 }

@@ -187,7 +187,7 @@ async function verifyWithCandidates(token: string, keys: IssuerKeys, options: JW
     if (codeOf(err) !== 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw err;
     let last: unknown = err;
     let tried = 0;
-    for await (const key of err as unknown as AsyncIterable<CryptoKey>) {
+    for await (const key of err as AsyncIterable<CryptoKey>) {
       if (++tried > MAX_CANDIDATES) break;
       try {
         return await jwtVerify(token, key, options);

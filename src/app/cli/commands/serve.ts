@@ -115,7 +115,10 @@ export const serveCommand = defineCommand({
  */
 function trustFlags(issuers: readonly string[], audiences: readonly string[], issues: IssueInput[]): TrustedIssuer[] {
   if (issuers.length !== audiences.length) {
-    issues.push({ path: '--audience', message: `give one --audience per --trust-issuer (${issuers.length} issuers, ${audiences.length} audiences)` });
+    issues.push({
+      path: '--audience',
+      message: `give one --audience per --trust-issuer (${issuers.length} issuers, ${audiences.length} audiences)`,
+    });
     return [];
   }
   const list = issuers.map((issuer, i) => ({ issuer, audience: audiences[i] as string }));
@@ -123,7 +126,10 @@ function trustFlags(issuers: readonly string[], audiences: readonly string[], is
   checkTrustedIssuers(list, DEV_ISSUER, found);
   for (const issue of found) {
     const [, i, field] = issue.path as readonly (string | number)[];
-    issues.push({ path: [field === 'audience' ? '--audience' : '--trust-issuer', ...(typeof i === 'number' ? [i] : [])], message: issue.message });
+    issues.push({
+      path: [field === 'audience' ? '--audience' : '--trust-issuer', ...(typeof i === 'number' ? [i] : [])],
+      message: issue.message,
+    });
   }
   return list;
 }
