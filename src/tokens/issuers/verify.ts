@@ -167,6 +167,10 @@ export class IssuerVerifier {
     const exp = payload.exp;
     if (typeof exp !== 'number' || !Number.isFinite(exp)) throw fail('malformed', 'exp is not a number');
     if (nowSec >= exp) throw fail('expired', 'token expired');
+    // A sender-constrained token (RFC 9449 DPoP, RFC 8705 mTLS) is only as good as the proof of
+    // possession that must come with it, which a bearer path never checks: taken as a bearer
+    // token, a stolen bound token would work here, undoing the binding.
+    if (Object.hasOwn(payload, 'cnf')) throw fail('type', 'a sender-constrained (cnf) token is not a bearer token');
     const userId = Object.hasOwn(payload, config.userIdClaim) ? payload[config.userIdClaim] : undefined;
     if (typeof userId !== 'string' || !this.#isUserId(userId)) {
       throw fail('malformed', `claim ${config.userIdClaim} is not a user id accepted here`);
