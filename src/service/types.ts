@@ -35,7 +35,8 @@ export interface AuthOptions {
    * Entries in the verified-signature cache (exact token text -> verified
    * claims, T2). Default 10 000, at most 1 000 000; 0 disables it. Only
    * tokens whose signature verified enter it, so a flood of bogus tokens
-   * leaves it alone; the oldest entry goes when it is full.
+   * leaves it alone; the oldest entry goes when it is full. Trusted issuers'
+   * verified tokens have a cache of their own with the same bound.
    */
   signatureCacheSize?: number;
   /**

@@ -67,7 +67,7 @@ describe('trusted issuer keys: rotation and floods', () => {
       ),
     );
     expect(new Set(reasons)).toEqual(new Set(['issuer']));
-    expect(s.ks.hits).toEqual({ discovery: 0, jwks: 0 });
+    expect(s.ks.hits).toEqual({ discovery: 0, jwks: 0, other: 0 });
   });
 });
 
@@ -128,7 +128,7 @@ describe('trusted issuer keys: hostile discovery and key sets', () => {
     s = await issuerSetup();
     const pinned = await issuerSetup({ issuer: s.ks.issuer, jwksUri: s.ks.jwksUri });
     expect((await pinned.auth.authenticate(await pinned.ks.sign(s.ks.first, s.claims()))).userId).toBe('alice');
-    expect(s.ks.hits).toEqual({ discovery: 0, jwks: 1 });
+    expect(s.ks.hits).toEqual({ discovery: 0, jwks: 1, other: 0 });
     await pinned.ks.close();
   });
 

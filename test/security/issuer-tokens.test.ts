@@ -45,6 +45,14 @@ describe('trusted issuer: what verifies', () => {
     }
   });
 
+  it('a token without kid verifies against each fitting key of the set (several ES256 keys published)', async () => {
+    s = await issuerSetup();
+    const second = await s.ks.key('ES256', 'second', true);
+    expect((await s.auth.authenticate(await s.ks.sign(second, s.claims(), { kid: null }))).userId).toBe('alice');
+    const stranger = await s.ks.key('ES256', 'stranger');
+    expect(await reasonOf(s.auth, await s.ks.sign(stranger, s.claims(), { kid: null }))).toBe('signature');
+  });
+
   it('a verified token stays hot (no second verification) and still expires on time', async () => {
     s = await issuerSetup();
     const token = await s.ks.sign(s.ks.first, s.claims());
@@ -61,7 +69,7 @@ describe('trusted issuer: hostile tokens', () => {
     s = await issuerSetup();
     const good = await s.ks.sign(s.ks.first, s.claims());
     expect(await reasonOf(s.auth, withHeader(good, { alg: 'none', typ: 'at+jwt' }, ''))).toBe('algorithm');
-    expect(s.ks.hits).toEqual({ discovery: 0, jwks: 0 });
+    expect(s.ks.hits).toEqual({ discovery: 0, jwks: 0, other: 0 });
   });
 
   it("algorithm confusion: HS256 signed with the issuer's public key as the secret is refused (algorithm)", async () => {
@@ -91,6 +99,23 @@ describe('trusted issuer: hostile tokens', () => {
     expect(await reasonOf(s.auth, `${h}.${body}.${sig}`)).toBe('signature');
   });
 
+  it('key injection: a key embedded (jwk) or linked (jku, x5u) in the header is never used nor fetched', async () => {
+    s = await issuerSetup();
+    const mine = await s.ks.key('ES256', 'mine');
+    const token = await new SignJWT(s.claims())
+      .setProtectedHeader({
+        alg: 'ES256',
+        typ: 'at+jwt',
+        kid: 'mine',
+        jwk: mine.publicJwk,
+        jku: `${s.ks.origin}/evil`,
+        x5u: `${s.ks.origin}/evil.pem`,
+      })
+      .sign(mine.privateKey);
+    expect(await reasonOf(s.auth, token)).toBe('key');
+    expect(s.ks.hits.other).toBe(0);
+  });
+
   it('an unknown kid is refused (key)', async () => {
     s = await issuerSetup();
     const stranger = await s.ks.key('ES256', 'never-published');
@@ -101,7 +126,7 @@ describe('trusted issuer: hostile tokens', () => {
     s = await issuerSetup();
     const token = await s.ks.sign(s.ks.first, s.claims({ iss: 'https://evil.example' }));
     expect(await reasonOf(s.auth, token)).toBe('issuer');
-    expect(s.ks.hits).toEqual({ discovery: 0, jwks: 0 });
+    expect(s.ks.hits).toEqual({ discovery: 0, jwks: 0, other: 0 });
   });
 
   it('token passthrough: missing aud, or an aud of another API, is refused (audience)', async () => {
@@ -180,7 +205,7 @@ describe('trusted issuer: hostile tokens', () => {
     s = await issuerSetup();
     const plain = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });
     expect(await reasonOf(plain, await s.ks.sign(s.ks.first, s.claims()))).toBe('type');
-    expect(s.ks.hits).toEqual({ discovery: 0, jwks: 0 });
+    expect(s.ks.hits).toEqual({ discovery: 0, jwks: 0, other: 0 });
   });
 });
 

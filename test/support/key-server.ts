@@ -33,7 +33,7 @@ export interface KeyServer {
   /** Bytes of padding added to the JWKS answer (a body bomb). */
   pad: number;
   /** Requests seen, by kind. */
-  readonly hits: { discovery: number; jwks: number };
+  readonly hits: { discovery: number; jwks: number; other: number };
   /** A new key (not yet published unless `publish`). */
   key(alg?: KeyAlg, kid?: string, publish?: boolean): Promise<SigningKey>;
   /** A token signed by `key` with the header's `typ` (default `at+jwt`) and these claims. */
@@ -51,7 +51,7 @@ export async function startKeyServer(): Promise<KeyServer & { first: SigningKey 
     serve: { rfc8414: true, oidc: true },
     docIssuer: '',
     pad: 0,
-    hits: { discovery: 0, jwks: 0 },
+    hits: { discovery: 0, jwks: 0, other: 0 },
   };
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
@@ -72,7 +72,10 @@ export async function startKeyServer(): Promise<KeyServer & { first: SigningKey 
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys }) + ' '.repeat(state.pad));
     } else if (path === '/moved') {
       res.writeHead(302, { location: '/keys' }).end();
-    } else res.writeHead(404).end();
+    } else {
+      state.hits.other++;
+      res.writeHead(404).end();
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -78,9 +78,6 @@ export class IssuerKeys {
     this.#discovery = config.jwksUri === null ? new Discovery(config.issuer) : undefined;
   }
 
-  /** Key set fetches tried, for tests and metrics (discovery not included). */
-  fetches = 0;
-
   readonly getKey: GetKey = async (header, token) => {
     const remote = this.#remote ?? (await this.#open());
     try {
@@ -118,7 +115,6 @@ export class IssuerKeys {
     if (Date.now() - this.#failedAt < RETRY_AFTER_FAILURE_MS) {
       throw new UnavailableError(`identity provider keys at ${url} failed recently (not tried again yet)`);
     }
-    this.fetches++;
     try {
       const json = await fetchJson(url, { headers: options.headers, signal: options.signal });
       // jose parses it again; the set is small and this keeps jose's own checks in force.

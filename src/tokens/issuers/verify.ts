@@ -94,11 +94,6 @@ export class IssuerVerifier {
     this.#cache = new SignatureCache<Entry>(options.cacheSize);
   }
 
-  /** Key set fetches of `issuer` so far (for tests and metrics); discovery not counted. */
-  keyFetches(issuer: string): number {
-    return this.#byIssuer.get(issuer)?.keys.fetches ?? 0;
-  }
-
   /**
    * The claims of `token` if it was verified within the last 10 minutes, synchronously;
    * `undefined` otherwise (then {@link IssuerVerifier.route}). Throws `expired` once
