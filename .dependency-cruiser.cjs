@@ -1,7 +1,10 @@
-// The layer table of svc-auth, enforced (`npm run lint:layers`). A layer imports only layers below it:
+// The layer table of svc-auth, enforced (`npm run lint:layers`; drawn in docs/architecture.md, whose
+// tables scripts/check-architecture.mjs keeps equal to LAYERS). A layer imports only layers below it:
 //   errors (usable by all) < 1 core/vocabulary < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
 //   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp, oauth and testing,
 //   peers < 9 app (the `svc` program: app/cli, app/dev, app/server).
+// Tokens sit beside the core rather than on it (rule tokens-beside-the-core): two columns on the shared
+// vocabulary, meeting in service.
 // src/index.ts and src/entries/ are the package's faces (svc-auth, svc-auth/<subpath>): they re-export
 // the parts they ship, and no library code imports them. The reference server (src/app/server) is the
 // one exception, the other way round: of src/ it imports nothing but those faces, as a user's server
@@ -98,6 +101,14 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/index\\.ts$', '^src/entries/[^/]+\\.ts$', '^src/app/server/'] },
     },
     {
+      name: 'tokens-beside-the-core',
+      comment:
+        'The policy core (scopes -> policy) and the tokens are two columns on the shared vocabulary that meet in the service: tokens import the vocabulary (permission words, input checks) and nothing else of core.',
+      severity: 'error',
+      from: { path: '^src/tokens/' },
+      to: { path: '^src/core/(?!vocabulary/)' },
+    },
+    {
       name: 'stores-need-no-policy',
       comment:
         'Stores keep records and memberships (vocabulary and scope types); they never decide or mint (DESIGN: stores use nothing above).',
@@ -130,7 +141,8 @@ module.exports = {
     },
     {
       name: 'not-to-dev-dep',
-      comment: 'Runtime code may not import a devDependency (pg and oidc-provider are optional peers, vitest a peer of svc-auth/testing).',
+      comment:
+        'Runtime code may not import a devDependency (pg and oidc-provider are optional peers, vitest a peer of svc-auth/testing).',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/testing/' },
       to: { dependencyTypes: ['npm-dev'], pathNot: 'node_modules/(pg|@types/pg|oidc-provider|@types/oidc-provider)/' },

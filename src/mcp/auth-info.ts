@@ -53,6 +53,11 @@ const REFUSAL: Readonly<Record<AuthenticationReason, string>> = {
   revoked: 'token revoked',
   unknown: 'token not known to this server',
   type: 'this kind of token is not accepted here: use a personal access token',
+  issuer: 'token not from an issuer this server trusts',
+  audience: 'token not issued for this server: ask your identity provider for one with this audience',
+  not_yet_valid: 'token not valid yet',
+  algorithm: 'token signed with an algorithm not accepted here',
+  key: "token's signing key not known to this server",
 };
 const RENEWABLE: ReadonlySet<AuthenticationReason> = new Set(['signature', 'expired', 'revoked', 'unknown']);
 

@@ -15,6 +15,7 @@ import { checkOptions } from '../core/vocabulary';
 import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
 import { checkAllowedOrigins, originAllowed, resourceAt } from './origin';
 import { checkMaxBodyBytes } from './body';
+import { checkToolPermissions, refuseUnusableTool } from './precheck';
 
 /**
  * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits.
@@ -79,6 +80,14 @@ export interface McpHandlerOptions {
    * of the node handler) is its parser's business.
    */
   maxBodyBytes?: number;
+  /**
+   * The permission each of the server's guarded tools needs
+   * (`{ thing_put: { permission: 'repo:write' } }`; an {@link McpToolPolicy}
+   * fits). A `tools/call` of a listed tool that this credential can never use
+   * (the tools `canUseTool` hides) is answered here with a tool error naming
+   * the permission, instead of the SDK's "Tool thing_put not found".
+   */
+  tools?: Readonly<Record<string, { readonly permission: string }>>;
   /** Called with the original error whenever the answer is a 5xx, to log what the client is never shown. */
   onError?: (err: unknown) => void;
 }
@@ -99,6 +108,7 @@ const OPTION_KEYS = new Set([
   'renewHint',
   'allowedOrigins',
   'maxBodyBytes',
+  'tools',
   'onError',
 ]);
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
@@ -130,6 +140,9 @@ export function core(options: McpHandlerOptions) {
   const allowed = checkAllowedOrigins(options.allowedOrigins, 'options.allowedOrigins');
   const hint = checkRenewHint(options.renewHint, 'options.renewHint');
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes, 'options.maxBodyBytes');
+  const toolIssues: IssueInput[] = [];
+  const tools = checkToolPermissions(options.tools, 'options.tools', toolIssues);
+  if (toolIssues.length > 0) throw new ValidationError(toolIssues);
   const meta = (resource: string): ProtectedResourceMetadata =>
     protectedResourceMetadata({
       resource,
@@ -252,11 +265,28 @@ export function core(options: McpHandlerOptions) {
     }
   }
 
+  /** The answer to a `tools/call` of a tool this principal can never use, if `body` is one; see `tools`. */
+  function precheck(principal: Principal, body: unknown): Answer | undefined {
+    const refusal = refuseUnusableTool(tools, principal, body);
+    return refusal === undefined ? undefined : { status: 200, headers: { ...JSON_HEADERS }, body: refusal };
+  }
+
   /** The answer to an error that escaped everything else: a 500, the error to `onError`. */
   function internal(err: unknown): Answer {
     report(err);
     return internalAnswer();
   }
 
-  return { admit, authenticate, failure, methodNotAllowed, metadataAnswer, internal, tooLarge, maxBodyBytes, build: options.server };
+  return {
+    admit,
+    authenticate,
+    failure,
+    methodNotAllowed,
+    metadataAnswer,
+    internal,
+    tooLarge,
+    precheck,
+    maxBodyBytes,
+    build: options.server,
+  };
 }

@@ -140,6 +140,8 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
         if (read.tooLarge) return write(res, withClose(c.tooLarge()));
         body = read.parsed;
       }
+      const refused = c.precheck(principal, body);
+      if (refused !== undefined) return write(res, refused);
       const server = await c.build(principal, info);
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
       res.on('close', () => {
@@ -210,6 +212,8 @@ export function mcpFetchHandlers(options: McpHandlerOptions): McpFetchHandlers {
       if (req.method !== 'POST') return respond(c.methodNotAllowed());
       const read = await readFetchBody(req, c.maxBodyBytes);
       if (read.tooLarge) return respond(c.tooLarge());
+      const refused = c.precheck(principal, read.parsed);
+      if (refused !== undefined) return respond(refused);
       const server = await c.build(principal, info);
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
       try {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Principal, UserRoles } from '../core/policy';
+import type { Scope } from '../core/scopes';
 import type { TokenRecord, TokenStore } from '../stores';
 import type { KeyRing } from '../tokens';
 import type { EventDispatcher } from './events';
@@ -22,6 +23,11 @@ export interface PrincipalState {
   readonly roles: UserRoles;
   /** The token's record and its ancestors, nearest first; `null` for a session. */
   readonly chain: readonly TokenRecord[] | null;
+  /**
+   * A trusted issuer's session narrowed by its token's `scope` claim: the one
+   * global-tier entry it was narrowed to (T10). Such a principal manages no tokens.
+   */
+  readonly narrowing?: readonly Scope[];
 }
 
 /**

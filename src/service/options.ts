@@ -4,7 +4,7 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import type { KeyRing } from '../tokens';
+import { checkTrustedIssuers, type IssuerConfig, type KeyRing } from '../tokens';
 import { checkOptions } from '../core/vocabulary';
 import type { TokenStore } from '../stores';
 import type { AuthEventHook } from './events';
@@ -34,6 +34,8 @@ export interface ResolvedOptions {
   /** 0 when last-used recording is off. */
   readonly lastUsedIntervalMs: number;
   readonly onEvent: AuthEventHook | undefined;
+  /** Checked trusted issuers; empty when none. */
+  readonly trustedIssuers: readonly IssuerConfig[];
 }
 
 const KNOWN = new Set([
@@ -50,6 +52,7 @@ const KNOWN = new Set([
   'storeTimeoutMs',
   'lastUsedIntervalMs',
   'onEvent',
+  'trustedIssuers',
 ]);
 
 const STORE_METHODS = ['insert', 'readChain', 'listByOwner', 'revoke'] as const;
@@ -135,6 +138,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     issues.push({ path: 'lastUsedIntervalMs', message: 'must be 0 (off) or an integer from 1 000 to 86 400 000' });
   }
   if (o.onEvent !== undefined && typeof o.onEvent !== 'function') issues.push({ path: 'onEvent', message: 'must be a function' });
+  const trustedIssuers = checkTrustedIssuers(o.trustedIssuers, o.issuer, issues);
   if (issues.length > 0) throw new ValidationError(issues);
   return Object.freeze({
     issuer: o.issuer as string,
@@ -150,6 +154,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     storeTimeoutMs: (o.storeTimeoutMs as number | undefined) ?? DEFAULT_STORE_TIMEOUT_MS,
     lastUsedIntervalMs: (o.lastUsedIntervalMs as number | undefined) ?? 60_000,
     onEvent: o.onEvent as AuthEventHook | undefined,
+    trustedIssuers,
   });
 }
 

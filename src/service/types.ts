@@ -4,7 +4,7 @@
  */
 import type { Principal, Decision, UserRoles } from '../core/policy';
 import type { Scope, ScopeEntry } from '../core/scopes';
-import type { BearerRequest, KeyRing } from '../tokens';
+import type { BearerRequest, KeyRing, TrustedIssuer } from '../tokens';
 import type { TokenStore } from '../stores';
 import type { AuthEventHook, FlushOptions } from './events';
 
@@ -35,7 +35,8 @@ export interface AuthOptions {
    * Entries in the verified-signature cache (exact token text -> verified
    * claims, T2). Default 10 000, at most 1 000 000; 0 disables it. Only
    * tokens whose signature verified enter it, so a flood of bogus tokens
-   * leaves it alone; the oldest entry goes when it is full.
+   * leaves it alone; the oldest entry goes when it is full. Trusted issuers'
+   * verified tokens have a cache of their own with the same bound.
    */
   signatureCacheSize?: number;
   /**
@@ -64,6 +65,24 @@ export interface AuthOptions {
    * changes or delays an answer. Events never carry a token value.
    */
   onEvent?: AuthEventHook;
+  /**
+   * Identity providers whose JWT access tokens authenticate here as sessions of their
+   * user (T10; docs/identity-providers.md): `iss` pinned, `aud` must contain `audience`,
+   * keys from the issuer's JWKS. A token with a `scope` (or `scp`) claim is narrowed
+   * to the svc permissions in it, and then may not manage tokens. At most 16.
+   *
+   * @example
+   * ```ts
+   * import { createAuth, generateKeyRing } from 'svc-auth';
+   * const auth = createAuth({
+   *   issuer: 'https://svc.example',
+   *   keys: await generateKeyRing(),
+   *   members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
+   *   trustedIssuers: [{ issuer: 'https://acme.eu.auth0.com/', audience: 'https://svc.example/api' }],
+   * });
+   * ```
+   */
+  trustedIssuers?: TrustedIssuer[];
 }
 
 /** A token as management shows it. The token value is never part of it. */

@@ -153,7 +153,10 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     await c.listTools();
     const r = await c.callTool({ name: 'thing_put', arguments: { org: 'acme', repo: 'web', name: 'Doc/x', content: 'x' } });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/not found/i);
+    expect(textOf(r)).toBe(
+      'forbidden: this credential may never use thing_put: it holds repo:write on no resource (its role or its scopes leave it out)',
+    );
+    expect(facts(r)).toMatchObject({ error: 'forbidden', tool: 'thing_put', permission: 'repo:write' });
   });
 
   it('a repo outside the token scope is refused with reason scope', async () => {

@@ -182,6 +182,8 @@ export function mcpRoutes(options: {
     auth: options.auth,
     resourceName: 'svc dev instance',
     server: (principal) => mcpServerFor(principal, parts),
+    // A call of a tool the credential cannot see is answered with the permission it lacks.
+    tools: { repo_head: READ_REPO, thing_get: READ_THING, thing_put: WRITE_THING },
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.authorizationServer === undefined ? {} : { authorizationServers: [options.authorizationServer] }),
   });

@@ -27,6 +27,7 @@ import { GrantCache, LayerCache } from './grant-cache';
 import { failure } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
+import { issuerPath } from './issuer';
 
 /** Could `value` be a promise? A throwing `then` getter counts as one (and then rejects in `guarded`). */
 function isThenable(value: unknown): boolean {
@@ -107,6 +108,9 @@ export function createAuthenticator(
     return isThenable(got) ? call('membership source', () => got) : got;
   }
 
+  // Trusted issuers' access tokens (T10) take their own path; null without `trustedIssuers`.
+  const issuers = issuerPath(opts, { rolesOf, grants, principals });
+
   function stateOf(p: Principal): PrincipalState {
     const state = principals.stateOf(p);
     if (state === undefined) {
@@ -182,7 +186,16 @@ export function createAuthenticator(
       if (token.length > MAX_TOKEN_CHARS) throw new AuthenticationError('malformed');
       const at = nowMs();
       const nowSec = Math.floor(at / 1000);
-      claims = verifier.verifyCached(token, nowSec) ?? (await verifier.verify(token, nowSec));
+      claims = verifier.verifyCached(token, nowSec);
+      if (claims === undefined && issuers !== null) {
+        // Not one of ours seen before: maybe a trusted issuer's (undefined: it is not, ours answers).
+        const foreign = issuers.cached(token, nowSec) ?? issuers.route(token, nowSec);
+        if (foreign !== undefined) {
+          const p = issuers.principal(foreign instanceof Promise ? await foreign : foreign);
+          return p instanceof Promise ? await p : p;
+        }
+      }
+      claims ??= await verifier.verify(token, nowSec);
       // The frozen claims serve as the chain claims as they are (no copy per request).
       let chain: readonly TokenRecord[] | null = null;
       if (claims.kind !== 'session') {

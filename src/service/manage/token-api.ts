@@ -152,6 +152,10 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
 
   async function begin(): Promise<readonly TokenRecord[] | null> {
     if (p.kind === 'component') throw new ForbiddenError('component tokens may not manage tokens');
+    // A token minted here would not carry the issuer's scope: a `repo:read` grant could mint a full-access PAT.
+    if (state.narrowing !== undefined) {
+      throw new ForbiddenError("a session narrowed by its identity provider's scope claim may not manage tokens");
+    }
     return ctx.recheck(p);
   }
 
