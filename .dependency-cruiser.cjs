@@ -141,8 +141,7 @@ module.exports = {
     },
     {
       name: 'not-to-dev-dep',
-      comment:
-        'Runtime code may not import a devDependency (pg and oidc-provider are optional peers, vitest a peer of svc-auth/testing).',
+      comment: 'Runtime code may not import a devDependency (pg and oidc-provider are optional peers, vitest a peer of svc-auth/testing).',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/testing/' },
       to: { dependencyTypes: ['npm-dev'], pathNot: 'node_modules/(pg|@types/pg|oidc-provider|@types/oidc-provider)/' },
