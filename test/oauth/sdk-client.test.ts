@@ -13,7 +13,9 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
 import type { ReferenceServer } from '../../src/app/server';
-import { REDIRECT, signInAndConsent, Browser } from './support';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { REDIRECT, signInAndConsent, Browser, codeFlow } from './support';
 
 class MemoryProvider implements OAuthClientProvider {
   info: OAuthClientInformationMixed | undefined;
@@ -96,5 +98,61 @@ describe('the MCP SDK OAuth client against svc serve', () => {
     const second = provider.saved as OAuthTokens;
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect(decodeJwt(second.access_token).jti).not.toBe(decodeJwt(first.access_token).jti);
+  });
+});
+
+describe('svc serve accepts its own tokens, each at its own resource only', () => {
+  let dir: string;
+  let dev: DevInstance;
+  let server: ReferenceServer;
+  let base: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-aud-'));
+    dev = await openInstance({ SVC_HOME: join(dir, 'home') });
+    await dev.members.set('alice', 'acme', 'editor');
+    server = await createDevServer({ instance: dev });
+    base = await server.listen({ port: 0 });
+  });
+  afterAll(async () => {
+    await server.close();
+    await dev.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the MCP SDK client lists and calls tools with its OAuth token; the scope narrows what it sees', async () => {
+    const provider = new MemoryProvider(base);
+    expect(await auth(provider, { serverUrl: `${base}/mcp`, scope: 'repo:read' })).toBe('REDIRECT');
+    const { url: back } = await signInAndConsent(new Browser(), base, (provider.lastAuthorizationUrl as URL).href);
+    expect(await auth(provider, { serverUrl: `${base}/mcp`, authorizationCode: new URL(back).searchParams.get('code') as string })).toBe(
+      'AUTHORIZED',
+    );
+    const client = new Client({ name: 'sdk', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider }));
+    const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+    // alice is an editor, but the token was approved for repo:read only: no thing_put.
+    expect(tools).toEqual(['repo_head', 'thing_get', 'whoami']);
+    const who = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(who.structuredContent).toMatchObject({ kind: 'session', user: 'alice' });
+    await client.close();
+  });
+
+  it('token passthrough across resources: a token for <base>/mcp is refused at /api, and one for <base> at /mcp', async () => {
+    const mcp = await codeFlow(base, { resource: `${base}/mcp` });
+    const api = await codeFlow(base, { resource: `${base}/` });
+    const call = (path: string, token: string, init: RequestInit = {}): Promise<Response> =>
+      fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
+    const mcpToken = mcp.tokens.access_token as string;
+    const apiToken = api.tokens.access_token as string;
+    expect((await call('/api/whoami', apiToken)).status).toBe(200);
+    const refused = await call('/api/whoami', mcpToken);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ reason: 'audience' });
+    const init = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    };
+    expect((await call('/mcp', mcpToken, init)).status).toBe(200);
+    expect((await call('/mcp', apiToken, init)).status).toBe(401);
   });
 });

@@ -101,6 +101,12 @@ export interface DevInstance {
    * instance's database when `SVC_DATABASE_URL` is set (made on first use).
    */
   oauthStorage(): Promise<OAuthStorage>;
+  /**
+   * Another `Auth` on the instance's keys, stores and clock that also trusts `issuers`: `svc serve`
+   * trusts its own authorization server, whose issuer (its base URL) is known only once it listens,
+   * once per audience. Flushed by `close()` too.
+   */
+  authTrusting(issuers: readonly TrustedIssuer[]): Auth;
   /** Release what the instance holds (a database pool). */
   close(): Promise<void>;
 }
@@ -152,21 +158,29 @@ export async function openInstance(env: CliEnv, options: OpenOptions = {}): Prom
     await storage.migrate();
     return storage;
   };
-  try {
-    const auth = createAuth({
+  const built: Auth[] = [];
+  const authWith = (trusted: readonly TrustedIssuer[]): Auth => {
+    const a = createAuth({
       issuer: DEV_ISSUER,
       keys,
       members,
       tokens,
       ...(clock ? { now: clock } : {}),
-      ...(options.trustedIssuers === undefined ? {} : { trustedIssuers: options.trustedIssuers }),
+      ...(trusted.length === 0 ? {} : { trustedIssuers: [...trusted] }),
     });
+    built.push(a);
+    return a;
+  };
+  try {
+    const own = options.trustedIssuers ?? [];
+    const auth = authWith(own);
     // A one-shot command exits right after: write its last-used time before the store closes.
     const flushThenClose = async (): Promise<void> => {
-      await auth.flush();
+      await Promise.all(built.map((a) => a.flush()));
       await close();
     };
-    return { home, auth, members, tokens, session, now, oauthStorage, close: flushThenClose };
+    const authTrusting = (issuers: readonly TrustedIssuer[]): Auth => authWith([...own, ...issuers]);
+    return { home, auth, members, tokens, session, now, oauthStorage, authTrusting, close: flushThenClose };
   } catch (err) {
     await close();
     throw err;

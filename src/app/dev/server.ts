@@ -14,6 +14,7 @@
  */
 import { createAuthorizationServer, type AuthorizationServer } from '../../oauth';
 import { UnavailableError } from '../../errors';
+import type { TrustedIssuer } from '../../tokens';
 import { createReferenceServer, type PathHandler, type ReferenceServer } from '../server';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
 import { FileThingStore } from './things';
@@ -116,7 +117,14 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
         throw err;
       }
       if (oauth !== undefined) {
-        const withOAuth = createReferenceServer({ ...parts, oauth });
+        // Its tokens are sessions here (T10), each for one resource: `<base>` for /api, `<base>/mcp` for /mcp.
+        const own = (audience: string): TrustedIssuer => ({ issuer: url, audience, jwksUri: `${url}/oauth/jwks`, algorithms: ['EdDSA'] });
+        const withOAuth = createReferenceServer({
+          ...parts,
+          auth: dev.authTrusting([own(url)]),
+          mcpAuth: dev.authTrusting([own(`${url}/mcp`)]),
+          oauth,
+        });
         server.server.removeAllListeners('request');
         server.server.on('request', withOAuth.handle);
       }

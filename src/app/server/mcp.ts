@@ -171,15 +171,18 @@ function served(req: IncomingMessage): LogFields {
  */
 export function mcpRoutes(options: {
   auth: Auth;
+  /** The `Auth` of `/mcp` when it is not `auth` (its trusted issuers name `/mcp` as their audience). */
+  mcpAuth?: Auth | undefined;
   things: ThingStore;
   version?: string | undefined;
   allowedOrigins?: readonly string[] | undefined;
   /** The issuer of the server's authorization server, listed in the metadata (MCP clients sign in there). */
   authorizationServer?: string | undefined;
 }): Record<string, PathHandler> {
-  const parts: McpParts = { auth: options.auth, things: options.things, version: options.version ?? '0.0.0' };
+  const auth = options.mcpAuth ?? options.auth;
+  const parts: McpParts = { auth, things: options.things, version: options.version ?? '0.0.0' };
   const handlers = mcpNodeHandlers({
-    auth: options.auth,
+    auth,
     resourceName: 'svc dev instance',
     server: (principal) => mcpServerFor(principal, parts),
     // A call of a tool the credential cannot see is answered with the permission it lacks.

@@ -63,6 +63,11 @@ export interface ReferenceServerOptions {
   /** The version `/mcp` tells MCP clients. Default `'0.0.0'`. */
   version?: string | undefined;
   /**
+   * The `Auth` of `/mcp`, when it is not `auth`: a token is for one resource (its `aud`), so an
+   * `Auth` that trusts an authorization server trusts it for one audience. Default `auth`.
+   */
+  mcpAuth?: Auth | undefined;
+  /**
    * An authorization server (`svc-auth/oauth`) mounted on this server: its paths are answered
    * first, and `/mcp`'s metadata lists its issuer. Default none (clients send PATs).
    */
