@@ -13,6 +13,7 @@
  */
 export {
   createAuthorizationServer,
+  trustedIssuerFor,
   MemoryOAuthStorage,
   type AuthorizationServer,
   type AuthorizationServerOptions,

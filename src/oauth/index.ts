@@ -7,6 +7,7 @@
  * @module
  */
 export { createAuthorizationServer } from './server';
+export { trustedIssuerFor } from './trust';
 export type {
   AuthorizationServer,
   AuthorizationServerOptions,

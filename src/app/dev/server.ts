@@ -12,9 +12,8 @@
  * cannot be loaded.
  * @module
  */
-import { createAuthorizationServer, type AuthorizationServer } from '../../oauth';
+import { createAuthorizationServer, trustedIssuerFor, type AuthorizationServer } from '../../oauth';
 import { UnavailableError } from '../../errors';
-import type { TrustedIssuer } from '../../tokens';
 import { createReferenceServer, type PathHandler, type ReferenceServer } from '../server';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
 import { FileThingStore } from './things';
@@ -118,11 +117,10 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
       }
       if (oauth !== undefined) {
         // Its tokens are sessions here (T10), each for one resource: `<base>` for /api, `<base>/mcp` for /mcp.
-        const own = (audience: string): TrustedIssuer => ({ issuer: url, audience, jwksUri: `${url}/oauth/jwks`, algorithms: ['EdDSA'] });
         const withOAuth = createReferenceServer({
           ...parts,
-          auth: dev.authTrusting([own(url)]),
-          mcpAuth: dev.authTrusting([own(`${url}/mcp`)]),
+          auth: dev.authTrusting([trustedIssuerFor({ issuer: url, resource: url })]),
+          mcpAuth: dev.authTrusting([trustedIssuerFor({ issuer: url, resource: `${url}/mcp` })]),
           oauth,
         });
         server.server.removeAllListeners('request');
