@@ -17,7 +17,7 @@ import type { TokenRecord } from '../../stores';
 import type { PrincipalState } from '../context';
 
 // The token chain a principal was authenticated with (nearest first; `null`
-// for a session), served like the grant: only a real principal answers, of any
+// for `principalFor`), served like the grant: only a real principal answers, of any
 // Auth instance. Module-private: others ask principalScopes.
 const CHAIN_SLOT: unique symbol = Symbol('svc-auth.chain');
 
@@ -60,7 +60,7 @@ export function principalScopes(p: unknown): readonly Scope[] | null | undefined
  * ```
  */
 export interface PrincipalFactory {
-  /** A frozen principal with `grant` attached; `head` is the token's own record (none for a session). */
+  /** A frozen principal with `grant` attached; `head` is the token's own record (none for `principalFor`). */
   make(
     kind: Principal['kind'],
     userId: string,
@@ -94,7 +94,7 @@ export function principalFactory(): PrincipalFactory {
     readonly kind: Principal['kind'];
     readonly userId: string;
     readonly expiresAt: Date;
-    // `declare`: absent for a session rather than present as undefined.
+    // `declare`: absent rather than present as undefined (no record; a session has no token name).
     declare readonly tokenId?: string;
     declare readonly tokenName?: string;
     declare readonly committerIdentity?: string;
@@ -115,7 +115,8 @@ export function principalFactory(): PrincipalFactory {
       if (head !== undefined) {
         const self = this as { tokenId?: string; tokenName?: string; committerIdentity?: string };
         self.tokenId = head.id;
-        self.tokenName = head.name;
+        // Names are the user's namespace of PATs (T7); a session's label is no token name.
+        if (kind !== 'session') self.tokenName = head.name;
         if (head.committerIdentity !== null) self.committerIdentity = head.committerIdentity;
       }
       this.#grant = grant;
