@@ -102,7 +102,12 @@ describe('authenticate: sessions', () => {
     expect(p).toEqual({ kind: 'session', userId: 'bob', tokenId: expect.any(String) as string, expiresAt: new Date(T0 + DAY_MS / 2) });
     expect(Object.keys(p)).not.toContain('tokenName');
     expect(reads).toEqual([p.tokenId]);
-    expect((await store.readChain(p.tokenId as string))?.[0]).toMatchObject({ kind: 'session', ownerId: 'bob', scopes: null, parentId: null });
+    expect((await store.readChain(p.tokenId as string))?.[0]).toMatchObject({
+      kind: 'session',
+      ownerId: 'bob',
+      scopes: null,
+      parentId: null,
+    });
     expect(auth.authorize(p, 'acme/web', 'repo:read')).toEqual({ allowed: true });
     expect(auth.authorize(p, 'acme/web', 'repo:write')).toEqual({ allowed: false, reason: 'role' });
   });

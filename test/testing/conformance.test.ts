@@ -42,7 +42,9 @@ class NaiveStore implements TokenStore {
     // A store written when only PATs and component tokens had records.
     if (record.kind === 'session' && b === 'refuses-sessions') throw new Error("expected 'pat' or 'component'");
     const namesCount = (r: TokenRecord) =>
-      r.kind === 'pat' || (b === 'components-take-names' && r.kind === 'component') || (b === 'sessions-take-names' && r.kind === 'session');
+      r.kind === 'pat' ||
+      (b === 'components-take-names' && r.kind === 'component') ||
+      (b === 'sessions-take-names' && r.kind === 'session');
     if (namesCount(record) && b !== 'no-name-check') {
       const clash = this.rows.some((r) => namesCount(r) && r.ownerId === record.ownerId && r.name === record.name && active(r));
       if (clash) return 'name_taken';

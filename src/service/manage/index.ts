@@ -9,6 +9,6 @@ export { sessionApi } from './session-api';
 export { issuers } from './issue';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
-export { managedRecords, toInfo, toSessionInfo } from './token-info';
+export { managedRecords, toInfo } from './token-info';
 export { checkNarrowing, roleWarnings } from './narrowing';
 export { checkStoredText, isWellFormedText } from './stored-text';
