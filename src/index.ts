@@ -139,6 +139,8 @@ export {
   type TokenInfo,
   type CreateTokenInput,
   type ListTokensOptions,
+  type SessionApi,
+  type SessionInfo,
   type FlushOptions,
   reportDenied,
   type AuthEvent,

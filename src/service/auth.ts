@@ -1,7 +1,8 @@
 /**
  * `createAuth`: the service layer (6). Authenticates credentials into
  * principals, decides with the policy core, issues sessions and component
- * tokens, and hands out token management (`client(p).token.*`).
+ * tokens, and hands out token and session management (`client(p).token.*`,
+ * `client(p).sessions.*`).
  * @module
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
@@ -13,7 +14,7 @@ import type { ServiceContext } from './context';
 import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
-import { issuers, tokenApi, managedRecords, toInfo } from './manage';
+import { issuers, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
 import { resolveOptions, systemClock } from './options';
 import type { Auth, AuthOptions } from './types';
 
@@ -89,7 +90,7 @@ export function createAuth(options: AuthOptions): Auth {
     },
 
     client(p) {
-      return Object.freeze({ token: tokenApi(ctx, p) });
+      return Object.freeze({ token: tokenApi(ctx, p), sessions: sessionApi(ctx, p) });
     },
 
     ...issue,

@@ -5,6 +5,7 @@
 export { createAuth } from './auth';
 export { isIdentityWref, IDENTITY_PATTERN, defaultIdentity } from './identity';
 export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput, ListTokensOptions } from './types';
+export type { SessionApi, SessionInfo } from './session-types';
 export type { FlushOptions } from './events';
 export { reportDenied } from './events';
 export type {

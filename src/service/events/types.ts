@@ -7,9 +7,9 @@ import type { AuthenticationReason } from '../../errors';
 import type { Scope } from '../../core/scopes';
 
 /**
- * Who acted. `server` is code calling `auth.revokeToken` or
- * `auth.issueComponentToken`; `unknown` is a credential whose signature did not
- * verify (nothing about it can be trusted).
+ * Who acted. `server` is code calling `auth.revokeToken`,
+ * `auth.issueComponentToken` or `auth.issueSession`; `unknown` is a credential
+ * whose signature did not verify (nothing about it can be trusted).
  *
  * @example
  * ```ts
@@ -24,7 +24,8 @@ export interface EventActor {
 }
 
 /**
- * A PAT or a component token was created.
+ * A PAT, a component token or a session was created (`token.kind` says which;
+ * a session is issued by server code, so its actor is `server`).
  *
  * @example
  * ```ts
@@ -38,7 +39,7 @@ export interface TokenCreatedEvent {
   readonly token: {
     readonly id: string;
     readonly name: string;
-    readonly kind: 'pat' | 'component';
+    readonly kind: 'pat' | 'component' | 'session';
     readonly ownerId: string;
     readonly parentId: string | null;
     readonly expiresAt: Date;
@@ -69,8 +70,8 @@ export interface TokenRevokedEvent {
  * request's `Authorization` header before any token was read (reason
  * `missing` or `malformed`, actor `unknown`). `actor.userId` is set when the
  * signature verified and the token was still refused (revoked, expired, not
- * in the store), and `actor.tokenId` too for a PAT or component token: a
- * revoked or expired token still in use can be traced. `null` otherwise.
+ * in the store), and `actor.tokenId` too (every kind has a record, sessions
+ * included): a revoked or expired token still in use can be traced. `null` otherwise.
  *
  * @example
  * ```ts
