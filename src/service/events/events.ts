@@ -21,6 +21,7 @@ export type {
   AuthFailedEvent,
   EventActor,
   TokenCreatedEvent,
+  TokenLeakedEvent,
   TokenRevokedEvent,
 } from './types';
 

@@ -12,6 +12,7 @@ export type {
   TokenRevokedEvent,
   AuthFailedEvent,
   AccessDeniedEvent,
+  TokenLeakedEvent,
 } from './events';
 export type { FlushOptions } from './flush';
 

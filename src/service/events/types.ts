@@ -5,6 +5,7 @@
  */
 import type { AuthenticationReason } from '../../errors';
 import type { Scope } from '../../core/scopes';
+import type { TokenKind } from '../../tokens';
 
 /**
  * Who acted. `server` is code calling `auth.revokeToken` or
@@ -104,6 +105,39 @@ export interface AccessDeniedEvent {
 }
 
 /**
+ * A token reported as leaked (`auth.reportLeaked`, the credential revocation
+ * endpoint, GitHub secret scanning) was active and is now revoked, with its
+ * whole subtree (T6). It is the revocation's only event: no `token.revoked`
+ * accompanies it. `actor` is `server` (the reporter is anonymous); `source`
+ * says who reported it and `url`, when known, where it was found. Never the
+ * token value.
+ *
+ * @example
+ * ```ts
+ * if (e.type === 'token.leaked') notify(e.token.ownerId, `${e.token.name} was found at ${e.url ?? e.source} and revoked`);
+ * ```
+ */
+export interface TokenLeakedEvent {
+  readonly type: 'token.leaked';
+  readonly at: Date;
+  readonly actor: EventActor;
+  /** Who reported it: the `source` given to `reportLeaked` (`'http'`, `'github'`, ...). */
+  readonly source: string;
+  /** Where it was found (the `url` of a GitHub match), or `null`. */
+  readonly url: string | null;
+  /** The reported token, as its record says. */
+  readonly token: {
+    readonly id: string;
+    readonly name: string;
+    readonly kind: TokenKind;
+    readonly ownerId: string;
+    readonly parentId: string | null;
+  };
+  /** Every id the cascade newly revoked (T6): the token itself first, then its descendants. */
+  readonly revokedIds: readonly string[];
+}
+
+/**
  * Every audit event, discriminated by `type`.
  *
  * @example
@@ -112,7 +146,7 @@ export interface AccessDeniedEvent {
  * const onEvent = (e: AuthEvent): void => console.log(e.type, e.at.toISOString(), e.actor.tokenId);
  * ```
  */
-export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | AuthFailedEvent | AccessDeniedEvent;
+export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | AuthFailedEvent | AccessDeniedEvent | TokenLeakedEvent;
 
 /**
  * The `onEvent` hook. May be async; its result never changes a decision.
