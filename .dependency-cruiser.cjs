@@ -1,6 +1,6 @@
 // The layer table of svc-auth, enforced (`npm run lint:layers`). A layer imports only layers below it:
 //   errors (usable by all) < 1 core/vocabulary < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
-//   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp and testing,
+//   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp, leaks and testing,
 //   peers < 9 app (the `svc` program: app/cli, app/dev, app/server).
 // src/index.ts and src/entries/ are the package's faces (svc-auth, svc-auth/<subpath>): they re-export
 // the parts they ship, and no library code imports them. The reference server (src/app/server) is the
@@ -17,7 +17,7 @@ const LAYERS = [
   ['stores'],
   ['service'],
   ['http'],
-  ['adapters/node', 'adapters/fetch', 'adapters/express', 'adapters/hono', 'adapters/fastify', 'mcp', 'testing'],
+  ['adapters/node', 'adapters/fetch', 'adapters/express', 'adapters/hono', 'adapters/fastify', 'mcp', 'leaks', 'testing'],
   ['app'],
 ];
 const folders = (names) => `^src/(${names.join('|')})/`;
@@ -76,10 +76,10 @@ module.exports = {
     },
     {
       name: 'adapters-are-peers',
-      comment: 'A framework adapter, mcp or testing builds on the layers below, never on one another.',
+      comment: 'A framework adapter, mcp, leaks or testing builds on the layers below, never on one another.',
       severity: 'error',
-      from: { path: '^src/(adapters/[^/]+|mcp|testing)/' },
-      to: { path: '^src/(adapters/[^/]+|mcp|testing)/', pathNot: '^src/$1/' },
+      from: { path: '^src/(adapters/[^/]+|mcp|leaks|testing)/' },
+      to: { path: '^src/(adapters/[^/]+|mcp|leaks|testing)/', pathNot: '^src/$1/' },
     },
     {
       name: 'nothing-imports-entries',

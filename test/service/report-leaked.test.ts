@@ -4,19 +4,17 @@
  * owner gets exactly one `token.leaked` event (never the value); everything
  * that is not an active token of this instance is only counted.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { AuthenticationError, UnavailableError, ValidationError } from '../../src/errors';
 import { createAuth, type Auth, type AuthEvent, type TokenLeakedEvent } from '../../src/service';
-import { FileTokenStore, MemoryTokenStore, type TokenStore } from '../../src/stores';
+import { MemoryTokenStore, type TokenStore } from '../../src/stores';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { generateKeyRing } from '../../src/tokens';
 import { sharedRing } from './fixture';
 import { Clock, DAY_MS } from '../support/clock';
 import { rejection } from '../support/errors';
-import { DATABASE_URL, RUN, describeWithDb, newPool, tableName } from '../support/postgres';
+import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
+import { dropStores, tokenStores } from '../support/token-stores';
 
 interface World {
   auth: Auth;
@@ -25,42 +23,8 @@ interface World {
   events: AuthEvent[];
 }
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
-
-/** The three stores; PostgreSQL only with DATABASE_URL (the suite says so when it is absent). */
-const STORES: [string, () => Promise<TokenStore>][] = [
-  ['memory', async () => new MemoryTokenStore()],
-  [
-    'file',
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'svc-leaks-'));
-      cleanups.push(() => rm(dir, { recursive: true, force: true }));
-      return new FileTokenStore(dir);
-    },
-  ],
-];
-if (DATABASE_URL) {
-  let n = 0;
-  STORES.push([
-    'postgres',
-    async () => {
-      const pool = newPool(`svc_auth_leaks_${RUN}`);
-      const table = tableName('svc_tokens_leaks', String(n++));
-      const store = new PostgresTokenStore({ pool, table });
-      await store.migrate();
-      cleanups.push(async () => {
-        await pool.query(`DROP TABLE IF EXISTS ${table}`);
-        await pool.end();
-      });
-      return store;
-    },
-  ]);
-} else {
-  console.warn('DATABASE_URL is not set: reportLeaked runs on the memory and file stores only (test/service/report-leaked.test.ts)');
-}
+const STORES = tokenStores('test/service/report-leaked.test.ts');
+afterAll(dropStores);
 
 async function world(makeStore: () => Promise<TokenStore>): Promise<World> {
   const clock = new Clock();
@@ -266,7 +230,7 @@ withDb('reportLeaked on PostgreSQL, two servers at once', () => {
   it('the same token reported to both servers at the same moment is revoked once: one token.leaked event in all', async () => {
     const pool = newPool(`svc_auth_leaks_${RUN}`);
     const table = tableName('svc_tokens_leaks', 'two');
-    cleanups.push(async () => {
+    onTestFinished(async () => {
       await pool.query(`DROP TABLE IF EXISTS ${table}`);
       await pool.end();
     });
