@@ -69,7 +69,7 @@ export function feedbackOf(matches: readonly Match[], outcomes: readonly LeakOut
   return matches.map((m, i) => {
     // Ours (active, revoked or expired) is a real credential found in public: a true positive.
     const label = outcomes[i] === 'foreign' || outcomes[i] === undefined ? 'false_positive' : 'true_positive';
-    const named =
+    const named: Record<string, string> =
       form === 'token_raw' ? { token_raw: m.token } : { token_hash: createHash('sha256').update(m.token, 'utf8').digest('hex') };
     return { ...named, token_type: m.type, label };
   });

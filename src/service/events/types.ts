@@ -114,7 +114,7 @@ export interface AccessDeniedEvent {
  *
  * @example
  * ```ts
- * if (e.type === 'token.leaked') notify(e.token.ownerId, `${e.token.name} was found at ${e.url ?? e.source} and revoked`);
+ * if (e.type === 'token.leaked') alert(e.token.ownerId, `${e.token.name} was found at ${e.url ?? e.source} and revoked`);
  * ```
  */
 export interface TokenLeakedEvent {

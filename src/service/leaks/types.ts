@@ -13,6 +13,7 @@
  *
  * @example
  * ```ts
+ * const report = await auth.reportLeaked([token], { source: 'support' });
  * const outcome: LeakOutcome = report.outcomes[0] ?? 'foreign';
  * const label = outcome === 'foreign' ? 'false_positive' : 'true_positive';
  * ```
@@ -44,7 +45,7 @@ export interface ReportLeakedOptions {
  *
  * @example
  * ```ts
- * const report = await auth.reportLeaked([leaked], { source: 'support' });
+ * const report = await auth.reportLeaked([token], { source: 'support' });
  * console.log(`${report.revoked} of ${report.received} revoked: ${report.revokedIds.join(', ')}`);
  * ```
  */
