@@ -5,5 +5,4 @@
 export type { LeakOutcome, LeakReport, ReportLeakedOptions } from './types';
 
 /** @internal for the service (auth.ts) and the tests; the package root decides what is public. */
-export { leakReporter, type LeakDeps } from './report';
-export { checkLeakInput, MAX_REPORTED } from './input';
+export { leakReporter } from './report';
