@@ -38,7 +38,9 @@ export const GITHUB_SECRET_SCANNING_KEYS_URL = 'https://api.github.com/meta/publ
  * ```
  */
 export interface GitHubPublicKeys {
+  /** Every key GitHub may sign with now. */
   public_keys: readonly {
+    /** What `Github-Public-Key-Identifier` names. */
     key_identifier: string;
     /** PEM (SPKI), ECDSA P-256. */
     key: string;

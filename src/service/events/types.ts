@@ -118,8 +118,11 @@ export interface AccessDeniedEvent {
  * ```
  */
 export interface TokenLeakedEvent {
+  /** The event's kind. */
   readonly type: 'token.leaked';
+  /** When the token was revoked. */
   readonly at: Date;
+  /** Always `server`: whoever reported the token is not known. */
   readonly actor: EventActor;
   /** Who reported it: the `source` given to `reportLeaked` (`'http'`, `'github'`, ...). */
   readonly source: string;
@@ -127,10 +130,15 @@ export interface TokenLeakedEvent {
   readonly url: string | null;
   /** The reported token, as its record says. */
   readonly token: {
+    /** Its id (the JWT `jti`); never its value. */
     readonly id: string;
+    /** The name its owner gave it. */
     readonly name: string;
+    /** `pat`, `component` or `session`. */
     readonly kind: TokenKind;
+    /** Whose it is: the user to tell. */
     readonly ownerId: string;
+    /** The PAT that created it, or `null`. */
     readonly parentId: string | null;
   };
   /** Every id the cascade newly revoked (T6): the token itself first, then its descendants. */
