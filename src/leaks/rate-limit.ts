@@ -39,8 +39,6 @@ interface Bucket {
   at: number;
 }
 
-const OVERFLOW = '\u0000overflow';
-
 /** @internal the token buckets of one handler. */
 export class RateLimiter {
   readonly #capacity: number;
@@ -49,6 +47,8 @@ export class RateLimiter {
   readonly #maxClients: number;
   readonly #now: () => number;
   readonly #buckets = new Map<string, Bucket>();
+  /** Shared by the clients that found the table full; never in the table, so never evicted. */
+  #overflow: Bucket | undefined;
 
   constructor(limit: Required<RevocationRateLimit>, now: () => number = Date.now) {
     this.#capacity = limit.requests;
@@ -58,30 +58,29 @@ export class RateLimiter {
     this.#now = now;
   }
 
-  /** Buckets held (for tests). */
+  /** Buckets held, the overflow bucket included (for tests). */
   get size(): number {
-    return this.#buckets.size;
+    return this.#buckets.size + (this.#overflow === undefined ? 0 : 1);
   }
 
   /** Take one request for `address`: `0` when allowed, else the whole seconds to wait. */
   take(address: string | undefined): number {
     const now = this.#now();
-    let key = clientKey(address);
+    const key = clientKey(address);
     let bucket = this.#buckets.get(key);
-    if (bucket === undefined) {
-      bucket = this.#admit(key, now);
-      if (bucket === undefined) {
-        key = OVERFLOW;
-        bucket = this.#buckets.get(OVERFLOW) ?? { tokens: this.#capacity, at: now };
-      }
+    if (bucket !== undefined) {
+      // Re-inserted: Map order is least recently seen first.
+      this.#buckets.delete(key);
+      this.#buckets.set(key, bucket);
+    } else {
+      bucket = this.#admit(now);
+      if (bucket === undefined) bucket = this.#overflow ??= { tokens: this.#capacity, at: now };
+      else this.#buckets.set(key, bucket);
     }
     // A clock that steps back refills nothing.
     const elapsed = Math.max(0, now - bucket.at);
     bucket.tokens = Math.min(this.#capacity, bucket.tokens + elapsed * this.#perMs);
     bucket.at = now;
-    // Re-inserted: Map order is least recently seen first.
-    this.#buckets.delete(key);
-    this.#buckets.set(key, bucket);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return 0;
@@ -90,7 +89,7 @@ export class RateLimiter {
   }
 
   /** A fresh bucket for a new client, or `undefined` when the table is full of clients still limited. */
-  #admit(key: string, now: number): Bucket | undefined {
+  #admit(now: number): Bucket | undefined {
     if (this.#buckets.size >= this.#maxClients) {
       const [oldestKey, oldest] = this.#buckets.entries().next().value as [string, Bucket];
       if (now - oldest.at < this.#windowMs) return undefined;

@@ -72,6 +72,7 @@ describe('RateLimiter', () => {
           for (const n of allowed.values()) expect(n).toBeLessThanOrEqual(requests + Math.floor((now * requests) / windowMs) + requests);
         },
       ),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
     );
   });
 });
