@@ -35,6 +35,9 @@ const ROOT_EXPORTS = [
   'EXPIRATION_HEADER',
   'redactTokens',
   'reportDenied',
+  'credentialRevocationHandler',
+  'githubSecretScanningHandler',
+  'GITHUB_SECRET_SCANNING_KEYS_URL',
 ];
 const SUBPATH_EXPORTS = {
   postgres: ['PostgresTokenStore'],
