@@ -61,9 +61,9 @@ export function rateLimited(retryAfterSec: number): Answer {
   );
 }
 
-/** @internal 503: a dependency (the token store, GitHub's keys) failed. Never an accept. */
-export function unavailable(message: string): Answer {
-  return json(503, { error: 'unavailable', message }, { 'retry-after': '1' });
+/** @internal 503: a dependency (the token store, GitHub's keys) failed, or cannot answer yet. Never an accept. */
+export function unavailable(message: string, retryAfterSec = 1): Answer {
+  return json(503, { error: 'unavailable', message }, { 'retry-after': String(retryAfterSec) });
 }
 
 /** @internal 500: something nobody expected; the client learns nothing of it. */

@@ -86,8 +86,10 @@ describe('keys from the keys URL', () => {
     expect((await h.fetch(request())).status).toBe(200);
     const next = signingKey('k2');
     keys.serve({ document: keysDocument(github, next) });
-    // Within the cooldown the new key is not known yet: refused, not fetched.
-    expect((await h.fetch(request(next))).status).toBe(403);
+    // Within the cooldown the new key is not known yet: 503 (GitHub sends it again), not fetched.
+    const early = await h.fetch(request(next));
+    expect(early.status).toBe(503);
+    expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     await new Promise((r) => setTimeout(r, 1_100));
     expect((await h.fetch(request(next))).status).toBe(200);
     expect((await h.fetch(request(github))).status).toBe(200);
@@ -131,6 +133,20 @@ describe('KeySource (the cache), on a clock of its own', () => {
     expect(calls).toBe(1);
     clock.ms += 1;
     expect(await s.find('k1')).toBeDefined();
+    expect(calls).toBe(2);
+  });
+
+  it("an identifier not listed is known to be unlisted only by a fetch made for it; within the cooldown it is 'later'", async () => {
+    const clock = { ms: 0 };
+    let calls = 0;
+    const s = source(() => (calls++, ok()), clock);
+    expect(await s.find('nope')).toBeUndefined();
+    expect(await s.find('nope-either')).toBe('later');
+    expect(s.retryAfterSec()).toBe(60);
+    clock.ms += 59_500;
+    expect(s.retryAfterSec()).toBe(1);
+    clock.ms += 500;
+    expect(await s.find('nope-either')).toBeUndefined();
     expect(calls).toBe(2);
   });
 

@@ -91,7 +91,8 @@ interface Incoming {
  * Refusals, in the H2 JSON shape: 405 (not POST), 403 (unsigned, a signature that is not base64, a
  * key GitHub does not list, a signature that does not match the body), 413 (over
  * `maxBodyBytes`), 400 (a signed body that is not the documented JSON), 503 (the keys or the
- * token store could not be reached: GitHub sends it again). Neither form throws or rejects.
+ * token store could not be reached, or a key identifier the cached keys do not list arrived
+ * within the refetch cooldown: GitHub sends it again). Neither form throws or rejects.
  *
  * @throws ValidationError when `auth` or an option is not usable (checked here, once).
  * @example
@@ -141,6 +142,12 @@ export function githubSecretScanningHandler(auth: Auth, options: GitHubSecretSca
     if (body.tooLarge) return { answer: tooLarge(o.maxBodyBytes), unread: true };
     const key = await keys.find(signed.keyId);
     if (key === undefined) return { answer: unsigned('signed with a key GitHub does not list'), unread: false };
+    if (key === 'later') {
+      return {
+        answer: unavailable('signed with a key not among the keys at hand: send it again once they are fetched', keys.retryAfterSec()),
+        unread: false,
+      };
+    }
     if (!verifies(body.bytes, key, signed.signature)) return { answer: unsigned('the signature does not match the body'), unread: false };
     const parsed = parseJson(body.bytes);
     if (parsed === undefined) return { answer: invalid([{ path: 'body', message: 'is not UTF-8 JSON' }]), unread: false };

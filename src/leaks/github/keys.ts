@@ -121,21 +121,33 @@ export class KeySource {
   }
 
   /**
-   * The key of `id`, or `undefined` when GitHub lists no such key (after at most one refetch per
-   * cooldown). Throws `UnavailableError` when no keys can be had at all.
+   * The key of `id`. `undefined` when GitHub does not list it: the keys were given, or were fetched
+   * for this very lookup. `'later'` when the keys at hand do not list it but may be out of date
+   * (a key GitHub has just rotated in) and the cooldown forbids a fetch now: the caller answers
+   * 503, which GitHub retries, rather than a 403 it would not. Throws `UnavailableError` when no
+   * keys can be had at all.
    */
-  async find(id: string): Promise<KeyObject | undefined> {
+  async find(id: string): Promise<KeyObject | undefined | 'later'> {
     if (this.#fixed !== undefined) return this.#fixed.get(id);
     const remote = this.#remote as KeyFetchOptions;
     const now = this.#now();
     const known = this.#keys?.get(id);
     if (known !== undefined && now - this.#fetchedAt < remote.cacheMs) return known;
     if (this.#inFlight === undefined && now - this.#attemptAt >= remote.cooldownMs) this.#inFlight = this.#refresh(remote);
-    if (this.#inFlight !== undefined) await this.#inFlight;
+    const fetched = this.#inFlight !== undefined;
+    if (fetched) await this.#inFlight;
     if (this.#keys === undefined || this.#now() - this.#fetchedAt >= MAX_STALE_MS) {
       throw new UnavailableError("GitHub's secret scanning keys could not be fetched", { cause: this.#lastError });
     }
-    return this.#keys.get(id);
+    const key = this.#keys.get(id);
+    if (key !== undefined) return key;
+    return fetched && this.#lastError === undefined ? undefined : 'later';
+  }
+
+  /** Whole seconds until the cooldown allows the next fetch (at least 1). */
+  retryAfterSec(): number {
+    const wait = this.#remote === undefined ? 0 : this.#attemptAt + this.#remote.cooldownMs - this.#now();
+    return Math.max(1, Math.ceil(wait / 1000));
   }
 
   async #refresh(remote: KeyFetchOptions): Promise<void> {
