@@ -13,7 +13,7 @@
 import { AuthenticationError } from '../../errors';
 import type { TokenRecord, TokenStore } from '../../stores';
 import { expiredClaimsOf, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type KeyRing, type TokenClaims } from '../../tokens';
-import { SERVER_ACTOR, type EventDispatcher, type TokenLeakedEvent } from '../events';
+import { leakedEvent, type EventDispatcher } from '../events';
 import { failure as failureOf } from '../deadlines';
 import { checkLeakInput } from './input';
 import type { LeakOutcome, LeakReport, ReportLeakedOptions } from './types';
@@ -97,7 +97,7 @@ export function leakReporter(deps: LeakDeps): (tokens: readonly string[], option
     const revokedIds = Array.isArray(got) ? got.filter((id): id is string => typeof id === 'string') : [];
     // Revoked by someone else between the read and now: nothing was revoked here.
     if (!revokedIds.includes(head.id)) return INACTIVE;
-    deps.events?.emit(leakedEvent(new Date(at), source, url, head, revokedIds));
+    deps.events?.emit(leakedEvent(new Date(at), { source, url }, head, revokedIds));
     return { outcome: 'revoked', id: head.id };
   }
 
@@ -131,16 +131,4 @@ export function leakReporter(deps: LeakDeps): (tokens: readonly string[], option
       outcomes: Object.freeze(outcomes),
     });
   };
-}
-
-function leakedEvent(at: Date, source: string, url: string | null, head: TokenRecord, revokedIds: readonly string[]): TokenLeakedEvent {
-  return Object.freeze({
-    type: 'token.leaked',
-    at,
-    actor: SERVER_ACTOR,
-    source,
-    url,
-    token: Object.freeze({ id: head.id, name: head.name, kind: head.kind, ownerId: head.ownerId, parentId: head.parentId }),
-    revokedIds: Object.freeze([...revokedIds]),
-  });
 }
