@@ -15,6 +15,7 @@ import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadl
 import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { issuers, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
+import { leakReporter } from './leaks';
 import { resolveOptions, systemClock } from './options';
 import type { Auth, AuthOptions } from './types';
 
@@ -125,6 +126,18 @@ export function createAuth(options: AuthOptions): Auth {
       const at = nowMs();
       return managedRecords(all, null).map((r) => toInfo(r, at));
     },
+
+    // Leaked tokens: revoked by whoever reports them (issue 22; service/leaks).
+    reportLeaked: leakReporter({
+      issuer: opts.issuer,
+      keys: opts.keys,
+      clockToleranceSec: opts.clockToleranceSec,
+      store,
+      nowMs,
+      call,
+      events,
+      readValidChain,
+    }),
 
     async flush(options) {
       const ms = flushDeadline(options, opts.storeTimeoutMs);

@@ -8,6 +8,7 @@ export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTo
 export type { SessionApi, SessionInfo } from './session-types';
 export type { FlushOptions } from './events';
 export { reportDenied } from './events';
+export type { LeakOutcome, LeakReport, ReportLeakedOptions } from './leaks';
 export type {
   AuthEvent,
   AuthEventHook,
@@ -16,6 +17,7 @@ export type {
   TokenRevokedEvent,
   AuthFailedEvent,
   AccessDeniedEvent,
+  TokenLeakedEvent,
 } from './events';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */

@@ -8,6 +8,7 @@ import type { BearerRequest, KeyRing, TrustedIssuer } from '../tokens';
 import type { TokenStore } from '../stores';
 import type { AuthEventHook, FlushOptions } from './events';
 import type { SessionApi } from './session-types';
+import type { LeakReport, ReportLeakedOptions } from './leaks';
 
 /** Where `createAuth` learns a user's roles. Called on every `authenticate`. */
 export interface MembershipSource {
@@ -237,6 +238,31 @@ export interface Auth {
   committer(p: Principal, override?: string): string;
   /** Revoke any token (a session too) and its subtree by id, server-side; an unknown id does nothing. */
   revokeToken(tokenId: string): Promise<void>;
+  /**
+   * Revoke leaked tokens: each string that verifies as a token of this instance (any kind: PAT,
+   * component token, session) and is still active is revoked with its subtree (T6), and a
+   * `token.leaked` event names its owner, id and name (never the value). Strings that are not
+   * tokens of this instance, or have nothing left to revoke, are counted. Needs no credential:
+   * whoever holds a leaked token may kill it, and can do nothing else with this call. Repeats are
+   * judged once; a string over 8 KiB is not parsed. For an HTTP endpoint use
+   * `credentialRevocationHandler`, which answers the same whatever was reported.
+   *
+   * Throws `ValidationError` for more than 1 000 strings, a non-string, or bad options;
+   * `UnavailableError` when the store fails (the tokens revoked before the failure stay revoked,
+   * with their events).
+   *
+   * @example
+   * ```ts
+   * import { createAuth, generateKeyRing } from 'svc-auth';
+   * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) } });
+   * const me = await auth.principalFor('alice');
+   * const { token } = await auth.client(me).token.create({ name: 'ci' });
+   * const report = await auth.reportLeaked([token, 'not a token'], { source: 'support' });
+   * report.revoked; // 1
+   * report.outcomes; // ['revoked', 'foreign']
+   * ```
+   */
+  reportLeaked(tokens: readonly string[], options: ReportLeakedOptions): Promise<LeakReport>;
   /** Server-side administration: every PAT of `userId` (no credential needed), in creation order. */
   tokensOf(userId: string): Promise<TokenInfo[]>;
   /**

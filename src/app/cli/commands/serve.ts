@@ -28,6 +28,8 @@ Endpoints (send 'Authorization: Bearer <token>'):
   POST /mcp                                         MCP (Streamable HTTP, stateless): tools whoami,
       repo_head, thing_get, thing_put; a read-only token sees no thing_put
   GET /.well-known/oauth-protected-resource/mcp     its RFC 9728 metadata (no credential)
+  POST /api/credentials/revoke                      revoke leaked tokens (no credential);
+      body {"credentials": ["<token>", ...]}, answer 202 whatever was sent
 
 A request to /mcp with an Origin header (a browser) is refused with 403
 unless that origin is the server's own or given with --allow-origin: a web
