@@ -139,6 +139,8 @@ export {
   type TokenInfo,
   type CreateTokenInput,
   type ListTokensOptions,
+  type SessionApi,
+  type SessionInfo,
   type FlushOptions,
   reportDenied,
   type AuthEvent,
@@ -169,3 +171,18 @@ export {
 // 8 guards for node:http and fetch
 export { requireAuth, type NodeMiddleware } from './adapters/node';
 export { withAuth, type AuthedFetchHandler } from './adapters/fetch';
+
+// Leaked tokens: revoked by whoever reports them, over HTTP or by GitHub secret scanning (docs/leaks.md)
+export type { LeakReport, LeakOutcome, ReportLeakedOptions, TokenLeakedEvent } from './service';
+export {
+  credentialRevocationHandler,
+  githubSecretScanningHandler,
+  GITHUB_SECRET_SCANNING_KEYS_URL,
+  type CredentialRevocationHandler,
+  type CredentialRevocationOptions,
+  type RevocationRateLimit,
+  type GitHubSecretScanningHandler,
+  type GitHubSecretScanningOptions,
+  type GitHubPublicKeys,
+  type GitHubFeedback,
+} from './leaks';

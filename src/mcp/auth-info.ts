@@ -125,7 +125,8 @@ function scopeStrings(p: Principal): string[] {
 export function authInfoFor(p: Principal, token: string, resource: string | undefined): AuthInfo {
   const info: AuthInfo = {
     token,
-    clientId: p.tokenId ?? `session:${p.userId}`,
+    // A session names its user, as before sessions had records (its id identifies a sign-in, not a client).
+    clientId: p.kind === 'session' || p.tokenId === undefined ? `session:${p.userId}` : p.tokenId,
     scopes: scopeStrings(p),
     // Always set: the SDK refuses an AuthInfo without it ("Token has no expiration time").
     expiresAt: Math.floor(p.expiresAt.getTime() / 1000),

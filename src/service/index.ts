@@ -5,8 +5,10 @@
 export { createAuth } from './auth';
 export { isIdentityWref, IDENTITY_PATTERN, defaultIdentity } from './identity';
 export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput, ListTokensOptions } from './types';
+export type { SessionApi, SessionInfo } from './session-types';
 export type { FlushOptions } from './events';
 export { reportDenied } from './events';
+export type { LeakOutcome, LeakReport, ReportLeakedOptions } from './leaks';
 export type {
   AuthEvent,
   AuthEventHook,
@@ -15,6 +17,7 @@ export type {
   TokenRevokedEvent,
   AuthFailedEvent,
   AccessDeniedEvent,
+  TokenLeakedEvent,
 } from './events';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */

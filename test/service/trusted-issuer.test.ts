@@ -106,6 +106,20 @@ describe('a company IdP access token (oidc-provider, client credentials, RFC 870
     expect((await auth.tokensOf('alice')).some((t) => t.name === 'escalate')).toBe(false);
   });
 
+  it("a repo:read grant to an MCP client cannot list or end its user's sign-ins (sessions are ForbiddenError)", async () => {
+    const p = await auth.authenticate(await idp.token('alice', { scope: 'repo:read' }));
+    const own = await auth.issueSession('alice');
+    const ownId = (await auth.authenticate(own)).tokenId as string;
+    const api = auth.client(p).sessions;
+    for (const call of [() => api.list(), () => api.revoke(ownId)]) {
+      const err = await rejection(call);
+      expect(err).toBeInstanceOf(ForbiddenError);
+      expect((err as Error).message).toMatch(/scope claim/);
+    }
+    // The user's own session is untouched.
+    await expect(auth.authenticate(own)).resolves.toMatchObject({ userId: 'alice' });
+  });
+
   it('token passthrough: a token the same IdP minted for another API is refused (audience)', async () => {
     expect(await reasonOf(auth.authenticate(await idp.token('alice', { resource: OTHER_AUDIENCE })))).toBe('audience');
   });

@@ -163,16 +163,16 @@ export function createAuthenticator(
   function refused(err: unknown, verified: TokenClaims | undefined): unknown {
     if (!(err instanceof AuthenticationError)) return err;
     const claims = verified ?? expiredClaimsOf(err);
-    const known = claims !== undefined && claims.kind !== 'session';
+    // Its signature verified, and every kind has a record (sessions too): its id traces it.
     const out =
-      known && err.tokenId === undefined
+      claims !== undefined && err.tokenId === undefined
         ? new AuthenticationError(err.reason, err.message, { cause: err.cause, tokenId: claims.jti })
         : err;
     if (events !== null) {
       const actor: EventActor =
         claims === undefined
           ? { kind: 'unknown', userId: null, tokenId: null, tokenName: null }
-          : { kind: claims.kind, userId: claims.sub, tokenId: known ? claims.jti : null, tokenName: null };
+          : { kind: claims.kind, userId: claims.sub, tokenId: claims.jti, tokenName: null };
       events.emit(Object.freeze({ type: 'auth.failed', at: eventTime(), actor: Object.freeze(actor), reason: err.reason }));
     }
     return out;
@@ -196,29 +196,29 @@ export function createAuthenticator(
         }
       }
       claims ??= await verifier.verify(token, nowSec);
-      // The frozen claims serve as the chain claims as they are (no copy per request).
-      let chain: readonly TokenRecord[] | null = null;
-      if (claims.kind !== 'session') {
-        const now = readChainNow(claims.jti);
-        chain =
-          now === undefined
-            ? await readValidChain(claims as TokenClaims & ChainClaims, at)
-            : checkChain(now, claims as TokenClaims & ChainClaims, at);
-      }
+      // Every kind has a record, sessions too (T3, T5). The frozen claims serve
+      // as the chain claims as they are (no copy per request).
+      const now = readChainNow(claims.jti);
+      const chain = now === undefined ? await readValidChain(claims, at) : checkChain(now, claims, at);
+      const head = chain[0] as TokenRecord;
       // An in-process membership source answers without a promise (no await, no timer).
       const got = rolesOf(claims.sub);
       const roles = got instanceof Promise ? await got : got;
+      // A session's record has no scopes: its grant is its user's roles alone,
+      // one cache entry shared by all sessions (key null) instead of one per
+      // session. A session row given scopes by hand is layered like any record.
+      const layered = head.kind !== 'session' || head.scopes !== null;
       let grant;
       try {
-        grant = grants.get(chain === null ? null : (chain[0] as TokenRecord).id, roles, chain, scopedLayers);
+        grant = layered ? grants.get(head.id, roles, chain, scopedLayers) : grants.get(null, roles, null, scopedLayers);
       } catch (err) {
         // Bad role data is the membership source's fault; never an allow.
         throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
       }
-      const expiresAt = new Date(chain === null ? claims.exp * 1000 : chainExpiryMs(chain));
+      const expiresAt = new Date(chainExpiryMs(chain));
       // Last used: one Map lookup when throttled; the write happens later, elsewhere.
-      if (chain !== null && recorder !== null) recorder.seen((chain[0] as TokenRecord).id, at);
-      return principals.make(claims.kind, claims.sub, expiresAt, chain?.[0], grant, { roles, chain });
+      if (recorder !== null) recorder.seen(head.id, at);
+      return principals.make(claims.kind, claims.sub, expiresAt, head, grant, { roles, chain });
     } catch (err) {
       throw refused(err, claims);
     }
@@ -243,7 +243,7 @@ export function createAuthenticator(
 
   async function principalFor(userId: string): Promise<Principal> {
     const id = checkUserId(userId, opts.identityOf === undefined);
-    // A session read like one `authenticate` reads a session token: roles now, no record.
+    // A session principal with roles read now; no token, so no record (nothing to revoke or list).
     const at = nowMs();
     const got = rolesOf(id);
     const roles = got instanceof Promise ? await got : got;

@@ -17,7 +17,7 @@ import type { TokenRecord } from '../../stores';
 import type { PrincipalState } from '../context';
 
 // What a principal was authenticated with (its token chain, nearest first,
-// `null` for a session; a trusted issuer's narrowing), served like the grant:
+// `null` for `principalFor` and a trusted issuer's session; a trusted issuer's narrowing), served like the grant:
 // only a real principal answers, of any Auth instance. Module-private: others
 // ask principalScopes.
 const STATE_SLOT: unique symbol = Symbol('svc-auth.state');
@@ -64,7 +64,7 @@ export function principalScopes(p: unknown): readonly Scope[] | null | undefined
  * ```
  */
 export interface PrincipalFactory {
-  /** A frozen principal with `grant` attached; `head` is the token's own record (none for a session). */
+  /** A frozen principal with `grant` attached; `head` is the token's own record (none for `principalFor`). */
   make(
     kind: Principal['kind'],
     userId: string,
@@ -98,7 +98,7 @@ export function principalFactory(): PrincipalFactory {
     readonly kind: Principal['kind'];
     readonly userId: string;
     readonly expiresAt: Date;
-    // `declare`: absent for a session rather than present as undefined.
+    // `declare`: absent rather than present as undefined (no record; a session has no token name).
     declare readonly tokenId?: string;
     declare readonly tokenName?: string;
     declare readonly committerIdentity?: string;
@@ -119,7 +119,8 @@ export function principalFactory(): PrincipalFactory {
       if (head !== undefined) {
         const self = this as { tokenId?: string; tokenName?: string; committerIdentity?: string };
         self.tokenId = head.id;
-        self.tokenName = head.name;
+        // Names are the user's namespace of PATs (T7); a session's label is no token name.
+        if (kind !== 'session') self.tokenName = head.name;
         if (head.committerIdentity !== null) self.committerIdentity = head.committerIdentity;
       }
       this.#grant = grant;

@@ -28,6 +28,8 @@ Endpoints (send 'Authorization: Bearer <token>'):
   POST /mcp                                         MCP (Streamable HTTP, stateless): tools whoami,
       repo_head, thing_get, thing_put; a read-only token sees no thing_put
   GET /.well-known/oauth-protected-resource/mcp     its RFC 9728 metadata (no credential)
+  POST /api/credentials/revoke                      revoke leaked tokens (no credential);
+      body {"credentials": ["<token>", ...]}, answer 202 whatever was sent
 
 It is also an OAuth 2.1 authorization server for MCP clients and command
 lines (issuer = the base URL; needs the optional package oidc-provider, else
