@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ValidationError, type IssueInput } from '../errors';
 import { checkOptions, isPlainObject } from '../core/vocabulary';
-import type { Auth } from '../service';
+import { sessionRecordsOf, type Auth } from '../service';
 import { isLoopbackHost, type DocumentPolicy } from './cimd';
 import type { OAuthStorage } from './storage';
 import type { AuthorizationServerOptions } from './types';
@@ -158,7 +158,10 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   const o = options as unknown as Record<string, unknown>;
   const issues: IssueInput[] = [];
   checkOptions(o, KNOWN, '', issues);
-  if (!hasMethods(o.auth, AUTH_METHODS)) issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
+  // The server writes its grants' session records through the Auth (svc-auth accepts its tokens by them).
+  if (!hasMethods(o.auth, AUTH_METHODS) || sessionRecordsOf(o.auth) === undefined) {
+    issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
+  }
   if (!hasMethods(o.storage, STORAGE_METHODS))
     issues.push({ path: 'storage', message: 'must be an OAuthStorage (MemoryOAuthStorage, PostgresOAuthStorage, ...)' });
   const issuer = checkIssuer(o.issuer, issues);

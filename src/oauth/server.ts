@@ -15,7 +15,7 @@ import { providerConfiguration, routesOf } from './config';
 import { interactionRoutes } from './interactions';
 import { mount } from './mount';
 import { resolveOptions } from './options';
-import { NO_RECORDS } from './records';
+import { sessionRecords } from './records';
 import { adapterClass, checkSecrets, freshSecrets } from './storage';
 import type { AuthorizationServer, AuthorizationServerOptions } from './types';
 
@@ -94,7 +94,14 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     throw new UnavailableError('the OAuth storage could not be read', { cause: err });
   }
   const secrets = checkSecrets(stored);
-  const records = NO_RECORDS;
+  const records = sessionRecords(
+    o.auth,
+    (message) => new mod.errors.InvalidGrant(message),
+    async (grantId) => {
+      await o.storage.revokeByGrantId(grantId);
+      await o.storage.destroy('Grant', grantId);
+    },
+  );
   const documents = o.documents === undefined ? undefined : metadataDocuments(o.documents);
 
   const Adapter = adapterClass(o.storage, {

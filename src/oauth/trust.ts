@@ -10,7 +10,9 @@ import type { TrustedIssuer } from '../tokens';
  * The `trustedIssuers` entry with which an `Auth` accepts the access tokens
  * this package's authorization server issues for `resource`: its issuer, the
  * resource as the audience, its JWKS (`<issuer><pathPrefix>/jwks`, so no
- * discovery is needed) and its one algorithm (EdDSA). Give each resource's
+ * discovery is needed), its one algorithm (EdDSA) and `recorded` (a token
+ * works only while its session record and its grant's are live: revoking the
+ * grant ends it on its next request). Give each resource's
  * `Auth` its own entry: a token for `<base>/mcp` must not be accepted by the
  * `Auth` of `/api`, and the other way round.
  *
@@ -38,5 +40,6 @@ export function trustedIssuerFor(options: { issuer: string; resource: string; pa
   }
   // `<resource>/` is the same resource as `<resource>` (resources.ts): tokens carry the bare form.
   const audience = resource.endsWith('/') ? resource.slice(0, -1) : resource;
-  return { issuer, audience, jwksUri: `${issuer}${pathPrefix}/jwks`, algorithms: ['EdDSA'] };
+  // recorded: each token must have its session record, under its grant's (records.ts), read on every request.
+  return { issuer, audience, jwksUri: `${issuer}${pathPrefix}/jwks`, algorithms: ['EdDSA'], recorded: true };
 }

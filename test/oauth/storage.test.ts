@@ -131,7 +131,8 @@ describeWithDb(
     const { tokens, clientId } = await codeFlow(first.base);
     await first.close();
     // The server starts again (a new process in real life: nothing shared but the database), on its port.
-    const second = await startServer({ storage: shared }, Number(new URL(first.base).port));
+    // Its token store survives too (the session records of the grants): here, the same objects.
+    const second = await startServer({ storage: shared, auth: first.auth }, Number(new URL(first.base).port), first.tokens);
     try {
       expect(second.base).toBe(first.base);
       // Its keys are the first one's: the old access token verifies against the new JWKS ...

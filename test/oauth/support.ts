@@ -21,6 +21,8 @@ import {
 export interface Running {
   base: string;
   auth: Auth;
+  /** The token store of `auth`, where the server records its grants and access tokens. */
+  tokens: MemoryTokenStore;
   oauth: AuthorizationServer;
   storage: OAuthStorage;
   logs: string[];
@@ -38,14 +40,21 @@ export async function listen(
 }
 
 /** An AS on loopback with alice and bob as members (memory storage unless given). */
-export async function startServer(extra: Partial<AuthorizationServerOptions> = {}, port = 0): Promise<Running> {
+export async function startServer(
+  extra: Partial<AuthorizationServerOptions> = {},
+  port = 0,
+  extraTokens?: MemoryTokenStore,
+): Promise<Running> {
   const { server, base } = await listen(undefined, port);
-  const auth = createAuth({
-    issuer: 'svc-test',
-    keys: await generateKeyRing(),
-    members: { rolesOf: (u) => (u === 'alice' ? { orgs: { acme: 'owner' } } : u === 'bob' ? { orgs: { acme: 'viewer' } } : {}) },
-    tokens: new MemoryTokenStore(),
-  });
+  const tokens = extraTokens ?? new MemoryTokenStore();
+  const auth =
+    extra.auth ??
+    createAuth({
+      issuer: 'svc-test',
+      keys: await generateKeyRing(),
+      members: { rolesOf: (u) => (u === 'alice' ? { orgs: { acme: 'owner' } } : u === 'bob' ? { orgs: { acme: 'viewer' } } : {}) },
+      tokens,
+    });
   const storage = extra.storage ?? new MemoryOAuthStorage();
   const logs: string[] = [];
   const oauth = await createAuthorizationServer({
@@ -64,6 +73,7 @@ export async function startServer(extra: Partial<AuthorizationServerOptions> = {
   return {
     base,
     auth,
+    tokens,
     oauth,
     storage,
     logs,

@@ -18,7 +18,7 @@ describe('trustedIssuerFor: svc-auth accepts the server’s tokens, per resource
       issuer: 'svc-trust',
       keys: await generateKeyRing(),
       members: { rolesOf: (u) => (u === 'alice' ? { orgs: { acme: 'owner' } } : {}) },
-      tokens: new MemoryTokenStore(),
+      tokens: s.tokens, // where the server records its grants and access tokens
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
     });
     const { tokens } = await codeFlow(s.base, { scope: 'repo:read' });
@@ -32,12 +32,28 @@ describe('trustedIssuerFor: svc-auth accepts the server’s tokens, per resource
     await expect(mcpAuth.authenticate(api.tokens.access_token as string)).rejects.toMatchObject({ reason: 'audience' });
   });
 
+  it('a token without its records (another token store: another service, or records lost) is refused: sign in again', async () => {
+    const elsewhere = createAuth({
+      issuer: 'svc-trust',
+      keys: await generateKeyRing(),
+      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
+      tokens: new MemoryTokenStore(),
+      trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
+    });
+    const { tokens } = await codeFlow(s.base);
+    await expect(elsewhere.authenticate(tokens.access_token as string)).rejects.toMatchObject({
+      reason: 'unknown',
+      message: /sign in again/,
+    });
+  });
+
   it('names the JWKS and the one algorithm (no discovery), and reads <resource>/ as <resource>', () => {
     expect(trustedIssuerFor({ issuer: 'https://svc.example', resource: 'https://svc.example/' })).toEqual({
       issuer: 'https://svc.example',
       audience: 'https://svc.example',
       jwksUri: 'https://svc.example/oauth/jwks',
       algorithms: ['EdDSA'],
+      recorded: true,
     });
     expect(() => trustedIssuerFor({ issuer: 'https://svc.example/', resource: 'https://svc.example' })).toThrow(ValidationError);
     expect(() => trustedIssuerFor({ issuer: 'https://svc.example', resource: 'https://other.example/mcp' })).toThrow(ValidationError);

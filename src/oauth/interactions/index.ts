@@ -137,8 +137,9 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
     const grantId = await grant.save();
     if (existing === undefined) {
       const client = await parts.clientView(clientId);
-      const exp = (grant as unknown as { exp?: number }).exp;
-      await parts.granted({ grantId, accountId, clientId, clientName: client.name, expiresAt: new Date((exp ?? 0) * 1000) });
+      // A grant lives ttl.Grant (= refreshTokenTtlSec) from now; oidc-provider sets no `exp` on the Grant object.
+      const expiresAt = new Date(Date.now() + o.refreshTokenTtlSec * 1000);
+      await parts.granted({ grantId, accountId, clientId, clientName: client.name, expiresAt });
     }
     await provider.interactionFinished(req, res, { consent: existing === undefined ? { grantId } : {} }, { mergeWithLastSubmission: true });
   }
