@@ -133,6 +133,27 @@ describe('svc serve accepts its own tokens, each at its own resource only', () =
     expect(tools).toEqual(['repo_head', 'thing_get', 'whoami']);
     const who = await client.callTool({ name: 'whoami', arguments: {} });
     expect(who.structuredContent).toMatchObject({ kind: 'session', user: 'alice' });
+    // Revoking the refresh token (RFC 7009) ends the grant: the access token fails on its next request.
+    const revoked = await fetch(`${base}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: provider.saved?.refresh_token as string,
+        client_id: provider.info?.client_id as string,
+      }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    const after = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${provider.saved?.access_token as string}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
     await client.close();
   });
 
