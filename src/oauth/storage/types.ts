@@ -72,8 +72,10 @@ export interface OAuthSecrets {
  * concurrently (by several requests, processes or servers sharing the store)
  * and must reject on any failure rather than answer optimistically: the server
  * then answers `server_error` (never a grant). `MemoryOAuthStorage` (tests,
- * one process) and `PostgresOAuthStorage` implement it;
- * `test/oauth/storage-cases.ts` in the repository holds the cases both pass.
+ * one process) and `PostgresOAuthStorage` (`svc-auth/postgres`) implement it,
+ * and the repository's tests run one set of cases against both (round trip,
+ * expiry, consumed marks, grant revocation, the two lookups, racing
+ * `initSecrets`).
  *
  * @example
  * not-checked: an outline of the methods; `MemoryOAuthStorage` is a complete storage to read
