@@ -64,6 +64,13 @@ export function mount(
 
   async function answer(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (await interactions(req, res, path)) return;
+    // A device code form posted without the sign-in cookie (the page was opened elsewhere, or the
+    // cookie expired) has no form to check against: start again.
+    if (req.method === 'POST' && path === routes.code_verification && !/(?:^|;\s*)svc_oauth_session=/.test(req.headers.cookie ?? '')) {
+      res.writeHead(303, { location: routes.code_verification, 'cache-control': 'no-store' });
+      res.end();
+      return;
+    }
     req.url = canonicalUrl(req.url ?? '/', o.resources);
     const type = String(req.headers['content-type'] ?? '').toLowerCase();
     if (req.method === 'POST' && withBody.has(path) && type.startsWith('application/x-www-form-urlencoded')) {

@@ -12,6 +12,7 @@ import { UnavailableError } from '../errors';
 import { PERMISSIONS } from '../core/vocabulary';
 import { isDocumentClientId, metadataDocuments, DocumentRefused } from './cimd';
 import { providerConfiguration, routesOf } from './config';
+import { errorPage, PAGE_HEADERS } from './pages';
 import { interactionRoutes } from './interactions';
 import { mount } from './mount';
 import { resolveOptions } from './options';
@@ -132,8 +133,35 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     o.log(`oauth: server_error on ${ctx.method} ${ctx.path}: ${err instanceof Error ? err.name : 'unknown'}`),
   );
   const methods = allowedMethods(o.prefix);
+  const resumes = [`${routesOf(o.prefix).authorization}/`, `${routesOf(o.prefix).code_verification}/`];
   provider.use(async (ctx, next) => {
-    await next();
+    try {
+      await next();
+    } catch (err) {
+      // oidc-provider 9.13 answers a request that continues a flow without its cookie (a resume
+      // link, a device form) with its error page, then fails saving a session it never made: the
+      // answer already written stands.
+      if (err instanceof TypeError && /persist can only be called/.test(err.message) && ctx.body != null && ctx.status < 500) return;
+      // A resume link without its interaction (opened in another browser, expired, made up) can fail
+      // inside oidc-provider's error handler: it is the person's page that expired, not a server fault.
+      if (resumes.some((r) => ctx.path.startsWith(r))) {
+        ctx.status = 400;
+        ctx.set(PAGE_HEADERS);
+        ctx.body = errorPage(
+          o.name,
+          'Sign-in expired',
+          'This sign-in has expired or was started in another browser. Go back to the app and start again.',
+        );
+        return;
+      }
+      // What else escapes oidc-provider's own error handling (a fault of its or ours): server_error per
+      // RFC 6749 5.2, one line in the log, instead of Koa's text and its stack on stderr.
+      o.log(`oauth: server_error on ${ctx.method} ${ctx.path.slice(0, 200)}: ${err instanceof Error ? err.name : 'unknown'}`);
+      ctx.status = 500;
+      ctx.set('cache-control', 'no-store');
+      ctx.body = { error: 'server_error', error_description: 'the server could not complete the request' };
+      return;
+    }
     if (ctx.status === 404 && ctx.body == null && (ctx as Partial<KoaContextWithOIDC>).oidc === undefined) {
       // No route matched: an OAuth-shaped answer, not Koa's text.
       const allow = methods.get(ctx.path);

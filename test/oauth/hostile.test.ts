@@ -285,6 +285,31 @@ describe('hostile clients and pages at the authorization server (each test is na
     expect(s.logs.filter((l) => /server_error/.test(l))).toEqual([]);
   });
 
+  it('a resume link replayed in another browser (or made up) is an expired-sign-in page, not a server error', async () => {
+    const client = await register(s.base);
+    for (const path of [
+      '/oauth/authorize/made-up-interaction',
+      `/oauth/authorize/xyz?client_id=${client.client_id}`,
+      '/oauth/device/made-up',
+    ]) {
+      const res = await new Browser().request(`${s.base}${path}`, { headers: { accept: 'text/html', cookie: 'svc_oauth_resume=stolen' } });
+      expect(res.status).toBe(400);
+      expect(await res.text()).not.toMatch(/\n\s+at |node_modules/);
+    }
+    expect(s.logs.filter((l) => /server_error/.test(l))).toEqual([]);
+  });
+
+  it('a device code form posted from another browser (no sign-in cookie) is sent back to the start', async () => {
+    const res = await fetch(`${s.base}/oauth/device`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://evil.example' },
+      body: 'user_code=BCDF-GHJK&confirm=yes',
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/oauth/device');
+  });
+
   it('the sign-in form refuses a user who is not on the list', async () => {
     const browser = new Browser();
     const { url } = await request(s);
