@@ -159,7 +159,12 @@ export interface AuthorizationServer {
   /** The RFC 8414 metadata URL. */
   readonly metadataUrl: string;
   /** The paths it answers: the two metadata paths, exactly, and everything under `pathPrefix`. */
-  readonly paths: { readonly exact: readonly string[]; readonly prefix: string };
+  readonly paths: {
+    /** The metadata paths, answered exactly. */
+    readonly exact: readonly string[];
+    /** Every path that starts with it (`/oauth/`). */
+    readonly prefix: string;
+  };
   /** Is `path` (without the query) one of the server's? */
   owns(path: string): boolean;
   /**

@@ -58,6 +58,7 @@ export type OAuthEntry = Record<string, unknown>;
  * ```
  */
 export interface OAuthSecrets {
+  /** The format of this value; a stored value of another version is refused, never half used. */
   readonly version: 1;
   /** Private JWKs; the first signs. */
   readonly signingKeys: readonly Record<string, unknown>[];
