@@ -20,6 +20,8 @@ export interface ProviderErrors {
 
 /** @internal Hooks the server adds to the configuration (session records). */
 export interface ConfigHooks {
+  /** The existing grant may be reused (no consent asked) only while its record is live; else it is dropped. */
+  usableGrant(grantId: string): Promise<boolean>;
   /** Called with each JWT access token just before it is signed; may reject to refuse the token. */
   accessToken(
     ctx: KoaContextWithOIDC,
@@ -167,6 +169,15 @@ export function providerConfiguration(
           await hooks.accessToken(ctx, t, jwt.payload);
         },
       },
+    },
+    // An existing grant skips the consent page only while its session record is live: a grant the
+    // person ended (sessions.revoke, svc auth sessions) is asked for again, not silently reused.
+    async loadExistingGrant(ctx) {
+      const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client?.clientId ?? '');
+      if (typeof grantId !== 'string') return undefined;
+      const grant = await ctx.oidc.provider.Grant.find(grantId);
+      if (grant === undefined) return undefined;
+      return (await hooks.usableGrant(grantId)) ? grant : undefined;
     },
     rotateRefreshToken: true,
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),

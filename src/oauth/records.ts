@@ -21,6 +21,8 @@ export interface SessionRecords {
   accessToken(token: { jti: string; grantId: string | undefined; accountId: string | undefined; exp: number | undefined }): Promise<void>;
   /** Every token of `grantId` was revoked (refresh token revoked or replayed, code replayed). */
   grantRevoked(grantId: string): Promise<void>;
+  /** Is the grant's record live? A grant ended here (sessions.revoke) is not reused without asking again. */
+  grantActive(grantId: string): Promise<boolean>;
 }
 
 /** A record name (S8's alphabet) from a client's name: `oauth-` and what is left of it. */
@@ -79,5 +81,6 @@ export function sessionRecords(
       }
     },
     grantRevoked: (grantId: string) => recorder.revoke(grantId),
+    grantActive: (grantId: string) => recorder.active(grantId),
   });
 }

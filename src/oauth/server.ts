@@ -95,13 +95,15 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     throw new UnavailableError('the OAuth storage could not be read', { cause: err });
   }
   const secrets = checkSecrets(stored);
+  // Forget one of the server's own grants (its record was ended): the next authorization asks again.
+  const dropGrant = async (grantId: string): Promise<void> => {
+    await o.storage.revokeByGrantId(grantId);
+    await o.storage.destroy('Grant', grantId);
+  };
   const records = sessionRecords(
     o.auth,
     (message) => new mod.errors.InvalidGrant(message),
-    async (grantId) => {
-      await o.storage.revokeByGrantId(grantId);
-      await o.storage.destroy('Grant', grantId);
-    },
+    (grantId) => dropGrant(grantId),
   );
   const documents = o.documents === undefined ? undefined : metadataDocuments(o.documents);
 
@@ -120,6 +122,11 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   });
 
   const configuration = providerConfiguration(o, secrets, Adapter, mod.errors, {
+    async usableGrant(grantId) {
+      if (await records.grantActive(grantId)) return true;
+      await dropGrant(grantId);
+      return false;
+    },
     accessToken: (_ctx, token, payload) =>
       records.accessToken({ jti: token.jti, grantId: token.grantId, accountId: token.accountId, exp: payload.exp as number | undefined }),
   });

@@ -32,6 +32,8 @@ export interface SessionRecorder {
   record(session: ForeignSession): Promise<'ok' | 'parent_inactive'>;
   /** Revoke a record and its subtree now (T6); an unknown id does nothing. */
   revoke(id: string): Promise<void>;
+  /** Is the record `id` there, neither revoked nor expired (nor an ancestor)? */
+  active(id: string): Promise<boolean>;
 }
 
 const registry = new WeakMap<object, SessionRecorder>();
@@ -81,6 +83,12 @@ export function registerRecords(
         const at = nowMs();
         const revoked = await call('token store', () => store.revoke([id], new Date(at)));
         events?.emit(revokedEvent(new Date(at), SERVER_ACTOR, id, revoked));
+      },
+      async active(id: string): Promise<boolean> {
+        const chain = await call('token store', () => store.readChain(id));
+        if (chain === null || chain.length === 0 || chain[0]?.id !== id) return false;
+        const at = nowMs();
+        return chain.every((r) => r.revokedAt === null && at < r.expiresAt.getTime());
       },
     }),
   );

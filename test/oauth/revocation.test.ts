@@ -119,6 +119,35 @@ describe('revoking a grant ends its access tokens on their next request', () => 
     await expect(mcp.authenticate(fresh.body.access_token as string)).resolves.toMatchObject({ userId: 'alice' });
   });
 
+  it('a grant the person ended is never reused silently: the very next sign-in of that client asks again', async () => {
+    const browser = new Browser();
+    const { clientId } = await codeFlow(s.base, { browser });
+    const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
+    const grant = (await s.auth.client(me).sessions.list()).filter((x) => x.name === 'oauth-Test-Client' && x.status === 'active').at(-1);
+    await s.auth.client(me).sessions.revoke(grant?.id as string);
+    const { verifier, challenge } = pkce();
+    const url = authorizeUrl(s.base, {
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'repo:read',
+      state: 's',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: `${s.base}/mcp`,
+    });
+    const { url: back, consentHtml } = await signInAndConsent(browser, s.base, url);
+    expect(consentHtml).toContain('Allow Test Client?');
+    const r = await token(s.base, {
+      grant_type: 'authorization_code',
+      code: new URL(back).searchParams.get('code') as string,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: verifier,
+    });
+    await expect(mcp.authenticate(r.body.access_token as string)).resolves.toMatchObject({ userId: 'alice' });
+  });
+
   it('auth.revokeToken(grant id), server-side, ends the grant’s tokens too', async () => {
     const { tokens } = await codeFlow(s.base);
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
