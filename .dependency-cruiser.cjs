@@ -1,5 +1,5 @@
 // The layer table of svc-auth, enforced (`npm run lint:layers`). A layer imports only layers below it:
-//   errors (usable by all) < 1 core/vocabulary < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
+//   errors (usable by all) < 1 core/vocabulary, core/network < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
 //   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp and testing,
 //   peers < 9 app (the `svc` program: app/cli, app/dev, app/server).
 // src/index.ts and src/entries/ are the package's faces (svc-auth, svc-auth/<subpath>): they re-export
@@ -10,7 +10,7 @@
 /** @type {import('dependency-cruiser').IConfiguration} */
 
 const LAYERS = [
-  ['core/vocabulary'],
+  ['core/vocabulary', 'core/network'],
   ['core/scopes'],
   ['core/policy'],
   ['tokens'],
