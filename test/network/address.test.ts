@@ -99,30 +99,31 @@ describe('ranges', () => {
 
   it('matches what node:net BlockList matches within a family, IPv4-mapped clients against IPv4 ranges (property)', () => {
     fc.assert(
-      fc.property(fc.oneof(ranges4, ranges6), fc.array(fc.oneof(v4, v6, sparseV6), { minLength: 1, maxLength: 8 }), ([net, prefix], clients) => {
-        const range = masked(net, prefix);
-        const family = isIP(net) === 4 ? 'ipv4' : 'ipv6';
-        const block = new BlockList();
-        block.addSubnet(range.split('/')[0] as string, prefix, family);
-        const m = new RangeMatcher(checkRanges([range], { path: 'x', max: 64, allowEmpty: false }));
-        for (const c of [...clients, net, range.split('/')[0] as string]) {
-          const cf = isIP(c) === 4 ? 'ipv4' : 'ipv6';
-          // Families stay apart: BlockList lets an IPv6 range over ::ffff:0:0/96 match IPv4 clients, svc-auth does not.
-          expect(m.has(c), `${c} in ${range}`).toBe(cf === family && block.check(c, cf));
-          if (cf === 'ipv4') expect(m.has(`::ffff:${c}`), `::ffff:${c} in ${range}`).toBe(family === 'ipv4' && block.check(c, 'ipv4'));
-        }
-      }),
+      fc.property(
+        fc.oneof(ranges4, ranges6),
+        fc.array(fc.oneof(v4, v6, sparseV6), { minLength: 1, maxLength: 8 }),
+        ([net, prefix], clients) => {
+          const range = masked(net, prefix);
+          const family = isIP(net) === 4 ? 'ipv4' : 'ipv6';
+          const block = new BlockList();
+          block.addSubnet(range.split('/')[0] as string, prefix, family);
+          const m = new RangeMatcher(checkRanges([range], { path: 'x', max: 64, allowEmpty: false }));
+          for (const c of [...clients, net, range.split('/')[0] as string]) {
+            const cf = isIP(c) === 4 ? 'ipv4' : 'ipv6';
+            // Families stay apart: BlockList lets an IPv6 range over ::ffff:0:0/96 match IPv4 clients, svc-auth does not.
+            expect(m.has(c), `${c} in ${range}`).toBe(cf === family && block.check(c, cf));
+            if (cf === 'ipv4') expect(m.has(`::ffff:${c}`), `::ffff:${c} in ${range}`).toBe(family === 'ipv4' && block.check(c, 'ipv4'));
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('writes ranges canonically and refuses bits after the prefix with the range meant', () => {
-    expect(checkRanges(['203.0.113.0/24', '2001:DB8::/32', '192.0.2.7', '::1'], { path: 'allowedIps', max: 64, allowEmpty: false })).toEqual([
-      '203.0.113.0/24',
-      '2001:db8::/32',
-      '192.0.2.7/32',
-      '::1/128',
-    ]);
+    expect(
+      checkRanges(['203.0.113.0/24', '2001:DB8::/32', '192.0.2.7', '::1'], { path: 'allowedIps', max: 64, allowEmpty: false }),
+    ).toEqual(['203.0.113.0/24', '2001:db8::/32', '192.0.2.7/32', '::1/128']);
     const err = (() => {
       try {
         checkRanges(['10.1.2.3/8', 'nope', '1.2.3.4/33', '::ffff:10.0.0.0/104', '10.0.0.0/8', '10.0.0.0/8'], {
@@ -162,7 +163,8 @@ describe('ranges', () => {
           const inner = new RangeMatcher(innerList);
           if (!inner.within(outer)) return;
           // Every address the inner list admits, the outer admits too: the network addresses and random ones.
-          for (const c of [...clients, ...innerList.map((r) => r.split('/')[0] as string)]) if (inner.has(c)) expect(outer.has(c)).toBe(true);
+          for (const c of [...clients, ...innerList.map((r) => r.split('/')[0] as string)])
+            if (inner.has(c)) expect(outer.has(c)).toBe(true);
         },
       ),
       { numRuns: RUNS },

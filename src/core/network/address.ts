@@ -142,7 +142,7 @@ export function formatAddress(a: IpAddress): string {
   for (let i = 0; i < 8; i++) groups.push(((b[2 * i] as number) << 8) | (b[2 * i + 1] as number));
   let bestAt = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;
