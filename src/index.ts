@@ -20,6 +20,7 @@ export {
   type IssueCode,
   type IssuePath,
   type AuthenticationReason,
+  type ForbiddenReason,
 } from './errors';
 
 // 1 vocabulary
@@ -96,6 +97,9 @@ export {
   type MembershipStore,
   type Membership,
   type FileStoreOptions,
+  type TokenUse,
+  type UsedFrom,
+  MAX_USED_FROM,
 } from './stores';
 
 // 6 service
@@ -111,6 +115,11 @@ export {
   type TokenInfo,
   type CreateTokenInput,
   type ListTokensOptions,
+  type LastUse,
+  type SweepOptions,
+  type ExpiringToken,
+  type RequestOrigin,
+  type AuthenticateRequestOptions,
   type FlushOptions,
   reportDenied,
   type AuthEvent,
@@ -118,6 +127,7 @@ export {
   type EventActor,
   type TokenCreatedEvent,
   type TokenRevokedEvent,
+  type TokenExpiringEvent,
   type AuthFailedEvent,
   type AccessDeniedEvent,
 } from './service';

@@ -13,7 +13,7 @@ import type { ServiceContext } from './context';
 import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
-import { issuers, tokenApi, managedRecords, toInfo } from './manage';
+import { issuers, sweeper, tokenApi, managedRecords, toInfo } from './manage';
 import { resolveOptions, systemClock } from './options';
 import type { Auth, AuthOptions } from './types';
 
@@ -124,6 +124,8 @@ export function createAuth(options: AuthOptions): Auth {
       const at = nowMs();
       return managedRecords(all, null).map((r) => toInfo(r, at));
     },
+
+    sweepExpiring: sweeper(store, nowMs, call, events),
 
     async flush(options) {
       const ms = flushDeadline(options, opts.storeTimeoutMs);

@@ -4,7 +4,19 @@
  */
 export { createAuth } from './auth';
 export { isIdentityWref, IDENTITY_PATTERN, defaultIdentity } from './identity';
-export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput, ListTokensOptions } from './types';
+export type {
+  Auth,
+  AuthOptions,
+  MembershipSource,
+  TokenApi,
+  TokenInfo,
+  CreateTokenInput,
+  ListTokensOptions,
+  LastUse,
+  SweepOptions,
+  ExpiringToken,
+} from './types';
+export type { RequestOrigin, AuthenticateRequestOptions } from './authenticate';
 export type { FlushOptions } from './events';
 export { reportDenied } from './events';
 export type {
@@ -13,6 +25,7 @@ export type {
   EventActor,
   TokenCreatedEvent,
   TokenRevokedEvent,
+  TokenExpiringEvent,
   AuthFailedEvent,
   AccessDeniedEvent,
 } from './events';

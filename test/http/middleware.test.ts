@@ -51,6 +51,7 @@ function fakeAuth(overrides: Partial<Auth> = {}): Auth {
     committer: () => 'svc:default/users/Identity/alice',
     revokeToken: async () => undefined,
     tokensOf: async () => [],
+    sweepExpiring: async () => [],
     flush: async () => undefined,
     ...overrides,
   };

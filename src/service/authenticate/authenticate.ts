@@ -10,23 +10,19 @@ import { AuthenticationError, UnavailableError, ValidationError } from '../../er
 import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import type { TokenRecord, TokenStore } from '../../stores';
-import {
-  bearerFromRequest,
-  expiredClaimsOf,
-  type BearerRequest,
-  LIFETIMES,
-  MAX_TOKEN_CHARS,
-  TokenVerifier,
-  type TokenClaims,
-} from '../../tokens';
+import { bearerFromRequest, type BearerRequest, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState } from '../context';
-import { type EventActor, type EventDispatcher, LastUsedRecorder } from '../events';
+import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../events';
 import { principalFactory } from './principal';
 import { GrantCache, LayerCache } from './grant-cache';
 import { failure } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
+import { AllowedIps } from './allowed-ips';
+import { addressOf, addressText, userAgentOf, type AuthenticateRequestOptions, type OriginSource, type RequestOrigin } from './origin';
+import { refusalReporter } from './refusal';
+import type { IpAddress } from '../../core/network';
 
 /** Could `value` be a promise? A throwing `then` getter counts as one (and then rejects in `guarded`). */
 function isThenable(value: unknown): boolean {
@@ -40,9 +36,9 @@ function isThenable(value: unknown): boolean {
 
 /** @internal what one Auth instance's request path gives the rest of it. */
 export interface Authenticator {
-  readonly authenticate: (token: string) => Promise<Principal>;
+  readonly authenticate: (token: string, origin?: RequestOrigin) => Promise<Principal>;
   /** `authenticate` on the request's bearer header; a refused header is refused (and reported) here. */
-  readonly authenticateRequest: (req: BearerRequest) => Promise<Principal>;
+  readonly authenticateRequest: (req: BearerRequest, options?: AuthenticateRequestOptions) => Promise<Principal>;
   /** A session principal for a user the server signed in itself; roles read now. */
   readonly principalFor: (userId: string) => Promise<Principal>;
   /** The grant of a principal this instance made, else `undefined` (no allocation). */
@@ -78,20 +74,11 @@ export function createAuthenticator(
   const layers = new LayerCache(opts.layerCacheSize);
   const grants = new GrantCache(opts.grantCacheSize);
 
+  const allowedIps = new AllowedIps(opts.layerCacheSize);
+
   // Off the request path (events/last-used.ts, events/events.ts): authenticate only hands them ids and events.
-  const touch = opts.lastUsedIntervalMs > 0 && typeof store.touch === 'function' ? store.touch.bind(store) : undefined;
-  const recorder =
-    touch === undefined
-      ? null
-      : new LastUsedRecorder({ write: (ids, at) => call('token store', () => touch(ids, at)), intervalMs: opts.lastUsedIntervalMs });
-  /** The time of an event: a failing clock must not turn a refusal into something else. */
-  const eventTime = (): Date => {
-    try {
-      return new Date(nowMs());
-    } catch {
-      return new Date();
-    }
-  };
+  const recorder = recorderFor(store, opts.lastUsedIntervalMs, call);
+  const refused = refusalReporter(events, nowMs);
 
   /**
    * The roles, read on every call (T5). A source that answers synchronously is
@@ -151,31 +138,12 @@ export function createAuthenticator(
   }
 
   /**
-   * A refusal leaving `authenticate`: when the signature verified, the error
-   * carries the token id (never its value), and `auth.failed` is queued. An
-   * expired token is known too: its signature verified before its time was
-   * found to be over (the verifier keeps its claims beside the error).
+   * The request path. `source` says where the request came from; it is read
+   * only when a record limits addresses or a last use is due to be written.
    */
-  function refused(err: unknown, verified: TokenClaims | undefined): unknown {
-    if (!(err instanceof AuthenticationError)) return err;
-    const claims = verified ?? expiredClaimsOf(err);
-    const known = claims !== undefined && claims.kind !== 'session';
-    const out =
-      known && err.tokenId === undefined
-        ? new AuthenticationError(err.reason, err.message, { cause: err.cause, tokenId: claims.jti })
-        : err;
-    if (events !== null) {
-      const actor: EventActor =
-        claims === undefined
-          ? { kind: 'unknown', userId: null, tokenId: null, tokenName: null }
-          : { kind: claims.kind, userId: claims.sub, tokenId: known ? claims.jti : null, tokenName: null };
-      events.emit(Object.freeze({ type: 'auth.failed', at: eventTime(), actor: Object.freeze(actor), reason: err.reason }));
-    }
-    return out;
-  }
-
-  async function authenticate(token: string): Promise<Principal> {
+  async function authenticateFrom(token: string, source: OriginSource): Promise<Principal> {
     let claims: TokenClaims | undefined;
+    let client: IpAddress | undefined | null = null; // null: not read yet
     try {
       if (typeof token !== 'string') throw new AuthenticationError('malformed');
       if (token.length === 0) throw new AuthenticationError('missing');
@@ -191,6 +159,7 @@ export function createAuthenticator(
           now === undefined
             ? await readValidChain(claims as TokenClaims & ChainClaims, at)
             : checkChain(now, claims as TokenClaims & ChainClaims, at);
+        allowedIps.check(chain, () => (client = addressOf(source, opts.trustProxy)));
       }
       // An in-process membership source answers without a promise (no await, no timer).
       const got = rolesOf(claims.sub);
@@ -204,14 +173,32 @@ export function createAuthenticator(
       }
       const expiresAt = new Date(chain === null ? claims.exp * 1000 : chainExpiryMs(chain));
       // Last used: one Map lookup when throttled; the write happens later, elsewhere.
-      if (chain !== null && recorder !== null) recorder.seen((chain[0] as TokenRecord).id, at);
+      if (chain !== null && recorder !== null) {
+        const id = (chain[0] as TokenRecord).id;
+        if (recorder.due(id, at)) {
+          const address = client === null ? addressOf(source, opts.trustProxy) : client;
+          recorder.record(id, at, addressText(address), userAgentOf(source));
+        }
+      }
       return principals.make(claims.kind, claims.sub, expiresAt, chain?.[0], grant, { roles, chain });
     } catch (err) {
       throw refused(err, claims);
     }
   }
 
-  function authenticateRequest(req: BearerRequest): Promise<Principal> {
+  function authenticate(token: string, origin?: RequestOrigin): Promise<Principal> {
+    let address: unknown;
+    let userAgent: unknown;
+    try {
+      address = origin?.address;
+      userAgent = origin?.userAgent;
+    } catch {
+      // An origin that cannot be read is no origin: unknown address, no user agent.
+    }
+    return authenticateFrom(token, { req: undefined, address, userAgent });
+  }
+
+  function authenticateRequest(req: BearerRequest, options?: AuthenticateRequestOptions): Promise<Principal> {
     // Not `async`: a second promise wrapping authenticate's own was a
     // measurable share of a guarded request. Still never throws synchronously.
     let token: string;
@@ -225,7 +212,13 @@ export function createAuthenticator(
       refused(refusal, undefined); // reported; nothing was verified, so there is no token id to add
       return Promise.reject(refusal);
     }
-    return authenticate(token);
+    let peer: unknown;
+    try {
+      peer = options?.address;
+    } catch {
+      peer = undefined;
+    }
+    return authenticateFrom(token, { req, address: peer, userAgent: undefined });
   }
 
   async function principalFor(userId: string): Promise<Principal> {

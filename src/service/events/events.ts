@@ -21,6 +21,7 @@ export type {
   AuthFailedEvent,
   EventActor,
   TokenCreatedEvent,
+  TokenExpiringEvent,
   TokenRevokedEvent,
 } from './types';
 

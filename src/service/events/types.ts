@@ -67,7 +67,9 @@ export interface TokenRevokedEvent {
 /**
  * `authenticate` refused a credential, or `authenticateRequest` refused the
  * request's `Authorization` header before any token was read (reason
- * `missing` or `malformed`, actor `unknown`). `actor.userId` is set when the
+ * `missing` or `malformed`, actor `unknown`), or a valid token was used from
+ * an address its `allowedIps` do not hold (reason `ip`: the error is a
+ * `ForbiddenError`, answered 403, and the actor names the token). `actor.userId` is set when the
  * signature verified and the token was still refused (revoked, expired, not
  * in the store), and `actor.tokenId` too for a PAT or component token: a
  * revoked or expired token still in use can be traced. `null` otherwise.
@@ -81,7 +83,7 @@ export interface AuthFailedEvent {
   readonly type: 'auth.failed';
   readonly at: Date;
   readonly actor: EventActor;
-  readonly reason: AuthenticationReason;
+  readonly reason: AuthenticationReason | 'ip';
 }
 
 /**
@@ -104,6 +106,33 @@ export interface AccessDeniedEvent {
 }
 
 /**
+ * A PAT expires soon: `auth.sweepExpiring` found it active and expiring within
+ * `withinDays` days, and had not warned about it for that threshold (or a
+ * shorter one) before. Given once per token and threshold, whichever server
+ * sweeps. The actor is `server`.
+ *
+ * @example
+ * ```ts
+ * if (e.type === 'token.expiring') mail(e.token.ownerId, `${e.token.name} expires ${e.token.expiresAt.toISOString()}`);
+ * ```
+ */
+export interface TokenExpiringEvent {
+  readonly type: 'token.expiring';
+  readonly at: Date;
+  readonly actor: EventActor;
+  readonly token: {
+    readonly id: string;
+    readonly name: string;
+    readonly kind: 'pat';
+    readonly ownerId: string;
+    readonly parentId: string | null;
+    readonly expiresAt: Date;
+  };
+  /** The warning threshold, in days: the token expires within this many days of `at`. */
+  readonly withinDays: number;
+}
+
+/**
  * Every audit event, discriminated by `type`.
  *
  * @example
@@ -112,7 +141,7 @@ export interface AccessDeniedEvent {
  * const onEvent = (e: AuthEvent): void => console.log(e.type, e.at.toISOString(), e.actor.tokenId);
  * ```
  */
-export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | AuthFailedEvent | AccessDeniedEvent;
+export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | TokenExpiringEvent | AuthFailedEvent | AccessDeniedEvent;
 
 /**
  * The `onEvent` hook. May be async; its result never changes a decision.

@@ -1,0 +1,154 @@
+/**
+ * Where a request came from, as `authenticate` needs it: the client address
+ * (for `allowedIps` and the last-used addresses) and the user agent (for the
+ * last-used record). Read only when needed: a request whose token has no
+ * `allowedIps` and whose last use was recorded less than an interval ago
+ * reads neither, so the hot path pays nothing for them.
+ *
+ * The address of a request is its connection's peer (`req.socket` on node;
+ * for a fetch `Request`, which carries none, the address its adapter hands
+ * over), and behind the proxies of `trustProxy` the client those proxies
+ * name in `X-Forwarded-For` (core/network). A header from any other peer is
+ * ignored. An address given to `authenticate` itself is taken as it is: the
+ * caller has already decided it.
+ * @module
+ */
+import { clientAddress, formatAddress, parseAddress, type IpAddress, type RangeMatcher } from '../../core/network';
+import { MAX_USER_AGENT } from '../../stores';
+import type { BearerRequest } from '../../tokens';
+
+/**
+ * @internal Where `authenticate` may learn a request's origin: the request
+ * (with an optional peer address for a fetch `Request`), or what a caller of
+ * `authenticate(token, { address, userAgent })` gave.
+ */
+export interface OriginSource {
+  /** The request, when authentication started from one. */
+  readonly req: BearerRequest | undefined;
+  /** The peer address handed over for `req`, or the client address given to `authenticate`. */
+  readonly address: unknown;
+  /** The user agent given to `authenticate` (ignored when there is a request: its header is read). */
+  readonly userAgent: unknown;
+}
+
+/**
+ * Where a credential is used from, when `authenticate` is called without a
+ * request: the client address (for `allowedIps` and the last-used
+ * addresses) and the user agent (for the last-used record).
+ *
+ * @example
+ * ```ts
+ * const origin: RequestOrigin = { address: '203.0.113.7', userAgent: 'curl/8.5.0' };
+ * await auth.authenticate(token, origin);
+ * ```
+ */
+export interface RequestOrigin {
+  /** The client's IP address (IPv4 or IPv6 text). Not an address, or absent: unknown. */
+  address?: string | undefined;
+  /** The client's `User-Agent`; kept capped at 256 characters, without control characters. */
+  userAgent?: string | undefined;
+}
+
+/**
+ * Options of `auth.authenticateRequest`.
+ *
+ * @example
+ * ```ts
+ * // Bun: the connection's peer, which a fetch Request does not carry.
+ * await auth.authenticateRequest(req, { address: server.requestIP(req)?.address });
+ * ```
+ */
+export interface AuthenticateRequestOptions {
+  /**
+   * The address of the connection's peer, for a fetch `Request` (which carries
+   * none); a node request's own socket is read when it is absent. `trustProxy`
+   * applies to it as to a socket's address.
+   */
+  address?: string | undefined;
+}
+
+/** Read one header of a fetch or node request as text; a repeated node header is joined as node joins it. */
+function header(req: BearerRequest, name: string): string | undefined {
+  const headers: unknown = (req as { headers?: unknown }).headers;
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const get: unknown = (headers as { get?: unknown }).get;
+  const value: unknown = typeof get === 'function' ? get.call(headers, name) : (headers as Record<string, unknown>)[name];
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(', ');
+  return undefined;
+}
+
+/**
+ * @internal The client address of `source`, or `undefined` when it is not
+ * known. Never throws: a hostile request object is an unknown address.
+ *
+ * @example
+ * ```ts
+ * addressOf({ req, address: undefined, userAgent: undefined }, trustProxy); // the peer, or the client behind a trusted proxy
+ * ```
+ */
+export function addressOf(source: OriginSource, trust: RangeMatcher | null): IpAddress | undefined {
+  try {
+    const { req } = source;
+    if (req === undefined) return parseAddress(source.address, true);
+    const peer = source.address !== undefined ? source.address : (req as { socket?: { remoteAddress?: unknown } }).socket?.remoteAddress;
+    return clientAddress(peer, trust === null ? undefined : header(req, 'x-forwarded-for'), trust);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * @internal {@link addressOf} as canonical text, or `null`.
+ *
+ * @example
+ * ```ts
+ * addressText(addressOf(source, trust)); // '203.0.113.7'
+ * ```
+ */
+export function addressText(a: IpAddress | undefined): string | null {
+  return a === undefined ? null : formatAddress(a);
+}
+
+// C0 and C1 controls and DEL: never kept, so that nothing stored can drive a terminal.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * @internal A user agent as it is kept: text only, control characters and
+ * lone surrogates removed, spaces at the ends trimmed, cut to 256 characters
+ * (a cut never leaves half a surrogate pair); `null` when nothing is left.
+ *
+ * @example
+ * ```ts
+ * cleanUserAgent('curl/8.5.0\r\nX-Evil: 1'); // 'curl/8.5.0X-Evil: 1'
+ * ```
+ */
+export function cleanUserAgent(raw: unknown): string | null {
+  if (typeof raw !== 'string' || raw === '') return null;
+  // Cut long input first: the cleaning below is then bounded whatever arrived.
+  let text = raw.length > 4 * MAX_USER_AGENT ? raw.slice(0, 4 * MAX_USER_AGENT) : raw;
+  text = text.replace(CONTROLS, '').replace(LONE_SURROGATES, '').trim();
+  if (text.length > MAX_USER_AGENT) {
+    text = text.slice(0, MAX_USER_AGENT);
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
+  }
+  return text === '' ? null : text;
+}
+
+/**
+ * @internal The user agent of `source`: the request's header, or what was given. Never throws.
+ *
+ * @example
+ * ```ts
+ * userAgentOf({ req, address: undefined, userAgent: undefined }); // 'curl/8.5.0'
+ * ```
+ */
+export function userAgentOf(source: OriginSource): string | null {
+  try {
+    return cleanUserAgent(source.req === undefined ? source.userAgent : header(source.req, 'user-agent'));
+  } catch {
+    return null;
+  }
+}
