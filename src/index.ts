@@ -144,6 +144,7 @@ export {
   type HttpError,
   type HttpErrorOptions,
   type GuardOptions,
+  type AdmissionOptions,
   type HttpErrorBody,
   type AuthCheck,
 } from './http';

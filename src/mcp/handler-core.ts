@@ -4,12 +4,13 @@
  * each request, and the error answers (H2, with the RFC 9728 metadata link).
  * @module
  */
+import type { IncomingMessage } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import { httpError, type HttpErrorBody } from '../http';
 import type { Principal } from '../core/policy';
 import type { Auth } from '../service';
-import { bearerFromRequest, type BearerRequest } from '../tokens';
+import { bearerFromRequest } from '../tokens';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
 import { checkOptions } from '../core/vocabulary';
 import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
@@ -90,6 +91,15 @@ export interface McpHandlerOptions {
   tools?: Readonly<Record<string, { readonly permission: string }>>;
   /** Called with the original error whenever the answer is a 5xx, to log what the client is never shown. */
   onError?: (err: unknown) => void;
+  /**
+   * The address of the connection's peer, for `allowedIps` and the last-used
+   * addresses (`createAuth({ trustProxy })` applies to it). The node handlers
+   * read the socket when it is absent; a fetch `Request` carries no address,
+   * so the fetch handlers need it (Bun: `server.requestIP(req)?.address`):
+   * without it a token with `allowedIps` is refused there (403). A function
+   * that throws, or returns something that is not an address, means "unknown".
+   */
+  clientAddress?: (req: IncomingMessage | Request) => string | undefined;
 }
 
 /** @internal one answer, before it is written to a node response or made a `Response`. */
@@ -110,6 +120,7 @@ const OPTION_KEYS = new Set([
   'maxBodyBytes',
   'tools',
   'onError',
+  'clientAddress',
 ]);
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -135,6 +146,9 @@ export function core(options: McpHandlerOptions) {
     throw new ValidationError([{ path: 'options.server', message: 'must be a function (principal, authInfo) => McpServer' }]);
   if (options.onError !== undefined && typeof options.onError !== 'function')
     throw new ValidationError([{ path: 'options.onError', message: 'must be a function' }]);
+  const clientAddress = options.clientAddress;
+  if (clientAddress !== undefined && typeof clientAddress !== 'function')
+    throw new ValidationError([{ path: 'options.clientAddress', message: 'must be a function (req) => the peer address' }]);
   const fixed = options.resource === undefined ? undefined : checkUrl(options.resource, 'options.resource');
   const fixedOrigin = fixed === undefined ? undefined : new URL(fixed).origin;
   const allowed = checkAllowedOrigins(options.allowedOrigins, 'options.allowedOrigins');
@@ -189,12 +203,24 @@ export function core(options: McpHandlerOptions) {
     return { resource };
   }
 
-  async function authenticate(req: BearerRequest, resource: string): Promise<{ principal: Principal; info: AuthInfo }> {
+  /** The peer address `clientAddress` gives (`''`, unknown, when it throws or gives none), else `undefined`: the socket's. */
+  function peerOf(req: IncomingMessage | Request): string | undefined {
+    if (clientAddress === undefined) return undefined;
+    try {
+      const given: unknown = clientAddress(req);
+      return typeof given === 'string' ? given : '';
+    } catch {
+      return '';
+    }
+  }
+
+  async function authenticate(req: IncomingMessage | Request, resource: string): Promise<{ principal: Principal; info: AuthInfo }> {
     // Through authenticateRequest, as every guard: a header refused before any
     // token is read (none, another scheme, two tokens) is an auth.failed event
     // like every other refusal. The SDK's AuthInfo carries the token text: the
     // header just accepted, read again.
-    const principal = await auth.authenticateRequest(req);
+    const peer = peerOf(req);
+    const principal = await (peer === undefined ? auth.authenticateRequest(req) : auth.authenticateRequest(req, { address: peer }));
     return { principal, info: authInfoFor(principal, bearerFromRequest(req), resource) };
   }
 
