@@ -1,7 +1,9 @@
-// The layer table of svc-auth, enforced (`npm run lint:layers`). A layer imports only layers below it:
+// The layer table of svc-auth, enforced (`npm run lint:layers`; drawn in docs/architecture.md, whose
+// tables scripts/check-architecture.mjs keeps equal to LAYERS). A layer imports only layers below it:
 //   errors (usable by all) < 1 core/vocabulary, core/network < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
 //   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp and testing,
 //   peers < 9 app (the `svc` program: app/cli, app/dev, app/server).
+// Tokens sit beside the core rather than on it (rule tokens-beside-the-core): two columns meeting in service.
 // src/index.ts and src/entries/ are the package's faces (svc-auth, svc-auth/<subpath>): they re-export
 // the parts they ship, and no library code imports them. The reference server (src/app/server) is the
 // one exception, the other way round: of src/ it imports nothing but those faces, as a user's server
@@ -96,6 +98,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/app/server/' },
       to: { path: '^src/', pathNot: ['^src/index\\.ts$', '^src/entries/[^/]+\\.ts$', '^src/app/server/'] },
+    },
+    {
+      name: 'tokens-beside-the-core',
+      comment:
+        'The policy core (vocabulary -> scopes -> policy) and the tokens are two columns that meet in the service: tokens import nothing of core.',
+      severity: 'error',
+      from: { path: '^src/tokens/' },
+      to: { path: '^src/core/' },
     },
     {
       name: 'stores-need-no-policy',

@@ -1,5 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { defineConfig, type Options } from 'tsup';
+// The package's entries, shared with scripts/build-types.mjs (declarations) and scripts/build.mjs.
+import ENTRIES from './scripts/build-entries.json' with { type: 'json' };
 
 // Optional peers (pg, vitest, the web frameworks) are the user's own install: never bundled.
 const peers = ['pg', 'vitest', 'express', 'hono', 'fastify', '@modelcontextprotocol/sdk'];
@@ -13,17 +15,10 @@ const common: Options = {
   external: peers,
 };
 
-// One entry per public subpath; optional parts stay out of the root bundle.
-const library = {
-  index: 'src/index.ts',
-  postgres: 'src/entries/postgres.ts',
-  express: 'src/entries/express.ts',
-  hono: 'src/entries/hono.ts',
-  fastify: 'src/entries/fastify.ts',
-  // svc-auth/mcp: the MCP SDK stays an external, optional peer; in this build so it shares
-  // the root's chunks (a Principal made by the root's createAuth is recognised).
-  mcp: 'src/entries/mcp.ts',
-};
+// One entry per public subpath; optional parts stay out of the root bundle. All in one build so that
+// they share chunks: a Grant made by svc-auth/policy is the root's Grant, and a Principal made by the
+// root's createAuth is recognised by svc-auth/mcp (whose MCP SDK stays an external, optional peer).
+const library = ENTRIES.library;
 
 // The whole CommonJS side of svc-auth/testing: one Error that says what to do instead. Its code is
 // Node's own for require() of an ES module, so tools that fall back to import() on it (mocha) do.
@@ -42,7 +37,8 @@ export default defineConfig([
     ...common,
     entry: library,
     format: ['esm'],
-    dts: true,
+    // Declarations are made once for every entry, by scripts/build-types.mjs (not per tsup build).
+    dts: false,
     // Shared chunks: an error class thrown by svc-auth/postgres must be the same class the root exports (instanceof).
     splitting: true,
     // fastify-plugin is a small CommonJS helper with no dependencies: bundled into
@@ -54,9 +50,9 @@ export default defineConfig([
     ...common,
     entry: library,
     format: ['cjs'],
-    // The declarations name no jose type (tokens/types.ts declares JWK): a CommonJS
-    // TypeScript consumer (module node16) may not import types from an ESM-only package.
-    dts: true,
+    // The declarations (scripts/build-types.mjs) name no jose type (tokens/types.ts declares JWK): a
+    // CommonJS TypeScript consumer (module node16) may not import types from an ESM-only package.
+    dts: false,
     splitting: true,
     // jose is ESM-only: Node 20.0-20.18 cannot require() it (ERR_REQUIRE_ESM), yet
     // `engines` admits them. The CommonJS build carries its own copy of jose so that
@@ -67,9 +63,9 @@ export default defineConfig([
     ...common,
     // svc-auth/testing registers vitest tests, and vitest cannot be require()d: ESM only.
     // It imports no runtime code of the library, so a separate bundle shares no classes.
-    entry: { testing: 'src/entries/testing.ts' },
+    entry: ENTRIES.esmOnly,
     format: ['esm'],
-    dts: true,
+    dts: false,
     splitting: false,
     // package.json sends require('svc-auth/testing') here: without a "require" target Node says the
     // subpath "is not exported", which reads like a missing feature rather than a module format.
@@ -78,7 +74,7 @@ export default defineConfig([
   {
     ...common,
     // The `svc` program: ESM only, its shebang kept by esbuild.
-    entry: { cli: 'src/app/cli/main.ts' },
+    entry: ENTRIES.program,
     format: ['esm'],
     // `svc serve` mounts /mcp: the MCP SDK is bundled here, with the hono pieces its transports use
     // (hono is also an optional peer of svc-auth/hono, which would otherwise keep it external),

@@ -55,7 +55,13 @@ function publicPaths() {
   return paths;
 }
 
-/** Every name a user can import from some package entry (TypeScript's own view of the exports). */
+/**
+ * Every name a user can import from some package entry (TypeScript's own view of the exports), with the
+ * entry to import it from: the root's, unless the root keeps the name only as a deprecated alias of a
+ * subpath's (src/index.ts marks its export specifier `@deprecated Import from 'svc-auth/<subpath>'`);
+ * then the subpath's.
+ * Also returns the deprecated root aliases (name -> the subpath their TSDoc points to).
+ */
 async function publicNames(paths) {
   const ts = (await import('typescript')).default;
   const entries = Object.values(paths).flat();
@@ -67,12 +73,48 @@ async function publicNames(paths) {
     skipLibCheck: true,
   });
   const checker = program.getTypeChecker();
-  const names = new Map(); // name -> module specifier (the root entry wins)
+  const names = new Map(); // name -> module specifier
+  const deprecated = new Map(); // root name -> where it moved
   for (const [spec, [e]] of Object.entries(paths).sort(([a], [b]) => a.length - b.length)) {
     const sym = checker.getSymbolAtLocation(program.getSourceFile(e));
-    if (sym) for (const x of checker.getExportsOfModule(sym)) if (!names.has(x.getName())) names.set(x.getName(), spec);
+    if (!sym) continue;
+    for (const x of checker.getExportsOfModule(sym)) {
+      const tag = spec === pkg.name ? x.getJsDocTags(checker).find((t) => t.name === 'deprecated') : undefined;
+      if (tag) {
+        const text = ts.displayPartsToString(tag.text);
+        deprecated.set(x.getName(), /'(svc-auth\/[^']+)'/.exec(text)?.[1] ?? text);
+      } else if (!names.has(x.getName())) names.set(x.getName(), spec);
+    }
   }
-  return names;
+  for (const [name, to] of deprecated)
+    if (!names.has(name)) throw new Error(`check-docs: ${name} is deprecated at the root, but ${to} does not export it`);
+  return { names, deprecated };
+}
+
+/**
+ * The deprecated root aliases a piece of code imports: named imports, `import type`, `require`
+ * destructuring, and members of a namespace import of 'svc-auth'.
+ */
+function deprecatedImports(code) {
+  const found = new Set();
+  const spec = `['"]${pkg.name}['"]`;
+  const listed = (list) =>
+    list.split(',').map(
+      (n) =>
+        n
+          .trim()
+          .replace(/^type\s+/, '')
+          .split(/\s+as\s+|\s*:\s*/)[0],
+    );
+  const lists = [
+    ...code.matchAll(new RegExp(`import\\s+(?:type\\s+)?(?:[\\w$]+\\s*,\\s*)?\\{([^}]*)\\}\\s*from\\s*${spec}`, 'g')),
+    ...code.matchAll(new RegExp(`(?:const|let|var)\\s*\\{([^}]*)\\}\\s*=\\s*(?:await\\s+import|require)\\(\\s*${spec}\\s*\\)`, 'g')),
+  ];
+  for (const m of lists) for (const n of listed(m[1])) if (deprecatedRoot.has(n)) found.add(n);
+  for (const m of code.matchAll(new RegExp(`import\\s+(?:type\\s+)?\\*\\s+as\\s+([\\w$]+)\\s+from\\s*${spec}`, 'g')))
+    for (const u of code.matchAll(new RegExp(`(?<![\\w$.])${m[1].replace(/\$/g, '\\$')}\\.([\\w$]+)`, 'g')))
+      if (deprecatedRoot.has(u[1])) found.add(u[1]);
+  return [...found];
 }
 function withImplicitImports(code) {
   if (/^\s*import\s/m.test(code)) return code;
@@ -84,7 +126,8 @@ function withImplicitImports(code) {
   const lines = [...bySpec].map(([spec, ns]) => `import { ${ns.join(', ')} } from '${spec}';`);
   return `${lines.join('\n')}\n${code}`;
 }
-const exported = await publicNames(publicPaths());
+const { names: exported, deprecated: deprecatedRoot } = await publicNames(publicPaths());
+const oldImports = []; // { where, names }: code users read that imports a deprecated root alias
 const DECL =
   /^export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum)\s+([A-Za-z_$][\w$]*)/;
 let private_ = 0;
@@ -106,6 +149,15 @@ const mdFiles = [
 ];
 for (const file of mdFiles) {
   const lines = readFileSync(file, 'utf8').split('\n');
+  // Any fenced block, in any language and checked or not, is code a user copies.
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^\s*```/.test(lines[i])) continue;
+    let j = i + 1;
+    while (j < lines.length && !/^\s*```\s*$/.test(lines[j])) j++;
+    const names = deprecatedImports(lines.slice(i + 1, j).join('\n'));
+    if (names.length) oldImports.push({ where: `${relative(root, file)}:${i + 1}`, names });
+    i = j;
+  }
   for (let i = 0; i < lines.length; i++) {
     const open = /^(\s*)```(ts|typescript)\s*$/.exec(lines[i]);
     if (!open) continue;
@@ -136,7 +188,9 @@ for (const file of walk(join(root, 'src'), '.ts')) {
       : [
           ...text.slice(0, m.index).matchAll(/^export\s+(?:declare\s+)?(?:abstract\s+)?(?:class|interface)\s+([A-Za-z_$][\w$]*)/gm),
         ].pop()?.[1];
-    const isPrivate = !after.startsWith('@module') && !(owner && exported.has(owner));
+    // A package entry's module comment (src/index.ts, src/entries/*.ts) documents the entry itself.
+    const entryDoc = body.some((l) => /^@module\b/.test(l.trim())) && /^src\/(index\.ts|entries\/[^/]+\.ts)$/.test(relative(root, file));
+    const isPrivate = !entryDoc && !after.startsWith('@module') && !(owner && exported.has(owner));
     for (let i = 0; i < body.length; i++) {
       if (!/^@example\b/.test(body[i].trim())) continue;
       let j = i + 1;
@@ -146,6 +200,8 @@ for (const file of walk(join(root, 'src'), '.ts')) {
       const line = text.slice(0, m.index).split('\n').length + i;
       const where = `${relative(root, file)}:${line}`;
       const code = body.slice(j + 1, end);
+      const names = deprecatedImports(code.join('\n'));
+      if (names.length) oldImports.push({ where, names });
       const marker = body
         .slice(i, j)
         .concat(code.slice(0, 1))
@@ -159,6 +215,21 @@ for (const file of walk(join(root, 'src'), '.ts')) {
     }
   }
 }
+
+// The examples users copy whole (examples/*.ts; ESLint's no-deprecated sees them too).
+for (const file of walk(join(root, 'examples'), '.ts')) {
+  const names = deprecatedImports(readFileSync(file, 'utf8'));
+  if (names.length) oldImports.push({ where: relative(root, file), names });
+}
+if (oldImports.length) {
+  for (const o of oldImports)
+    console.error(`${o.where}: imports ${o.names.map((n) => `${n} (now in ${deprecatedRoot.get(n)})`).join(', ')} from '${pkg.name}'`);
+  console.error(
+    `check-docs: ${oldImports.length} piece(s) of documentation import a name the root keeps only as a deprecated alias: import it from its subpath`,
+  );
+  process.exit(1);
+}
+console.log(`check-docs: no documentation imports one of the ${deprecatedRoot.size} deprecated root aliases`);
 
 // Inside node_modules so a block's own imports of the frameworks it shows (hono, fastify, the MCP SDK,
 // zod) resolve the way they do in a user's project.

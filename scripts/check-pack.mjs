@@ -7,36 +7,36 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import ts from 'typescript';
 
-// What must be importable from the tarball: the root's names and each subpath's (was package.json
-// checkExports/checkSubpaths; a package.json carries no custom fields).
-const ROOT_EXPORTS = [
-  'createAuth',
-  'authorize',
-  'createGrant',
-  'normalizeScopes',
-  'parseScopeFlags',
-  'parseScopesJson',
-  'formatScopeFlags',
-  'generateKeyRing',
-  'importKeyRing',
-  'MemoryTokenStore',
-  'TOKEN_PATTERN',
-  'AuthenticationError',
-  'errorResponse',
-  'sendError',
-  'compileLayer',
-  'requireAuth',
-  'withAuth',
-  'decisionError',
-  'canEverHold',
-  'findTokens',
-  'principalOf',
-  'EXPIRATION_HEADER',
-  'redactTokens',
-  'reportDenied',
-];
+// What must be importable from the tarball: every name the root had in 0.1.0 (scripts/api-0.1.0.json:
+// names that moved to a subpath stay at the root for the 0.x line, deprecated), and each subpath's names.
+const ROOT_API = JSON.parse(readFileSync(new URL('./api-0.1.0.json', import.meta.url), 'utf8'));
+const ROOT_EXPORTS = ROOT_API.values;
 const SUBPATH_EXPORTS = {
+  policy: [
+    'PERMISSIONS',
+    'ROLES',
+    'ROLE_TABLE',
+    'isPermission',
+    'isRoleName',
+    'parseScopeFlags',
+    'parseScopesJson',
+    'normalizeScopes',
+    'formatScopeFlags',
+    'isFlagExpressible',
+    'checkPattern',
+    'parseResource',
+    'isValidThingName',
+    'LIMITS',
+    'createGrant',
+    'compileLayer',
+    'authorize',
+    'canEverHold',
+    'Grant',
+    'CompiledLayer',
+  ],
+  scanning: ['TOKEN_PATTERN', 'TOKEN_PREFIX', 'findTokens', 'redactTokens'],
   postgres: ['PostgresTokenStore'],
   testing: ['tokenStoreConformance'],
   express: ['svcAuth', 'requirePermission', 'errorHandler'],
@@ -75,7 +75,7 @@ try {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
   run('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], app);
 
-  const names = ['PERMISSIONS', 'ROLES', 'SvcAuthError', 'ValidationError', ...ROOT_EXPORTS];
+  const names = ROOT_EXPORTS;
   const probe = (names) =>
     `for (const n of ${JSON.stringify(names)}) if (m[n] === undefined) { console.error('missing export ' + n); process.exit(1); }`;
   writeFileSync(
@@ -116,6 +116,20 @@ try {
       `const m = require('svc-auth/${sub}');\n${probe(subNames)}\nconsole.log('cjs svc-auth/${sub} ok');\n`,
     );
     console.log(run('node', ['sub.mjs'], app).trim());
+    if (sub === 'policy' || sub === 'scanning') {
+      // A moved name is the same object at the root and in its subpath (instanceof and identity hold).
+      const same = `for (const n of ${JSON.stringify(subNames)}) if (n in root && root[n] !== m[n]) { console.error(n + ' differs'); process.exit(1); }`;
+      writeFileSync(
+        join(app, 'same.mjs'),
+        `import * as root from 'svc-auth';\nimport * as m from 'svc-auth/${sub}';\n${same}\nconsole.log('esm svc-auth/${sub} names are the root\\'s own');\n`,
+      );
+      writeFileSync(
+        join(app, 'same.cjs'),
+        `const root = require('svc-auth');\nconst m = require('svc-auth/${sub}');\n${same}\nconsole.log('cjs svc-auth/${sub} names are the root\\'s own');\n`,
+      );
+      console.log(run('node', ['same.mjs'], app).trim());
+      console.log(run('node', ['same.cjs'], app).trim());
+    }
     if (sub === 'testing') {
       // ESM-only on purpose: require() must fail with a message that says so and shows the import.
       writeFileSync(
@@ -180,7 +194,8 @@ function checkTypes(app, compilers) {
       type: 'commonjs',
       options: { ...strict, module: 'node16', moduleResolution: 'node16', types: ['node'] },
       code: [
-        "import { createAuth, generateKeyRing, requireAuth, findTokens, type Permission } from 'svc-auth';",
+        "import { createAuth, generateKeyRing, requireAuth, type Permission } from 'svc-auth';",
+        "import { findTokens } from 'svc-auth/scanning';",
         "import { PostgresTokenStore } from 'svc-auth/postgres';",
         "import * as forExpress from 'svc-auth/express';",
         "import * as forHono from 'svc-auth/hono';",
@@ -290,6 +305,16 @@ function checkTypes(app, compilers) {
         '}',
       ],
     },
+    // Every 0.1.0 root name, as a value or a type, and the names of the subpaths they moved to.
+    ...[
+      [
+        'a CommonJS consumer of every 0.1.0 root name (module node16)',
+        'names-cjs',
+        'commonjs',
+        { ...strict, module: 'node16', moduleResolution: 'node16', types: ['node'] },
+      ],
+      ['an ESM consumer of every 0.1.0 root name (module nodenext)', 'names-esm', 'module', esm],
+    ].map(([name, dir, type, options]) => ({ name, dir, type, options, code: everyName() })),
   ];
   for (const p of projects) {
     const dir = join(app, 'types', p.dir);
@@ -302,6 +327,10 @@ function checkTypes(app, compilers) {
   writeFileSync(
     join(app, 'types', 'hono', 'tsconfig.libcheck.json'),
     JSON.stringify({ extends: './tsconfig.json', compilerOptions: { skipLibCheck: false } }),
+  );
+  checkDeprecations(
+    app,
+    projects.filter((p) => p.dir.startsWith('names-')),
   );
   for (const [which, tsc] of compilers) {
     const version = spawnSync(tsc, ['--version'], { encoding: 'utf8' }).stdout.trim();
@@ -317,6 +346,77 @@ function checkTypes(app, compilers) {
       );
     console.log(`without @types/node and skipLibCheck: false it fails on node:http, as docs/frameworks.md says (${version})`);
   }
+}
+
+/** Names src/index.ts re-exports with `@deprecated` on the export specifier (moved to a subpath). */
+function deprecatedInSource() {
+  const file = join(root, 'src', 'index.ts');
+  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const names = new Set();
+  for (const st of sf.statements)
+    if (ts.isExportDeclaration(st) && st.exportClause && ts.isNamedExports(st.exportClause))
+      for (const el of st.exportClause.elements) if (ts.getJSDocDeprecatedTag(el)) names.add(el.name.text);
+  return names;
+}
+
+/**
+ * The packed declarations (ESM .d.ts and CJS .d.cts) mark exactly the names src/index.ts marks as
+ * deprecated, so that an editor strikes through an old import and nothing else.
+ */
+function checkDeprecations(app, projects) {
+  const expected = deprecatedInSource();
+  if (expected.size === 0) throw new Error('src/index.ts marks no name @deprecated: update check-pack');
+  for (const p of projects) {
+    const { options } = ts.convertCompilerOptionsFromJson(p.options, app);
+    const file = join(app, 'types', p.dir, 'consumer.ts');
+    const program = ts.createProgram([file], options);
+    const checker = program.getTypeChecker();
+    const sf = program.getSourceFile(file);
+    const spec = sf.statements.find((st) => ts.isImportDeclaration(st) && st.moduleSpecifier.text === 'svc-auth').moduleSpecifier;
+    const mod = checker.getSymbolAtLocation(spec);
+    const marked = new Set(
+      checker
+        .getExportsOfModule(mod)
+        .filter((x) => x.getJsDocTags(checker).some((t) => t.name === 'deprecated'))
+        .map((x) => x.getName()),
+    );
+    const where = mod.declarations?.[0]?.getSourceFile().fileName.replace(`${app}/`, '');
+    const missing = [...expected].filter((n) => !marked.has(n));
+    const extra = [...marked].filter((n) => !expected.has(n));
+    if (missing.length || extra.length)
+      throw new Error(
+        `${where}: deprecation marks differ from src/index.ts (not marked: ${missing.join(', ') || '-'}; marked: ${extra.join(', ') || '-'})`,
+      );
+    console.log(`${where} marks the ${marked.size} moved names @deprecated, and no other (${p.name})`);
+  }
+}
+
+/**
+ * A module that names every 0.1.0 root name (types by `import type`: a missing one is TS2305; values by use)
+ * and every name of svc-auth/policy and svc-auth/scanning.
+ */
+function everyName() {
+  const policyTypes = [
+    'GrantInput',
+    'Decision',
+    'DenyReason',
+    'ResourceRef',
+    'RoleExpansion',
+    'Scope',
+    'ScopeEntry',
+    'Permission',
+    'RoleName',
+    'UserRoles',
+  ];
+  return [
+    `import type { ${ROOT_API.types.join(', ')} } from 'svc-auth';`,
+    `import { ${ROOT_API.values.join(', ')} } from 'svc-auth';`,
+    `import type { ${policyTypes.map((n) => `${n} as Policy${n}`).join(', ')} } from 'svc-auth/policy';`,
+    `import * as policy from 'svc-auth/policy';`,
+    `import * as scanning from 'svc-auth/scanning';`,
+    `export const root = [${ROOT_API.values.join(', ')}];`,
+    `export const moved = [${SUBPATH_EXPORTS.policy.map((n) => `policy.${n}`).join(', ')}, ${SUBPATH_EXPORTS.scanning.map((n) => `scanning.${n}`).join(', ')}];`,
+  ];
 }
 
 /** Start the packed `svc serve`, expect /mcp to ask for a bearer token with its metadata URL, stop it. */

@@ -1,7 +1,13 @@
 /**
  * svc-auth: personal access tokens, scopes and roles for TypeScript services.
- * Everything public is re-exported here by name, layer by layer (see the layer table in docs/concepts.md);
- * `svc-auth/postgres` and `svc-auth/testing` hold the optional parts.
+ * The root is the server author's path: errors, key rings, `createAuth`, stores,
+ * the HTTP helpers and guards, and the names of the service's contract. Re-exported
+ * here by name, layer by layer (see docs/architecture.md). The subpaths hold the
+ * other tasks: `svc-auth/policy` (the reference policy engine on its own),
+ * `svc-auth/scanning` (finding tokens in text), `svc-auth/postgres`, the framework
+ * adapters, `svc-auth/mcp` and `svc-auth/testing`.
+ *
+ * Names marked `@deprecated` moved to a subpath; they stay here for the 0.x line.
  * @module
  */
 
@@ -27,11 +33,15 @@ export {
 export {
   PERMISSIONS,
   ROLES,
+  /** @deprecated Import from 'svc-auth/policy'. */
   ROLE_TABLE,
+  /** @deprecated Import from 'svc-auth/policy'. */
   isPermission,
+  /** @deprecated Import from 'svc-auth/policy'. */
   isRoleName,
   type Permission,
   type RoleName,
+  /** @deprecated Import from 'svc-auth/policy'. */
   type RoleExpansion,
 } from './core/vocabulary';
 
@@ -40,25 +50,35 @@ export {
   parseScopeFlags,
   parseScopesJson,
   normalizeScopes,
+  /** @deprecated Import from 'svc-auth/policy'. */
   formatScopeFlags,
+  /** @deprecated Import from 'svc-auth/policy'. */
   isFlagExpressible,
+  /** @deprecated Import from 'svc-auth/policy'. */
   checkPattern,
+  /** @deprecated Import from 'svc-auth/policy'. */
   parseResource,
+  /** @deprecated Import from 'svc-auth/policy'. */
   isValidThingName,
   LIMITS,
   type Scope,
   type ScopeEntry,
+  /** @deprecated Import from 'svc-auth/policy'. */
   type ResourceRef,
 } from './core/scopes';
 
 // 3 policy
 export {
   createGrant,
+  /** @deprecated Import from 'svc-auth/policy'. */
   compileLayer,
   authorize,
+  /** @deprecated Import from 'svc-auth/policy'. */
   canEverHold,
   Grant,
+  /** @deprecated Import from 'svc-auth/policy'. */
   CompiledLayer,
+  /** @deprecated Import from 'svc-auth/policy'. */
   type GrantInput,
   type Decision,
   type DenyReason,
@@ -71,13 +91,18 @@ export {
   generateKeyRing,
   importKeyRing,
   TOKEN_PATTERN,
+  /** @deprecated Import from 'svc-auth/scanning'. */
   findTokens,
+  /** @deprecated Import from 'svc-auth/scanning'. */
   TOKEN_PREFIX,
   LIFETIMES,
+  /** @deprecated Import from 'svc-auth/scanning'. */
   redactTokens,
   bearerFromRequest,
   parseAuthorization,
   MAX_BEARER_TOKEN_LENGTH,
+  type BearerRequest,
+  type NodeLikeRequest,
   type KeyRing,
   type KeyAlgorithm,
   type TokenKind,

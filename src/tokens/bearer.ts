@@ -37,7 +37,9 @@ export type BearerRequest = Request | NodeLikeRequest;
  * ```
  */
 export interface NodeLikeRequest {
+  /** Header values by lowercase name, as node parses them (the first copy of a repeated `Authorization`). */
   readonly headers: { readonly [name: string]: string | string[] | undefined };
+  /** Names and values in the order received, alternating; read to refuse an `Authorization` header sent twice. */
   readonly rawHeaders?: readonly string[];
 }
 

@@ -11,7 +11,7 @@ export { TokenVerifier, MAX_TOKEN_CHARS } from './verify';
 export { TOKEN_PATTERN, TOKEN_PREFIX, findTokens } from './pattern';
 export { redactTokens } from './redact';
 export { LIFETIMES, parsePatExpiry, parseShortDuration, type Lifetime } from './duration';
-export { bearerFromRequest, parseAuthorization, MAX_BEARER_TOKEN_LENGTH, type BearerRequest } from './bearer';
+export { bearerFromRequest, parseAuthorization, MAX_BEARER_TOKEN_LENGTH, type BearerRequest, type NodeLikeRequest } from './bearer';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isKeyRing } from './keys';

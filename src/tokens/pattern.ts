@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import { TOKEN_PREFIX } from 'svc-auth';
+ * import { TOKEN_PREFIX } from 'svc-auth/scanning';
  * if (line.includes(TOKEN_PREFIX)) console.warn('possible leaked svc token');
  * ```
  */
@@ -56,7 +56,7 @@ const SCAN_SOURCE = SOURCE;
  *
  * @example
  * ```ts
- * import { findTokens } from 'svc-auth';
+ * import { findTokens } from 'svc-auth/scanning';
  * const leaked = findTokens(logText);
  * // Never print the values: count them, then authenticate each to learn which token to revoke.
  * if (leaked.length > 0) console.warn(`${leaked.length} svc-auth PAT(s) in this log`);

@@ -31,7 +31,7 @@ function decodeAsciiEscapes(text: string): string {
  *
  * @example
  * ```ts
- * import { redactTokens } from 'svc-auth';
+ * import { redactTokens } from 'svc-auth/scanning';
  * redactTokens(`unknown command '${token}'`);        // "unknown command '[redacted]'"
  * redactTokens('/api/eyJhbGciOi%2EeyJzdWIi%2Esig…'); // '/api/[redacted]…'
  * ```

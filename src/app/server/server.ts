@@ -3,7 +3,7 @@
  * svc-auth: node:http, JSON routes that authenticate and authorize every
  * request, an access log, the limits a server facing hostile clients needs,
  * and an MCP endpoint (mcp.ts). It imports only what a user of the package
- * imports (`svc-auth`, `svc-auth/mcp`, node builtins; lint checks it), and
+ * imports (`svc-auth`, `svc-auth/scanning`, `svc-auth/mcp`, node builtins; lint checks it), and
  * what it works on is handed in: the `Auth` object, a store of things, a log.
  *
  * Every request is authenticated afresh (records are re-read from the store),
@@ -27,7 +27,6 @@ import {
   UnavailableError,
   ValidationError,
   decisionError,
-  redactTokens,
   reportDenied,
   sendError,
   sendJson,
@@ -35,6 +34,7 @@ import {
   type Permission,
   type Principal,
 } from 'svc-auth';
+import { redactTokens } from 'svc-auth/scanning';
 import { readJson, segments, writeInput } from './input';
 import { mcpRoutes } from './mcp';
 import type { LogFields, PathHandler, ThingStore } from './types';

@@ -34,7 +34,7 @@ const ALL_REPO: readonly Permission[] = Object.freeze(['repo:read', 'repo:write'
  *
  * @example
  * ```ts
- * import { ROLE_TABLE } from 'svc-auth';
+ * import { ROLE_TABLE } from 'svc-auth/policy';
  * ROLE_TABLE.editor.repo; // ['repo:read', 'repo:write']
  * ROLE_TABLE.editor.org;  // ['org:read']
  * ```

@@ -1,0 +1,62 @@
+/**
+ * `svc-auth/policy`: the reference policy engine on its own, for code that
+ * decides without tokens or HTTP (tests of another service's rules, an
+ * offline checker, a UI that explains a denial). The vocabulary (permissions,
+ * roles and their fixed expansion), scopes (syntax, meaning, limits, thing
+ * names and `allowedMatches` patterns) and grants (compile once, decide
+ * synchronously). Pure and synchronous; it loads no `node:` module.
+ *
+ * The names of the service's contract (`createGrant`, `authorize`,
+ * `normalizeScopes`, `Permission` ...) are also exported by `svc-auth`.
+ *
+ * @example
+ * ```ts
+ * import { createGrant, authorize, normalizeScopes, parseScopeFlags } from 'svc-auth/policy';
+ * const { scopes } = normalizeScopes(parseScopeFlags(['acme/web=repo:read']));
+ * const grant = createGrant({ roles: { orgs: { acme: 'editor' } }, layers: [scopes] });
+ * authorize(grant, 'acme/web', 'repo:write'); // { allowed: false, reason: 'scope' }
+ * ```
+ * @module
+ */
+
+// 1 vocabulary
+export {
+  PERMISSIONS,
+  ROLES,
+  ROLE_TABLE,
+  isPermission,
+  isRoleName,
+  type Permission,
+  type RoleName,
+  type RoleExpansion,
+} from '../core/vocabulary';
+
+// 2 scopes
+export {
+  parseScopeFlags,
+  parseScopesJson,
+  normalizeScopes,
+  formatScopeFlags,
+  isFlagExpressible,
+  checkPattern,
+  parseResource,
+  isValidThingName,
+  LIMITS,
+  type Scope,
+  type ScopeEntry,
+  type ResourceRef,
+} from '../core/scopes';
+
+// 3 policy
+export {
+  createGrant,
+  compileLayer,
+  authorize,
+  canEverHold,
+  Grant,
+  CompiledLayer,
+  type GrantInput,
+  type Decision,
+  type DenyReason,
+  type UserRoles,
+} from '../core/policy';
