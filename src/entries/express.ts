@@ -11,5 +11,4 @@ export {
   type ErrorHandlerOptions,
   type PermissionOptions,
   type GuardOptions,
-  type AdmissionOptions,
 } from '../adapters/express';

@@ -15,8 +15,9 @@ export type {
   LastUse,
   SweepOptions,
   ExpiringToken,
+  RequestOrigin,
+  AuthenticateRequestOptions,
 } from './types';
-export type { RequestOrigin, AuthenticateRequestOptions } from './authenticate';
 export type { FlushOptions } from './events';
 export { reportDenied } from './events';
 export type {

@@ -16,4 +16,4 @@ export { codeOf } from './file';
 export { checkRole } from './membership';
 export { toEntry } from './record-codec';
 export type { Entry } from './record-codec';
-export { MAX_ALLOWED_IPS, MAX_USER_AGENT, MAX_WARNING_SEC, MAX_MARK_LIMIT, isStoredUserAgent } from './usage';
+export { MAX_ALLOWED_IPS, MAX_USER_AGENT, MAX_MARK_LIMIT } from './usage';

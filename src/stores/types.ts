@@ -16,7 +16,8 @@ export type RecordKind = 'pat' | 'component';
  *
  * @example
  * ```ts
- * info.usedFrom.length <= MAX_USED_FROM; // true
+ * const [info] = await auth.tokensOf('alice');
+ * (info?.usedFrom.length ?? 0) <= MAX_USED_FROM; // true
  * ```
  */
 export const MAX_USED_FROM = 5;

@@ -12,9 +12,9 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { Principal } from '../../core/policy';
 import type { Auth } from '../../service';
 import type { Permission } from '../../core/vocabulary';
-import { adapterKit, nodeResponse, type AdmissionOptions, type ErrorHandlerOptions, type PermissionOptions } from '../../http';
+import { adapterKit, nodeResponse, type ErrorHandlerOptions, type PermissionOptions, type GuardOptions } from '../../http';
 
-export type { AdmissionOptions, ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
+export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
 
 /**
  * A switch for the type of `req.principal`, by declaration merging. Left
@@ -82,7 +82,13 @@ const kit = adapterKit('express', {
  * app.use(errorHandler());
  * ```
  */
-export function svcAuth(auth: Auth, options?: AdmissionOptions<Request>): RequestHandler {
+export function svcAuth(
+  auth: Auth,
+  options?: GuardOptions & {
+    /** The connection's peer address, when `req.socket` is not it (`AdmissionOptions.clientAddress` of svc-auth). */
+    clientAddress?: (req: Request) => string | undefined;
+  },
+): RequestHandler {
   const guard = kit.admission(auth, options);
   return (req, res, next) => {
     // admit never rejects: every failure is already an answer.

@@ -6,5 +6,5 @@
  * @module
  */
 export { parseAddress, formatAddress, canonicalAddress, type IpAddress } from './address';
-export { checkRanges, formatRange, inRange, rangeWithin, readRange, RangeMatcher, type IpRange, type RangeListOptions } from './range';
+export { checkRanges, formatRange, rangeWithin, readRange, RangeMatcher } from './range';
 export { clientAddress } from './forwarded';

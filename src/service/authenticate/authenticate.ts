@@ -20,7 +20,8 @@ import { failure } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
 import { AllowedIps } from './allowed-ips';
-import { addressOf, addressText, userAgentOf, type AuthenticateRequestOptions, type OriginSource, type RequestOrigin } from './origin';
+import { addressOf, addressText, userAgentOf, type OriginSource } from './origin';
+import type { AuthenticateRequestOptions, RequestOrigin } from '../types';
 import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
 

@@ -5,7 +5,6 @@
  * @module
  */
 export { createAuthenticator } from './authenticate';
-export type { RequestOrigin, AuthenticateRequestOptions } from './origin';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { principalScopes } from './principal';

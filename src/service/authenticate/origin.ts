@@ -31,42 +31,6 @@ export interface OriginSource {
   readonly userAgent: unknown;
 }
 
-/**
- * Where a credential is used from, when `authenticate` is called without a
- * request: the client address (for `allowedIps` and the last-used
- * addresses) and the user agent (for the last-used record).
- *
- * @example
- * ```ts
- * const origin: RequestOrigin = { address: '203.0.113.7', userAgent: 'curl/8.5.0' };
- * await auth.authenticate(token, origin);
- * ```
- */
-export interface RequestOrigin {
-  /** The client's IP address (IPv4 or IPv6 text). Not an address, or absent: unknown. */
-  address?: string | undefined;
-  /** The client's `User-Agent`; kept capped at 256 characters, without control characters. */
-  userAgent?: string | undefined;
-}
-
-/**
- * Options of `auth.authenticateRequest`.
- *
- * @example
- * ```ts
- * // Bun: the connection's peer, which a fetch Request does not carry.
- * await auth.authenticateRequest(req, { address: server.requestIP(req)?.address });
- * ```
- */
-export interface AuthenticateRequestOptions {
-  /**
-   * The address of the connection's peer, for a fetch `Request` (which carries
-   * none); a node request's own socket is read when it is absent. `trustProxy`
-   * applies to it as to a socket's address.
-   */
-  address?: string | undefined;
-}
-
 /** Read one header of a fetch or node request as text; a repeated node header is joined as node joins it. */
 function header(req: BearerRequest, name: string): string | undefined {
   const headers: unknown = (req as { headers?: unknown }).headers;

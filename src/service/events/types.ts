@@ -113,7 +113,7 @@ export interface AccessDeniedEvent {
  *
  * @example
  * ```ts
- * if (e.type === 'token.expiring') mail(e.token.ownerId, `${e.token.name} expires ${e.token.expiresAt.toISOString()}`);
+ * if (e.type === 'token.expiring') alert(e.token.ownerId, `${e.token.name} expires ${e.token.expiresAt.toISOString()}`);
  * ```
  */
 export interface TokenExpiringEvent {
