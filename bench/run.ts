@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { PEER_HEADING, sectionOf } from './report';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ORDER = ['policy', 'glob', 'tokens', 'auth', 'http', 'memory', 'postgres', 'http-postgres'];
+const ORDER = ['policy', 'glob', 'tokens', 'auth', 'issuers', 'http', 'memory', 'postgres', 'http-postgres'];
 const quick = process.argv.includes('--quick');
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const files = readdirSync(here)

@@ -12,7 +12,8 @@ import ts from 'typescript';
 // What must be importable from the tarball: every name the root had in 0.1.0 (scripts/api-0.1.0.json:
 // names that moved to a subpath stay at the root for the 0.x line, deprecated), and each subpath's names.
 const ROOT_API = JSON.parse(readFileSync(new URL('./api-0.1.0.json', import.meta.url), 'utf8'));
-const ROOT_EXPORTS = ROOT_API.values;
+// Names added to the root since 0.1.0.
+const ROOT_EXPORTS = [...ROOT_API.values, 'credentialRevocationHandler', 'githubSecretScanningHandler', 'GITHUB_SECRET_SCANNING_KEYS_URL'];
 const SUBPATH_EXPORTS = {
   policy: [
     'PERMISSIONS',

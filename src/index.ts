@@ -103,6 +103,9 @@ export {
   MAX_BEARER_TOKEN_LENGTH,
   type BearerRequest,
   type NodeLikeRequest,
+  ISSUER_ALGORITHMS,
+  type TrustedIssuer,
+  type IssuerAlgorithm,
   type KeyRing,
   type KeyAlgorithm,
   type TokenKind,
@@ -145,6 +148,8 @@ export {
   type ExpiringToken,
   type RequestOrigin,
   type AuthenticateRequestOptions,
+  type SessionApi,
+  type SessionInfo,
   type FlushOptions,
   reportDenied,
   type AuthEvent,
@@ -177,3 +182,18 @@ export {
 // 8 guards for node:http and fetch
 export { requireAuth, type NodeMiddleware } from './adapters/node';
 export { withAuth, type AuthedFetchHandler } from './adapters/fetch';
+
+// Leaked tokens: revoked by whoever reports them, over HTTP or by GitHub secret scanning (docs/leaks.md)
+export type { LeakReport, LeakOutcome, ReportLeakedOptions, TokenLeakedEvent } from './service';
+export {
+  credentialRevocationHandler,
+  githubSecretScanningHandler,
+  GITHUB_SECRET_SCANNING_KEYS_URL,
+  type CredentialRevocationHandler,
+  type CredentialRevocationOptions,
+  type RevocationRateLimit,
+  type GitHubSecretScanningHandler,
+  type GitHubSecretScanningOptions,
+  type GitHubPublicKeys,
+  type GitHubFeedback,
+} from './leaks';

@@ -164,8 +164,28 @@ function formatIssues(issues: readonly ValidationIssue[]): string {
   return shown.join('; ') + more;
 }
 
-/** Why a credential was not accepted. */
-export type AuthenticationReason = 'missing' | 'malformed' | 'signature' | 'expired' | 'revoked' | 'unknown' | 'type';
+/**
+ * Why a credential was not accepted. The last five come from tokens of a trusted
+ * issuer (an identity provider, `trustedIssuers`): `issuer` (its `iss` is no issuer
+ * this service trusts), `audience` (its `aud` does not name this service),
+ * `not_yet_valid` (`nbf` in the future), `algorithm` (an algorithm that issuer may not
+ * use: `none`, HMAC, one outside its list) and `key` (a `kid` the issuer does not
+ * publish, even after its keys were fetched again). The set is closed: new reasons
+ * are added, never renamed.
+ */
+export type AuthenticationReason =
+  | 'missing'
+  | 'malformed'
+  | 'signature'
+  | 'expired'
+  | 'revoked'
+  | 'unknown'
+  | 'type'
+  | 'issuer'
+  | 'audience'
+  | 'not_yet_valid'
+  | 'algorithm'
+  | 'key';
 
 /**
  * The credential is missing, malformed, forged, expired, revoked, unknown or of
@@ -209,10 +229,8 @@ export type ForbiddenReason = 'ip';
 /**
  * The caller is known but may not do this. HTTP maps it to 403.
  *
- * `authenticate` throws it with `reason: 'ip'` (and the token's id) when a
- * valid token is used from an address its `allowedIps` do not hold: the
- * credential is genuine, so this is not an `AuthenticationError` (401, which
- * would tell a client to get a new token), but a refusal of this request.
+ * `authenticate` throws it with `reason: 'ip'` and the token's id when a valid token is used
+ * from an address its `allowedIps` do not hold: the credential is genuine, so not a 401.
  *
  * @example
  * ```ts

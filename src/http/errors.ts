@@ -83,6 +83,11 @@ const AUTH_TEXT: Record<AuthenticationReason, string> = {
   revoked: 'the token has been revoked',
   unknown: 'the token is not known',
   type: 'this kind of token is not accepted here',
+  issuer: 'the token is not from a trusted issuer',
+  audience: 'the token was not issued for this service',
+  not_yet_valid: 'the token is not valid yet',
+  algorithm: 'the token is signed with an algorithm not accepted here',
+  key: "the token's signing key is not known",
 };
 
 // Anything shaped like a JWT (base64url JSON header, three parts). Our own

@@ -53,6 +53,11 @@ const REFUSAL: Readonly<Record<AuthenticationReason, string>> = {
   revoked: 'token revoked',
   unknown: 'token not known to this server',
   type: 'this kind of token is not accepted here: use a personal access token',
+  issuer: 'token not from an issuer this server trusts',
+  audience: 'token not issued for this server: ask your identity provider for one with this audience',
+  not_yet_valid: 'token not valid yet',
+  algorithm: 'token signed with an algorithm not accepted here',
+  key: "token's signing key not known to this server",
 };
 const RENEWABLE: ReadonlySet<AuthenticationReason> = new Set(['signature', 'expired', 'revoked', 'unknown']);
 
@@ -120,7 +125,8 @@ function scopeStrings(p: Principal): string[] {
 export function authInfoFor(p: Principal, token: string, resource: string | undefined): AuthInfo {
   const info: AuthInfo = {
     token,
-    clientId: p.tokenId ?? `session:${p.userId}`,
+    // A session names its user, as before sessions had records (its id identifies a sign-in, not a client).
+    clientId: p.kind === 'session' || p.tokenId === undefined ? `session:${p.userId}` : p.tokenId,
     scopes: scopeStrings(p),
     // Always set: the SDK refuses an AuthInfo without it ("Token has no expiration time").
     expiresAt: Math.floor(p.expiresAt.getTime() / 1000),

@@ -1,7 +1,8 @@
 /**
  * `createAuth`: the service layer (6). Authenticates credentials into
  * principals, decides with the policy core, issues sessions and component
- * tokens, and hands out token management (`client(p).token.*`).
+ * tokens, and hands out token and session management (`client(p).token.*`,
+ * `client(p).sessions.*`).
  * @module
  */
 import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
@@ -13,7 +14,8 @@ import type { ServiceContext } from './context';
 import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
-import { issuers, sweeper, tokenApi, managedRecords, toInfo } from './manage';
+import { issuers, sweeper, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
+import { leakReporter } from './leaks';
 import { resolveOptions, systemClock } from './options';
 import type { Auth, AuthOptions } from './types';
 
@@ -89,7 +91,7 @@ export function createAuth(options: AuthOptions): Auth {
     },
 
     client(p) {
-      return Object.freeze({ token: tokenApi(ctx, p) });
+      return Object.freeze({ token: tokenApi(ctx, p), sessions: sessionApi(ctx, p) });
     },
 
     ...issue,
@@ -126,6 +128,18 @@ export function createAuth(options: AuthOptions): Auth {
     },
 
     sweepExpiring: sweeper(store, nowMs, call, events),
+
+    // Leaked tokens: revoked by whoever reports them (issue 22; service/leaks).
+    reportLeaked: leakReporter({
+      issuer: opts.issuer,
+      keys: opts.keys,
+      clockToleranceSec: opts.clockToleranceSec,
+      store,
+      nowMs,
+      call,
+      events,
+      readValidChain,
+    }),
 
     async flush(options) {
       const ms = flushDeadline(options, opts.storeTimeoutMs);

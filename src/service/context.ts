@@ -4,6 +4,7 @@
  * @module
  */
 import type { Principal, UserRoles } from '../core/policy';
+import type { Scope } from '../core/scopes';
 import type { TokenRecord, TokenStore } from '../stores';
 import type { KeyRing } from '../tokens';
 import type { EventDispatcher } from './events';
@@ -20,8 +21,13 @@ import type { EventDispatcher } from './events';
 export interface PrincipalState {
   /** The roles read when the principal was authenticated. */
   readonly roles: UserRoles;
-  /** The token's record and its ancestors, nearest first; `null` for a session. */
+  /** The token's record and its ancestors, nearest first; `null` for a principal without a token (`principalFor`). */
   readonly chain: readonly TokenRecord[] | null;
+  /**
+   * A trusted issuer's session narrowed by its token's `scope` claim: the one
+   * global-tier entry it was narrowed to (T10). Such a principal manages no tokens.
+   */
+  readonly narrowing?: readonly Scope[];
 }
 
 /**
@@ -45,9 +51,10 @@ export interface ServiceContext {
   /** Where audit events go; `null` when `createAuth` was given no `onEvent`. */
   readonly events: EventDispatcher | null;
   /**
-   * Re-read a PAT's or component token's chain and check it is still valid
+   * Re-read the principal's token chain and check it is still valid
    * (revocation and expiry since the principal was authenticated); for a
-   * session check its expiry. Resolves to the fresh chain, or `null` for a session.
+   * principal without a token (`principalFor`) check its expiry. Resolves to
+   * the fresh chain, or `null` without a token.
    */
   recheck(p: Principal): Promise<readonly TokenRecord[] | null>;
 }

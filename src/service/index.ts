@@ -18,8 +18,10 @@ export type {
   RequestOrigin,
   AuthenticateRequestOptions,
 } from './types';
+export type { SessionApi, SessionInfo } from './session-types';
 export type { FlushOptions } from './events';
 export { reportDenied } from './events';
+export type { LeakOutcome, LeakReport, ReportLeakedOptions } from './leaks';
 export type {
   AuthEvent,
   AuthEventHook,
@@ -29,6 +31,7 @@ export type {
   TokenExpiringEvent,
   AuthFailedEvent,
   AccessDeniedEvent,
+  TokenLeakedEvent,
 } from './events';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import type { KeyRing } from '../tokens';
+import { checkTrustedIssuers, type IssuerConfig, type KeyRing } from '../tokens';
 import { checkOptions } from '../core/vocabulary';
 import type { TokenStore } from '../stores';
 import { checkRanges, RangeMatcher } from '../core/network';
@@ -37,6 +37,8 @@ export interface ResolvedOptions {
   readonly onEvent: AuthEventHook | undefined;
   /** The proxies whose `X-Forwarded-For` is believed; `null` when none is. */
   readonly trustProxy: RangeMatcher | null;
+  /** Checked trusted issuers; empty when none. */
+  readonly trustedIssuers: readonly IssuerConfig[];
 }
 
 const KNOWN = new Set([
@@ -54,6 +56,7 @@ const KNOWN = new Set([
   'lastUsedIntervalMs',
   'onEvent',
   'trustProxy',
+  'trustedIssuers',
 ]);
 
 /** Most entries of `trustProxy`. */
@@ -143,6 +146,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
   }
   if (o.onEvent !== undefined && typeof o.onEvent !== 'function') issues.push({ path: 'onEvent', message: 'must be a function' });
   const trustProxy = trustedProxies(o.trustProxy, issues);
+  const trustedIssuers = checkTrustedIssuers(o.trustedIssuers, o.issuer, issues);
   if (issues.length > 0) throw new ValidationError(issues);
   return Object.freeze({
     issuer: o.issuer as string,
@@ -159,6 +163,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     lastUsedIntervalMs: (o.lastUsedIntervalMs as number | undefined) ?? 60_000,
     onEvent: o.onEvent as AuthEventHook | undefined,
     trustProxy,
+    trustedIssuers,
   });
 }
 

@@ -4,12 +4,14 @@
  */
 import type { Principal, Decision, UserRoles } from '../core/policy';
 import type { ScopeEntry } from '../core/scopes';
-import type { BearerRequest, KeyRing } from '../tokens';
+import type { BearerRequest, KeyRing, TrustedIssuer } from '../tokens';
 import type { TokenStore } from '../stores';
 import type { ExpiringToken, SweepOptions, TokenApi, TokenInfo } from './management-types';
 
 export type { CreateTokenInput, ExpiringToken, LastUse, ListTokensOptions, SweepOptions, TokenApi, TokenInfo } from './management-types';
 import type { AuthEventHook, FlushOptions } from './events';
+import type { SessionApi } from './session-types';
+import type { LeakReport, ReportLeakedOptions } from './leaks';
 
 /**
  * Where a credential is used from, when `authenticate` is called without a
@@ -75,7 +77,8 @@ export interface AuthOptions {
    * Entries in the verified-signature cache (exact token text -> verified
    * claims, T2). Default 10 000, at most 1 000 000; 0 disables it. Only
    * tokens whose signature verified enter it, so a flood of bogus tokens
-   * leaves it alone; the oldest entry goes when it is full.
+   * leaves it alone; the oldest entry goes when it is full. Trusted issuers'
+   * verified tokens have a cache of their own with the same bound.
    */
   signatureCacheSize?: number;
   /**
@@ -93,7 +96,7 @@ export interface AuthOptions {
   /** Milliseconds a store or membership call may take before it counts as unavailable. Default 5 000. */
   storeTimeoutMs?: number;
   /**
-   * Record a PAT's or component token's `lastUsedAt` at most once per this many
+   * Record a token's or session's `lastUsedAt` at most once per this many
    * milliseconds, off the request path (needs a store with `touch`). Default
    * 60 000; 0 turns recording off; otherwise 1 000 to 86 400 000.
    */
@@ -104,6 +107,24 @@ export interface AuthOptions {
    * changes or delays an answer. Events never carry a token value.
    */
   onEvent?: AuthEventHook;
+  /**
+   * Identity providers whose JWT access tokens authenticate here as sessions of their
+   * user (T10; docs/identity-providers.md): `iss` pinned, `aud` must contain `audience`,
+   * keys from the issuer's JWKS. A token with a `scope` (or `scp`) claim is narrowed
+   * to the svc permissions in it, and then may not manage tokens. At most 16.
+   *
+   * @example
+   * ```ts
+   * import { createAuth, generateKeyRing } from 'svc-auth';
+   * const auth = createAuth({
+   *   issuer: 'https://svc.example',
+   *   keys: await generateKeyRing(),
+   *   members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
+   *   trustedIssuers: [{ issuer: 'https://acme.eu.auth0.com/', audience: 'https://svc.example/api' }],
+   * });
+   * ```
+   */
+  trustedIssuers?: TrustedIssuer[];
   /**
    * The reverse proxies (addresses or CIDR ranges, IPv4 or IPv6, at most 256)
    * whose `X-Forwarded-For` may be believed, for the client address that
@@ -175,17 +196,60 @@ export interface Auth {
   authorize(p: Principal, resource: string, permission: string, thingName?: string): Decision;
   /** The SDK client of a principal. */
   client(p: Principal): {
-    /** Token management, `client(p).token.*`, limited to what `p` manages (M1-M3). */
+    /** Token management, `client(p).token.*`, limited to what `p` manages (M1-M3); never lists sessions. */
     token: TokenApi;
+    /** The user's own sessions, `client(p).sessions.*`: seen and ended by a session of that user only. */
+    sessions: SessionApi;
   };
-  /** Mint a session for a signed-in user: no record, ends by expiry (T3; default 12h, at most 30d). */
-  issueSession(userId: string, opts?: { expiresIn?: string }): Promise<string>;
+  /**
+   * Mint a session for a user your server has signed in (T3; `expiresIn` `<N>d|h|m`, default 12h,
+   * at most 30d). Its record is stored first (the store's failure is `UnavailableError` and no
+   * token is returned) and read on every request like a PAT's, so `auth.revokeToken(id)`,
+   * `client(p).sessions.revoke(id)` or `svc auth logout` holds on its next request. `name`
+   * (default `'session'`, written like a token name) labels it in `sessions.list()`; names of
+   * sessions need not be unique. `ValidationError` lists every bad option.
+   *
+   * @example
+   * ```ts
+   * import { createAuth, generateKeyRing } from 'svc-auth';
+   * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });
+   * const session = await auth.issueSession('alice', { expiresIn: '8h', name: 'web' }); // after your own sign-in
+   * const p = await auth.authenticate(session);
+   * await auth.revokeToken(p.tokenId!); // sign-out: the next request with `session` is refused
+   * ```
+   */
+  issueSession(userId: string, opts?: { expiresIn?: string; name?: string }): Promise<string>;
   /** Mint a short-lived component token (T3; default 1h, at most 1d), optionally scoped; never listed by management. */
   issueComponentToken(userId: string, opts?: { scopes?: ScopeEntry[]; expiresIn?: string }): Promise<string>;
   /** The committer identity of a write by `p` (T9): `override`, else the token's, else the owner's. */
   committer(p: Principal, override?: string): string;
-  /** Revoke any token and its subtree by id, server-side; an unknown id does nothing. */
+  /** Revoke any token (a session too) and its subtree by id, server-side; an unknown id does nothing. */
   revokeToken(tokenId: string): Promise<void>;
+  /**
+   * Revoke leaked tokens: each string that verifies as a token of this instance (any kind: PAT,
+   * component token, session) and is still active is revoked with its subtree (T6), and a
+   * `token.leaked` event names its owner, id and name (never the value). Strings that are not
+   * tokens of this instance, or have nothing left to revoke, are counted. Needs no credential:
+   * whoever holds a leaked token may kill it, and can do nothing else with this call. Repeats are
+   * judged once; a string over 8 KiB is not parsed. For an HTTP endpoint use
+   * `credentialRevocationHandler`, which answers the same whatever was reported.
+   *
+   * Throws `ValidationError` for more than 1 000 strings, a non-string, or bad options;
+   * `UnavailableError` when the store fails (the tokens revoked before the failure stay revoked,
+   * with their events).
+   *
+   * @example
+   * ```ts
+   * import { createAuth, generateKeyRing } from 'svc-auth';
+   * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) } });
+   * const me = await auth.principalFor('alice');
+   * const { token } = await auth.client(me).token.create({ name: 'ci' });
+   * const report = await auth.reportLeaked([token, 'not a token'], { source: 'support' });
+   * report.revoked; // 1
+   * report.outcomes; // ['revoked', 'foreign']
+   * ```
+   */
+  reportLeaked(tokens: readonly string[], options: ReportLeakedOptions): Promise<LeakReport>;
   /** Server-side administration: every PAT of `userId` (no credential needed), in creation order. */
   tokensOf(userId: string): Promise<TokenInfo[]>;
   /**

@@ -78,8 +78,8 @@ function readEntry(raw: unknown, form: DateForm, path: string, issues: IssueInpu
   }
   const at = (key: string): string => (path ? `${path}.${key}` : key);
   const id = idField(raw.id, at('id'), issues);
-  const kind = raw.kind === 'pat' || raw.kind === 'component' ? raw.kind : null;
-  if (kind === null) issues.push({ path: at('kind'), message: "expected 'pat' or 'component'" });
+  const kind = raw.kind === 'pat' || raw.kind === 'component' || raw.kind === 'session' ? raw.kind : null;
+  if (kind === null) issues.push({ path: at('kind'), message: "expected 'pat', 'component' or 'session'" });
   const ownerId = idField(raw.ownerId, at('ownerId'), issues);
   const name = textField(raw.name, at('name'), false, issues) ?? '';
   if (name === '') issues.push({ path: at('name'), message: 'expected a non-empty name' });

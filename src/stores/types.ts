@@ -8,8 +8,18 @@
  */
 import type { Scope } from '../core/scopes';
 
-/** What kind of token a record belongs to. Sessions have no record. */
-export type RecordKind = 'pat' | 'component';
+/**
+ * What kind of token a record belongs to. Every token this library mints has a
+ * record, read on every request (T5): a PAT, a component token, or a session
+ * (`auth.issueSession`). Only PATs hold names that must be unique (T7); a
+ * session record has no scopes and no parent.
+ *
+ * @example
+ * ```ts
+ * const kinds: RecordKind[] = ['pat', 'component', 'session'];
+ * ```
+ */
+export type RecordKind = 'pat' | 'component' | 'session';
 
 /**
  * How many distinct addresses a record keeps in `usedFrom` (GitLab shows the last few too).
@@ -41,7 +51,7 @@ export interface TokenRecord {
   readonly kind: RecordKind;
   /** The owning user id (the JWT `sub`). */
   readonly ownerId: string;
-  /** Token name (S8); unique per owner among active PATs (T7). */
+  /** Token name (S8); unique per owner among active PATs (T7). Sessions and component tokens may share names. */
   readonly name: string;
   readonly description: string | null;
   /** Validated scopes; `null` means full access of the owner (docs/concepts.md). */

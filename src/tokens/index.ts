@@ -12,6 +12,7 @@ export { TOKEN_PATTERN, TOKEN_PREFIX, findTokens } from './pattern';
 export { redactTokens } from './redact';
 export { LIFETIMES, parsePatExpiry, parseShortDuration, type Lifetime } from './duration';
 export { bearerFromRequest, parseAuthorization, MAX_BEARER_TOKEN_LENGTH, type BearerRequest, type NodeLikeRequest } from './bearer';
+export { ISSUER_ALGORITHMS, type TrustedIssuer, type IssuerAlgorithm } from './issuers';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isKeyRing } from './keys';
@@ -20,3 +21,13 @@ export { REDACTED } from './redact';
 export { TOKEN_TYPES } from './claims';
 export { SignatureCache } from './signature-cache';
 export { isHeaderProblem } from './bearer';
+export {
+  checkTrustedIssuers,
+  IssuerVerifier,
+  KEYS_MAX_AGE_MS,
+  KEY_COOLDOWN_MS,
+  STALE_KEYS_MS,
+  RETRY_AFTER_FAILURE_MS,
+  type IssuerConfig,
+  type IssuerClaims,
+} from './issuers';

@@ -7,21 +7,22 @@
 import type { TokenClaims } from './types';
 
 /**
- * Bounded map in insertion order. Internal to the verifier.
+ * Bounded map in insertion order. Internal to the verifiers (`T`: what a full
+ * verification found; svc-auth's own claims by default).
  * @example
  * ```ts
  * const cache = new SignatureCache(10_000);
  * cache.set(token, claims); cache.get(token); // claims
  * ```
  */
-export class SignatureCache {
+export class SignatureCache<T = TokenClaims> {
   readonly #capacity: number;
   // Keyed by the token's last characters (part of its signature), not its whole
   // text: a request brings a new string whose hash V8 must compute, and hashing
   // 300+ characters was the largest single cost of a hot authenticate. The full
   // text is still compared on every hit, so a different token with the same tail
   // is a miss (then verified in full), never a hit.
-  readonly #entries = new Map<number, { readonly token: string; readonly claims: TokenClaims }>();
+  readonly #entries = new Map<number, { readonly token: string; readonly claims: T }>();
 
   constructor(capacity: number) {
     this.#capacity = capacity;
@@ -31,12 +32,12 @@ export class SignatureCache {
     return this.#entries.size;
   }
 
-  get(token: string): TokenClaims | undefined {
+  get(token: string): T | undefined {
     const entry = this.#entries.get(keyOf(token));
     return entry !== undefined && entry.token === token ? entry.claims : undefined;
   }
 
-  set(token: string, claims: TokenClaims): void {
+  set(token: string, claims: T): void {
     if (this.#capacity === 0) return;
     const key = keyOf(token);
     this.#entries.delete(key);

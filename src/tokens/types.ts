@@ -67,7 +67,7 @@ export interface TokenClaims {
   readonly iss: string;
   /** User id. */
   readonly sub: string;
-  /** Record id for PATs and component tokens; a random id for sessions. */
+  /** The id of the token's record (at least 128 random bits), for every kind. */
   readonly jti: string;
   readonly iat: number;
   readonly exp: number;

@@ -49,13 +49,14 @@ export async function tempHome(): Promise<{ home: string; cleanup: () => Promise
   return { home: join(dir, 'home'), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Start `svc serve --port 0` and wait for its base URL line and its `listening on <url>` line. */
+/** Start `svc serve --port 0` (and `args`) and wait for its base URL line and its `listening on <url>` line. */
 export function serve(
   home: string,
   extra: Record<string, string | undefined> = {},
+  args: readonly string[] = [],
 ): Promise<{ url: string; child: ChildProcess; stderr: () => string; firstLine: string }> {
   return new Promise((done, fail) => {
-    const child = start(['serve', '--port', '0'], baseEnv(home, extra));
+    const child = start(['serve', '--port', '0', ...args], baseEnv(home, extra));
     let out = '';
     let err = '';
     child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));

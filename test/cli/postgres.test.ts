@@ -5,7 +5,7 @@
  * it, and uses a user and token name unique to the run so a shared table works.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -71,6 +71,46 @@ withDb('svc and svc serve with SVC_DATABASE_URL (PostgreSQL)', { timeout: 120_00
       expect(list.code).toBe(0);
       const rows = JSON.parse(list.stdout) as { name: string; status: string }[];
       expect(rows.find((t) => t.name === name)?.status).toBe('revoked');
+    } finally {
+      await Promise.all([stop(a), stop(b)]);
+      await cleanup();
+      await other.cleanup();
+    }
+  });
+
+  it('issue 20: svc auth logout revokes the saved session in PostgreSQL: both servers refuse a copy of it on their next request', async () => {
+    const { home, cleanup } = await tempHome();
+    const other = await tempHome();
+    const env = { SVC_DATABASE_URL: DATABASE_URL as string };
+    const user = `pgout-${randomBytes(4).toString('hex')}`;
+    let a: Served | undefined;
+    let b: Served | undefined;
+    try {
+      expect((await svc(home, ['member', 'set', '-u', user, '-r', 'acme', '--role', 'viewer'], env)).code).toBe(0);
+      expect((await svc(home, ['auth', 'login', '-u', user], env)).code).toBe(0);
+      const copy = (JSON.parse(await readFile(join(home, 'session.json'), 'utf8')) as { token: string }).token;
+      await mkdir(other.home, { recursive: true, mode: 0o700 });
+      for (const f of ['keys.json', 'members.json']) await copyFile(join(home, f), join(other.home, f));
+      a = await serve(home, env);
+      b = await serve(other.home, env);
+      const whoami = (s: Served): Promise<Response> => fetch(`${s.url}/api/whoami`, { headers: { authorization: `Bearer ${copy}` } });
+      for (const s of [a, b]) {
+        const ok = await whoami(s);
+        expect(ok.status).toBe(200);
+        expect(await ok.json()).toEqual({ kind: 'session', user, token: null });
+      }
+      const out = await svc(home, ['auth', 'logout'], env);
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toBe('logged out: the session was revoked on the instance\n');
+      for (const s of [a, b]) {
+        const refused = await whoami(s);
+        expect(refused.status).toBe(401);
+        expect(await refused.json()).toMatchObject({ reason: 'revoked' });
+      }
+      // The record stays, revoked: a new login lists it.
+      expect((await svc(home, ['auth', 'login', '-u', user], env)).code).toBe(0);
+      const listed = await svc(home, ['auth', 'sessions', '--json'], env);
+      expect((JSON.parse(listed.stdout) as { status: string }[]).map((x) => x.status)).toEqual(['revoked', 'active']);
     } finally {
       await Promise.all([stop(a), stop(b)]);
       await cleanup();

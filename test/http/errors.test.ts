@@ -30,7 +30,19 @@ describe('H2: httpError maps each error to its status and challenge', () => {
     expectJsonNoStore(a.headers);
   });
 
-  const invalid: AuthenticationReason[] = ['malformed', 'signature', 'expired', 'revoked', 'unknown', 'type'];
+  const invalid: AuthenticationReason[] = [
+    'malformed',
+    'signature',
+    'expired',
+    'revoked',
+    'unknown',
+    'type',
+    'issuer',
+    'audience',
+    'not_yet_valid',
+    'algorithm',
+    'key',
+  ];
   it.each(invalid)('H2: AuthenticationError %s is 401 invalid_token', (reason) => {
     const a = httpError(new AuthenticationError(reason));
     expect(a.status).toBe(401);

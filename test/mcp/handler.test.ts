@@ -81,7 +81,7 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
       }
     }
     const broken = await setup({ tokens: new Down(), now: () => new Date() });
-    const alice = broken.auth.client(await broken.auth.authenticate(await broken.auth.issueSession('alice')));
+    const alice = broken.auth.client(await broken.auth.principalFor('alice')); // readChain fails: a session token could not be read
     const { token: t } = await alice.token.create({ name: 'x' });
     const seen: unknown[] = [];
     const h = mcpFetchHandlers(options(broken.auth, { onError: (e) => seen.push(e) }));

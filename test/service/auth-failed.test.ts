@@ -58,7 +58,8 @@ describe('auth.failed for refusals before any token is read (issue 18, item 7)',
     const p = await s.auth.authenticateRequest(new Request('http://127.0.0.1/', { headers: { authorization: `Bearer ${session}` } }));
     expect(p.userId).toBe('alice');
     await s.auth.flush();
-    expect(c.events).toEqual([]);
+    // Only the session's own creation: authenticating it adds nothing.
+    expect(c.events.map((e) => e.type)).toEqual(['token.created']);
   });
 });
 
@@ -86,19 +87,21 @@ describe('auth.failed for an expired token that is still in use (issue 18, item 
     expect(JSON.stringify(c.events)).not.toContain(token.split('.')[2]);
   });
 
-  it('an expired session is reported with its user but no token id (sessions have no record)', async () => {
+  it('an expired or revoked session is reported with its user and its id (sessions have records)', async () => {
     const c = collector();
     const s = await setup({ onEvent: c.onEvent });
     const session = await s.auth.issueSession('alice', { expiresIn: '1h' });
+    const id = (await s.auth.authenticate(session)).tokenId as string;
+    const revoked = await s.auth.issueSession('alice');
+    const revokedId = (await s.auth.authenticate(revoked)).tokenId as string;
+    await s.auth.revokeToken(revokedId);
     s.clock.advance(2 * 3600_000);
-    expect(await rejection(s.auth.authenticate(session))).toMatchObject({ reason: 'expired' });
+    expect(await rejection(s.auth.authenticate(session))).toMatchObject({ reason: 'expired', tokenId: id });
+    expect(await rejection(s.auth.authenticate(revoked))).toMatchObject({ reason: 'revoked', tokenId: revokedId });
     await s.auth.flush();
-    expect(c.events).toEqual([
-      expect.objectContaining({
-        type: 'auth.failed',
-        reason: 'expired',
-        actor: { kind: 'session', userId: 'alice', tokenId: null, tokenName: null },
-      }),
+    expect(c.events.filter((e) => e.type === 'auth.failed')).toEqual([
+      expect.objectContaining({ reason: 'expired', actor: { kind: 'session', userId: 'alice', tokenId: id, tokenName: null } }),
+      expect.objectContaining({ reason: 'revoked', actor: { kind: 'session', userId: 'alice', tokenId: revokedId, tokenName: null } }),
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { AuthenticationError, UnavailableError, ValidationError } from '../../src/errors';
 import { createAuth } from '../../src/service';
-import { MemoryTokenStore, type TokenRecord, type TokenStore } from '../../src/stores';
+import { MemoryTokenStore, type RecordKind, type TokenRecord, type TokenStore } from '../../src/stores';
 import { mintToken, newTokenId, generateKeyRing } from '../../src/tokens';
 import { setup, sharedRing } from './fixture';
 import { DAY_MS, T0 } from '../support/clock';
@@ -17,7 +17,7 @@ async function alicePat(s: Awaited<ReturnType<typeof setup>>, input: Parameters<
   return s.auth.client(me).token.create(input);
 }
 
-async function mintFor(rec: TokenRecord, kind: 'pat' | 'component' = rec.kind, sub = rec.ownerId): Promise<string> {
+async function mintFor(rec: TokenRecord, kind: RecordKind = rec.kind, sub = rec.ownerId): Promise<string> {
   return mintToken(await sharedRing(), {
     kind,
     iss: 'https://svc.test',
@@ -88,13 +88,26 @@ describe('authenticate: input checks', () => {
 });
 
 describe('authenticate: sessions', () => {
-  it('5.5: a session has no record and is limited by the role only', async () => {
-    const throwing = new MemoryTokenStore();
-    throwing.readChain = () => Promise.reject(new Error('must not be read'));
-    const { auth } = await setup({ tokens: throwing });
+  it('5.5: a session has a record, read on every request; it carries its id, no token name, and is limited by the role only', async () => {
+    const store = new MemoryTokenStore();
+    const reads: string[] = [];
+    const counting: TokenStore = Object.assign(Object.create(store) as MemoryTokenStore, {
+      readChain: (id: string) => {
+        reads.push(id);
+        return store.readChain(id);
+      },
+    });
+    const { auth } = await setup({ tokens: counting });
     const p = await auth.authenticate(await auth.issueSession('bob'));
-    expect(p).toEqual({ kind: 'session', userId: 'bob', expiresAt: new Date(T0 + DAY_MS / 2) });
-    expect(Object.keys(p)).not.toContain('tokenId');
+    expect(p).toEqual({ kind: 'session', userId: 'bob', tokenId: expect.any(String) as string, expiresAt: new Date(T0 + DAY_MS / 2) });
+    expect(Object.keys(p)).not.toContain('tokenName');
+    expect(reads).toEqual([p.tokenId]);
+    expect((await store.readChain(p.tokenId as string))?.[0]).toMatchObject({
+      kind: 'session',
+      ownerId: 'bob',
+      scopes: null,
+      parentId: null,
+    });
     expect(auth.authorize(p, 'acme/web', 'repo:read')).toEqual({ allowed: true });
     expect(auth.authorize(p, 'acme/web', 'repo:write')).toEqual({ allowed: false, reason: 'role' });
   });
@@ -155,7 +168,7 @@ describe('authenticate: PATs (T5)', () => {
     const forged = Object.assign(Object.create(Object.getPrototypeOf(p) as object) as object, { ...p, userId: 'bob' });
     expect(() => s.auth.client(forged as typeof p)).toThrow(ValidationError);
     expect(() => s.auth.committer(forged as typeof p)).toThrow(ValidationError);
-    expect(Object.keys(p)).toEqual(['kind', 'userId', 'expiresAt']);
+    expect(Object.keys(p)).toEqual(['kind', 'userId', 'expiresAt', 'tokenId']);
     expect(s.auth.authorize(p, 'acme/web', 'repo:read')).toEqual({ allowed: true });
     expect(s.auth.authorize(forged as typeof p, 'acme/web', 'repo:read')).toEqual({ allowed: false, reason: 'invalid' });
     expect(s.auth.authorize(structuredClone(p), 'acme/web', 'repo:read')).toEqual({ allowed: false, reason: 'invalid' });
@@ -181,6 +194,7 @@ describe('authenticate: PATs (T5)', () => {
     await s.store.insert(rec, new Date(T0));
     await s.auth.authenticate(await mintFor(rec));
     expect(reasonOf(await rejection(s.auth.authenticate(await mintFor(rec, 'component'))))).toBe('unknown');
+    expect(reasonOf(await rejection(s.auth.authenticate(await mintFor(rec, 'session'))))).toBe('unknown');
     expect(reasonOf(await rejection(s.auth.authenticate(await mintFor(rec, 'pat', 'bob'))))).toBe('unknown');
     const longer = await mintToken(await sharedRing(), {
       kind: 'pat',
@@ -233,7 +247,8 @@ describe('authenticate: PATs (T5)', () => {
       }
     }
     const g = await setup({ tokens: new Gone() });
-    const pat = await alicePat(g, { name: 'ci' });
+    // principalFor: a session token would be unknown to this store too.
+    const pat = await g.auth.client(await g.auth.principalFor('alice')).token.create({ name: 'ci' });
     expect(reasonOf(await rejection(g.auth.authenticate(pat.token)))).toBe('unknown');
   });
 
@@ -301,6 +316,7 @@ describe('authenticate: PATs (T5)', () => {
         issuer: 'https://svc.test',
         keys: ring,
         members: { rolesOf: rolesOf as never },
+        tokens: s.store,
         now: s.clock.now,
         storeTimeoutMs: 20,
       });

@@ -160,7 +160,7 @@ describe('LastUsedRecorder', () => {
 });
 
 describe('createAuth last-used recording', () => {
-  it('records a PAT and a component token on authenticate; token.list shows lastUsedAt after flush; sessions are not recorded', async () => {
+  it('records a PAT and a component token on authenticate; token.list shows lastUsedAt after flush', async () => {
     const s = await setup();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const api = s.auth.client(me).token;
@@ -280,7 +280,8 @@ describe('createAuth last-used recording', () => {
       await s.auth.authenticate(token);
       await s.auth.flush();
       const again = await new FileTokenStore(dir).listByOwner('alice');
-      expect(again[0]?.lastUsedAt?.getTime()).toBe(T0 + 3000);
+      expect(again.find((r) => r.kind === 'pat')?.lastUsedAt?.getTime()).toBe(T0 + 3000);
+      expect(again.find((r) => r.kind === 'session')?.lastUsedAt?.getTime()).toBe(T0); // the session's own use
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

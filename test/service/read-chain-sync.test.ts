@@ -51,7 +51,13 @@ class OwnStore implements TokenStore {
 
 async function patOf(s: Setup): Promise<string> {
   const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
-  return (await s.auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] })).token;
+  const { token } = await s.auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
+  // Count only what each test does: the session above has a record and was read too.
+  if (s.store instanceof OwnStore) {
+    s.store.syncReads = 0;
+    s.store.asyncReads = 0;
+  }
+  return token;
 }
 
 describe('TokenStore.readChainSync', () => {

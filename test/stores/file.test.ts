@@ -200,7 +200,7 @@ describe('FileTokenStore and FileMembershipStore', () => {
       { version: 2, tokens: [] },
       { version: 1, tokens: [{ ...t0, expiresAt: 'next tuesday' }] },
       { version: 1, tokens: [{ ...t0, scopes: [{ permissions: ['repo:*'] }] }] },
-      { version: 1, tokens: [{ ...t0, kind: 'session' }] },
+      { version: 1, tokens: [{ ...t0, kind: 'oauth' }] },
       { version: 1, tokens: [t0, t0] },
     ];
     for (const shape of shapes) {

@@ -50,7 +50,7 @@ describe('MemoryTokenStore', () => {
       [null, NOW, 'record'],
       [{ ...record({ id: 'x' }), expiresAt: 'tomorrow' }, NOW, 'record.expiresAt'],
       [{ ...record({ id: 'x' }), expiresAt: new Date('nope') }, NOW, 'record.expiresAt'],
-      [{ ...record({ id: 'x' }), kind: 'session' }, NOW, 'record.kind'],
+      [{ ...record({ id: 'x' }), kind: 'oauth' }, NOW, 'record.kind'],
       [{ ...record({ id: '' }) }, NOW, 'record.id'],
       [{ ...record({ id: 'x' }), scopes: [{ permissions: ['repo:*'] }] }, NOW, 'record.scopes[0].permissions[0]'],
       [{ ...record({ id: 'x' }), scopes: {} }, NOW, 'record.scopes'],

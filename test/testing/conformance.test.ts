@@ -24,7 +24,10 @@ type Bug =
   | 'marks-twice'
   | 'marks-components'
   | 'longer-after-shorter'
-  | 'ignores-limit';
+  | 'ignores-limit'
+  | 'sessions-take-names'
+  | 'refuses-sessions'
+  | 'sessions-become-pats';
 
 /** A deliberately simple, correct store (O(n) scans) with optional bugs switched on. */
 class NaiveStore implements TokenStore {
@@ -43,8 +46,13 @@ class NaiveStore implements TokenStore {
       const ok = p !== undefined && p.revokedAt === null && (b === 'expired-parent-ok' || p.expiresAt > now);
       if (!ok) return 'parent_inactive';
     }
-    const namesCount = (r: TokenRecord) => r.kind === 'pat' || b === 'components-take-names';
-    if ((record.kind === 'pat' || b === 'components-take-names') && b !== 'no-name-check') {
+    // A store written when only PATs and component tokens had records.
+    if (record.kind === 'session' && b === 'refuses-sessions') throw new Error("expected 'pat' or 'component'");
+    const namesCount = (r: TokenRecord) =>
+      r.kind === 'pat' ||
+      (b === 'components-take-names' && r.kind === 'component') ||
+      (b === 'sessions-take-names' && r.kind === 'session');
+    if (namesCount(record) && b !== 'no-name-check') {
       const clash = this.rows.some((r) => namesCount(r) && r.ownerId === record.ownerId && r.name === record.name && active(r));
       if (clash) return 'name_taken';
     }
@@ -53,6 +61,7 @@ class NaiveStore implements TokenStore {
     if (b === 'loses-scopes') stored = { ...stored, scopes: null };
     if (b === 'shifts-dates') stored = { ...stored, expiresAt: new Date(record.expiresAt.getTime() + 1000) };
     if (b === 'loses-allowed-ips') stored = { ...stored, allowedIps: null };
+    if (b === 'sessions-become-pats' && stored.kind === 'session') stored = { ...stored, kind: 'pat' };
     this.rows.push(stored);
     return 'ok';
   }
@@ -170,6 +179,9 @@ describe('tokenStoreConformance', () => {
     'marks-components',
     'longer-after-shorter',
     'ignores-limit',
+    'sessions-take-names',
+    'refuses-sessions',
+    'sessions-become-pats',
   ];
   for (const bug of bugs) {
     it(`catches a store with the bug: ${bug}`, async () => {

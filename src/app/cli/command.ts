@@ -8,7 +8,7 @@
  * @module
  */
 import type { Principal } from '../../core/policy';
-import { openInstance, type DevInstance } from '../dev';
+import { openInstance, type DevInstance, type OpenOptions } from '../dev';
 import { parseFlags, required, type FlagSpec, type Flags } from './args';
 import { signIn, type CredentialSource } from './credential';
 import type { CliIO } from './output';
@@ -92,6 +92,8 @@ export interface CommandSpec<F extends FlagDefs, I, N extends Needs> {
   readonly needs: N;
   /** The command's own checks of its flags, read into its input: they run before the instance is opened, so a usage error costs no I/O. */
   input?(flags: FlagValues<F>): I;
+  /** How the instance is opened for this command, from its input (`svc serve --trust-issuer`); default as every command. */
+  open?(input: I): Pick<OpenOptions, 'trustedIssuers'>;
   /** A refusal of the parser, made more helpful for this command (for example a hint for a `--scope` value split by a space). */
   parseError?(err: unknown, args: readonly string[]): unknown;
   /** Do the work; returns (or resolves to) the exit code. */
@@ -132,11 +134,15 @@ export function defineCommand<const F extends FlagDefs, I = undefined, N extends
       const input = spec.input === undefined ? (undefined as I) : spec.input(flags);
       // Each branch builds the context its `needs` promises; TypeScript cannot follow a runtime value into `N`.
       const run = async (context: object): Promise<number> => spec.run(context as CommandContext<F, I, N>);
-      return withInstance(io, async (dev) => {
-        if (spec.needs === 'instance') return run({ flags, input, io, dev });
-        const { principal, source } = await signIn(io, dev);
-        return run({ flags, input, io, dev, principal, source });
-      });
+      return withInstance(
+        io,
+        async (dev) => {
+          if (spec.needs === 'instance') return run({ flags, input, io, dev });
+          const { principal, source } = await signIn(io, dev);
+          return run({ flags, input, io, dev, principal, source });
+        },
+        spec.open?.(input) ?? {},
+      );
     },
   };
 }
@@ -153,8 +159,8 @@ function valuesOf<F extends FlagDefs>(parsed: Flags, defs: F): FlagValues<F> {
 }
 
 /** Open the dev instance for the length of `fn`, then release it; a notice of the instance (a tightened home) goes to stderr. */
-async function withInstance<T>(io: CliIO, fn: (dev: DevInstance) => Promise<T>): Promise<T> {
-  const dev = await openInstance(io.env, { notice: (text) => io.stderr(`svc: ${text}\n`) });
+async function withInstance<T>(io: CliIO, fn: (dev: DevInstance) => Promise<T>, options: Pick<OpenOptions, 'trustedIssuers'>): Promise<T> {
+  const dev = await openInstance(io.env, { ...options, notice: (text) => io.stderr(`svc: ${text}\n`) });
   try {
     return await fn(dev);
   } finally {

@@ -57,8 +57,9 @@ export async function signIn(io: CliIO, dev: DevInstance): Promise<{ principal: 
   } catch (err) {
     if (!(err instanceof AuthenticationError)) throw err;
     const what = source === 'SVC_TOKEN' ? 'SVC_TOKEN was' : 'the saved session (svc auth login) was';
-    const hint =
-      source === 'session' && (err.reason === 'expired' || err.reason === 'signature') ? ": run 'svc auth login --user <id>' again" : '';
+    // A saved session that no longer works (expired, revoked, or saved before sessions had records) is replaced by logging in again.
+    const again = err.reason === 'expired' || err.reason === 'signature' || err.reason === 'revoked' || err.reason === 'unknown';
+    const hint = source === 'session' && again ? ": run 'svc auth login --user <id>' again" : '';
     throw new AuthenticationError(err.reason, `${what} not accepted: ${REASON_TEXT[err.reason] ?? err.reason}${hint}`, { cause: err });
   }
 }

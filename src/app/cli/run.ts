@@ -20,7 +20,7 @@ interface Group {
 
 const GROUPS: readonly Group[] = [
   { name: 'token', summary: 'create, list, show and revoke personal access tokens', commands: tokenCommands },
-  { name: 'auth', summary: 'log in to the dev instance, log out, show who you are', commands: authCommands },
+  { name: 'auth', summary: 'log in to the dev instance, log out, show who you are, see and end sessions', commands: authCommands },
   { name: 'member', summary: 'give users roles on orgs and repos (dev instance)', commands: memberCommands },
 ];
 

@@ -3,9 +3,8 @@
  * the reference server's things, shared by the CLI and `svc serve`.
  * @module
  */
-export { openInstance, type CliEnv, type DevInstance } from './instance';
+export { openInstance, DEV_ISSUER, type CliEnv, type DevInstance, type OpenOptions } from './instance';
 export { createDevServer } from './server';
-export type { ExpirySweep } from './sweeper';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { secureHome } from './home-perms';

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { UnavailableError, ValidationError } from '../../errors';
 import { createAuth, type Auth } from '../../service';
 import { FileMembershipStore, FileTokenStore, JsonFile, type TokenStore } from '../../stores';
-import { generateKeyRing, importKeyRing, type KeyRing } from '../../tokens';
+import { generateKeyRing, importKeyRing, type KeyRing, type TrustedIssuer } from '../../tokens';
 import { secureHome } from './home-perms';
 
 /** The JWT issuer of the dev instance. */
@@ -99,6 +99,21 @@ export interface DevInstance {
 }
 
 /**
+ * How to open the dev instance.
+ *
+ * @example
+ * ```ts
+ * const options: OpenOptions = { trustedIssuers: [{ issuer: 'http://localhost:8080/realms/dev', audience: 'svc' }] };
+ * ```
+ */
+export interface OpenOptions {
+  /** Receives a notice when the home's permissions are tightened. */
+  notice?: (text: string) => void;
+  /** Identity providers whose access tokens the instance accepts as sessions (`svc serve --trust-issuer`). */
+  trustedIssuers?: TrustedIssuer[];
+}
+
+/**
  * Open (creating on first use) the dev instance in {@link svcHome}. An existing
  * home that others may read or write is tightened (each change reported to
  * `options.notice`), or refused when it is not ours. The key
@@ -115,7 +130,7 @@ export interface DevInstance {
  * await dev.close();
  * ```
  */
-export async function openInstance(env: CliEnv, options: { notice?: (text: string) => void } = {}): Promise<DevInstance> {
+export async function openInstance(env: CliEnv, options: OpenOptions = {}): Promise<DevInstance> {
   const home = svcHome(env);
   await secureHome(home, options.notice ?? (() => undefined));
   const clock = testClock(env);
@@ -125,7 +140,14 @@ export async function openInstance(env: CliEnv, options: { notice?: (text: strin
   const keys = await loadKeyRing(home);
   const { tokens, close } = await openTokenStore(home, env);
   try {
-    const auth = createAuth({ issuer: DEV_ISSUER, keys, members, tokens, ...(clock ? { now: clock } : {}) });
+    const auth = createAuth({
+      issuer: DEV_ISSUER,
+      keys,
+      members,
+      tokens,
+      ...(clock ? { now: clock } : {}),
+      ...(options.trustedIssuers === undefined ? {} : { trustedIssuers: options.trustedIssuers }),
+    });
     // A one-shot command exits right after: write its last-used time before the store closes.
     const flushThenClose = async (): Promise<void> => {
       await auth.flush();

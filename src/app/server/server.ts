@@ -15,6 +15,7 @@
  * - `GET  /api/repos/<org>/<repo>/things/<Type>/<name>` -> `{name, content, commit}` (repo:read on the thing)
  * - `PUT  /api/repos/<org>/<repo>/things/<Type>/<name>` with `{content, committer?}` -> `{commit, committer}` (repo:write on the thing)
  * - `POST /mcp` and `GET /.well-known/oauth-protected-resource/mcp` (mcp.ts)
+ * - `POST /api/credentials/revoke` with `{credentials: [token, ...]}`, no credential -> 202 (leaks.ts)
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -36,6 +37,7 @@ import {
 } from 'svc-auth';
 import { redactTokens } from 'svc-auth/scanning';
 import { readJson, segments, writeInput } from './input';
+import { leakRoutes } from './leaks';
 import { mcpRoutes } from './mcp';
 import type { LogFields, PathHandler, ThingStore } from './types';
 
@@ -56,7 +58,7 @@ export interface ReferenceServerOptions {
   log?: ((line: string) => void) | undefined;
   /** Browser origins that may call `/mcp` besides the server's own; any other `Origin` gets 403. Default none. */
   allowedOrigins?: readonly string[] | undefined;
-  /** More handlers by exact path, tried before the routes above (`/mcp` stays the server's own). */
+  /** More handlers by exact path, tried before the routes above (`/mcp` and `/api/credentials/revoke` stay the server's own). */
   routes?: Readonly<Record<string, PathHandler>> | undefined;
   /** The version `/mcp` tells MCP clients. Default `'0.0.0'`. */
   version?: string | undefined;
@@ -169,8 +171,8 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
     return principal;
   }
 
-  // Exact paths first: the caller's, then the MCP endpoint, which no caller's route may shadow.
-  const exact: Record<string, PathHandler> = { ...options.routes, ...mcpRoutes(options) };
+  // Exact paths first: the caller's, then the MCP and credential revocation endpoints, which no caller's route may shadow.
+  const exact: Record<string, PathHandler> = { ...options.routes, ...mcpRoutes(options), ...leakRoutes(options) };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const seen: LogFields = {};

@@ -19,6 +19,7 @@ import { GrantCache, LayerCache } from './grant-cache';
 import { failure } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
+import { issuerPath } from './issuer';
 import { AllowedIps } from './allowed-ips';
 import { addressOf, addressText, userAgentOf, type OriginSource } from './origin';
 import type { AuthenticateRequestOptions, RequestOrigin } from '../types';
@@ -95,6 +96,9 @@ export function createAuthenticator(
     return isThenable(got) ? call('membership source', () => got) : got;
   }
 
+  // Trusted issuers' access tokens (T10) take their own path; null without `trustedIssuers`.
+  const issuers = issuerPath(opts, { rolesOf, grants, principals });
+
   function stateOf(p: Principal): PrincipalState {
     const state = principals.stateOf(p);
     if (state === undefined) {
@@ -151,37 +155,43 @@ export function createAuthenticator(
       if (token.length > MAX_TOKEN_CHARS) throw new AuthenticationError('malformed');
       const at = nowMs();
       const nowSec = Math.floor(at / 1000);
-      claims = verifier.verifyCached(token, nowSec) ?? (await verifier.verify(token, nowSec));
-      // The frozen claims serve as the chain claims as they are (no copy per request).
-      let chain: readonly TokenRecord[] | null = null;
-      if (claims.kind !== 'session') {
-        const now = readChainNow(claims.jti);
-        chain =
-          now === undefined
-            ? await readValidChain(claims as TokenClaims & ChainClaims, at)
-            : checkChain(now, claims as TokenClaims & ChainClaims, at);
-        allowedIps.check(chain, () => (client = addressOf(source, opts.trustProxy)));
+      claims = verifier.verifyCached(token, nowSec);
+      if (claims === undefined && issuers !== null) {
+        // Not one of ours seen before: maybe a trusted issuer's (undefined: it is not, ours answers).
+        const foreign = issuers.cached(token, nowSec) ?? issuers.route(token, nowSec);
+        if (foreign !== undefined) {
+          const p = issuers.principal(foreign instanceof Promise ? await foreign : foreign);
+          return p instanceof Promise ? await p : p;
+        }
       }
+      claims ??= await verifier.verify(token, nowSec);
+      // Every kind has a record, sessions too (T3, T5). The frozen claims serve
+      // as the chain claims as they are (no copy per request).
+      const now = readChainNow(claims.jti);
+      const chain = now === undefined ? await readValidChain(claims, at) : checkChain(now, claims, at);
+      const head = chain[0] as TokenRecord;
+      allowedIps.check(chain, () => (client = addressOf(source, opts.trustProxy)));
       // An in-process membership source answers without a promise (no await, no timer).
       const got = rolesOf(claims.sub);
       const roles = got instanceof Promise ? await got : got;
+      // A session's record has no scopes: its grant is its user's roles alone,
+      // one cache entry shared by all sessions (key null) instead of one per
+      // session. A session row given scopes by hand is layered like any record.
+      const layered = head.kind !== 'session' || head.scopes !== null;
       let grant;
       try {
-        grant = grants.get(chain === null ? null : (chain[0] as TokenRecord).id, roles, chain, scopedLayers);
+        grant = layered ? grants.get(head.id, roles, chain, scopedLayers) : grants.get(null, roles, null, scopedLayers);
       } catch (err) {
         // Bad role data is the membership source's fault; never an allow.
         throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
       }
-      const expiresAt = new Date(chain === null ? claims.exp * 1000 : chainExpiryMs(chain));
+      const expiresAt = new Date(chainExpiryMs(chain));
       // Last used: one Map lookup when throttled; the write happens later, elsewhere.
-      if (chain !== null && recorder !== null) {
-        const id = (chain[0] as TokenRecord).id;
-        if (recorder.due(id, at)) {
-          const address = client === null ? addressOf(source, opts.trustProxy) : client;
-          recorder.record(id, at, addressText(address), userAgentOf(source));
-        }
+      if (recorder !== null && recorder.due(head.id, at)) {
+        const address = client === null ? addressOf(source, opts.trustProxy) : client;
+        recorder.record(head.id, at, addressText(address), userAgentOf(source));
       }
-      return principals.make(claims.kind, claims.sub, expiresAt, chain?.[0], grant, { roles, chain });
+      return principals.make(claims.kind, claims.sub, expiresAt, head, grant, { roles, chain });
     } catch (err) {
       throw refused(err, claims);
     }
@@ -224,7 +234,7 @@ export function createAuthenticator(
 
   async function principalFor(userId: string): Promise<Principal> {
     const id = checkUserId(userId, opts.identityOf === undefined);
-    // A session read like one `authenticate` reads a session token: roles now, no record.
+    // A session principal with roles read now; no token, so no record (nothing to revoke or list).
     const at = nowMs();
     const got = rolesOf(id);
     const roles = got instanceof Promise ? await got : got;

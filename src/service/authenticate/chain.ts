@@ -16,7 +16,7 @@ import type { TokenRecord } from '../../stores';
  * ```
  */
 export interface ChainClaims {
-  readonly kind: 'pat' | 'component';
+  readonly kind: 'pat' | 'component' | 'session';
   /** User id (`sub`). */
   readonly sub: string;
   /** Record id (`jti`). */
@@ -39,11 +39,22 @@ function isRecordShaped(r: unknown): r is TokenRecord {
 }
 
 /**
+ * Why a session without a record is refused, in words its holder can act on.
+ * Sessions minted before sessions had records have none, and neither has a
+ * session whose store forgot it (a memory store after a restart). Either is
+ * refused rather than trusted until it expires: a session nobody can revoke
+ * is what records exist to end (docs/concepts.md, "Sessions").
+ */
+const SESSION_NOT_ON_RECORD =
+  'this session is not on record (minted before sessions had records, or its token store lost it): sign in again';
+
+/**
  * Check a chain read for `claims` (nearest first) and return it. Throws
  * `AuthenticationError` with reason `unknown` (no record, another token's
- * record, a different kind, owner or expiry, a broken chain), `revoked` (any
- * record revoked) or `expired` (any record expired at `nowMs`); a chain that is
- * not made of records is `UnavailableError` (a faulty store).
+ * record, a different kind, owner or expiry, a broken chain, a session record
+ * with a parent), `revoked` (any record revoked) or `expired` (any record
+ * expired at `nowMs`); a chain that is not made of records is
+ * `UnavailableError` (a faulty store).
  *
  * @example
  * ```ts
@@ -51,7 +62,9 @@ function isRecordShaped(r: unknown): r is TokenRecord {
  * ```
  */
 export function checkChain(chain: unknown, claims: ChainClaims, nowMs: number): readonly TokenRecord[] {
-  if (chain === null || chain === undefined) throw new AuthenticationError('unknown');
+  if (chain === null || chain === undefined) {
+    throw claims.kind === 'session' ? new AuthenticationError('unknown', SESSION_NOT_ON_RECORD) : new AuthenticationError('unknown');
+  }
   if (!Array.isArray(chain) || !chain.every(isRecordShaped)) {
     throw new UnavailableError('token store returned something that is not a record chain');
   }
@@ -61,6 +74,8 @@ export function checkChain(chain: unknown, claims: ChainClaims, nowMs: number): 
     // The record, not the JWT, is the authority; a JWT whose expiry differs from
     // its record was not minted for it.
     if (head.expiresAt.getTime() !== claims.exp * 1000) throw new AuthenticationError('unknown');
+    // issueSession never gives a session a parent: a row that says otherwise was not written by it.
+    if (claims.kind === 'session' && head.parentId !== null) throw new AuthenticationError('unknown');
     for (let i = 0; i < chain.length; i++) {
       const rec = chain[i] as TokenRecord;
       if (rec.ownerId !== claims.sub) throw new AuthenticationError('unknown');

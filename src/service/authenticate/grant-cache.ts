@@ -190,8 +190,8 @@ export class GrantCache {
   }
 
   /**
-   * The grant for `roles` and the chain of `tokenId` (`null` for a session,
-   * whose chain is `null`). `layers(chain, scopes)` is only called on a miss,
+   * The grant for `roles` and the chain of `tokenId` (`null`, with a `null`
+   * chain, for the roles alone: a session). `layers(chain, scopes)` is only called on a miss,
    * with each record's scopes as read once here (taking the chain spares a
    * closure per request). Throws what `createGrant` throws.
    */

@@ -16,15 +16,18 @@ import type { Scope } from '../../core/scopes';
 import type { TokenRecord } from '../../stores';
 import type { PrincipalState } from '../context';
 
-// The token chain a principal was authenticated with (nearest first; `null`
-// for a session), served like the grant: only a real principal answers, of any
-// Auth instance. Module-private: others ask principalScopes.
-const CHAIN_SLOT: unique symbol = Symbol('svc-auth.chain');
+// What a principal was authenticated with (its token chain, nearest first,
+// `null` for `principalFor` and a trusted issuer's session; a trusted issuer's narrowing), served like the grant:
+// only a real principal answers, of any Auth instance. Module-private: others
+// ask principalScopes.
+const STATE_SLOT: unique symbol = Symbol('svc-auth.state');
 
 /**
  * @internal the scopes a principal's token shows: its own, else the nearest
- * ancestor's that has scopes (what an unscoped child inherits, A5); `null` for
- * full access (a session, a chain without scopes); `undefined` for anything
+ * ancestor's that has scopes (what an unscoped child inherits, A5); for a
+ * trusted issuer's session narrowed by its `scope` claim, that one global entry
+ * (none when the claim named no svc permission); `null` for full access (a
+ * session, a chain without scopes); `undefined` for anything
  * that is not a principal some `auth.authenticate` returned. For display (the
  * `AuthInfo.scopes` of svc-auth/mcp): decisions still use every layer. Never throws.
  *
@@ -38,9 +41,10 @@ const CHAIN_SLOT: unique symbol = Symbol('svc-auth.chain');
 export function principalScopes(p: unknown): readonly Scope[] | null | undefined {
   try {
     if (typeof p !== 'object' || p === null) return undefined;
-    const chain = (p as { [CHAIN_SLOT]?: readonly TokenRecord[] | null })[CHAIN_SLOT];
-    if (chain === undefined) return undefined;
-    return chain?.find((r) => r.scopes !== null)?.scopes ?? null;
+    const state = (p as { [STATE_SLOT]?: PrincipalState })[STATE_SLOT];
+    if (state === undefined) return undefined;
+    if (state.narrowing !== undefined) return state.narrowing;
+    return state.chain?.find((r) => r.scopes !== null)?.scopes ?? null;
   } catch {
     // A throwing getter or Proxy trap: not a principal.
     return undefined;
@@ -60,7 +64,7 @@ export function principalScopes(p: unknown): readonly Scope[] | null | undefined
  * ```
  */
 export interface PrincipalFactory {
-  /** A frozen principal with `grant` attached; `head` is the token's own record (none for a session). */
+  /** A frozen principal with `grant` attached; `head` is the token's own record (none for `principalFor`). */
   make(
     kind: Principal['kind'],
     userId: string,
@@ -94,7 +98,7 @@ export function principalFactory(): PrincipalFactory {
     readonly kind: Principal['kind'];
     readonly userId: string;
     readonly expiresAt: Date;
-    // `declare`: absent for a session rather than present as undefined.
+    // `declare`: absent rather than present as undefined (no record; a session has no token name).
     declare readonly tokenId?: string;
     declare readonly tokenName?: string;
     declare readonly committerIdentity?: string;
@@ -115,7 +119,8 @@ export function principalFactory(): PrincipalFactory {
       if (head !== undefined) {
         const self = this as { tokenId?: string; tokenName?: string; committerIdentity?: string };
         self.tokenId = head.id;
-        self.tokenName = head.name;
+        // Names are the user's namespace of PATs (T7); a session's label is no token name.
+        if (kind !== 'session') self.tokenName = head.name;
         if (head.committerIdentity !== null) self.committerIdentity = head.committerIdentity;
       }
       this.#grant = grant;
@@ -127,8 +132,8 @@ export function principalFactory(): PrincipalFactory {
       return #grant in this ? this.#grant : undefined;
     }
 
-    get [CHAIN_SLOT](): readonly TokenRecord[] | null | undefined {
-      return #state in this ? this.#state.chain : undefined;
+    get [STATE_SLOT](): PrincipalState | undefined {
+      return #state in this ? this.#state : undefined;
     }
 
     static stateOf(p: unknown): PrincipalState | undefined {

@@ -45,16 +45,16 @@ export function refusalReporter(
     }
     if (!(err instanceof AuthenticationError)) return err;
     const claims = verified ?? expiredClaimsOf(err);
-    const known = claims !== undefined && claims.kind !== 'session';
+    // Its signature verified, and every kind has a record (sessions too): its id traces it.
     const out =
-      known && err.tokenId === undefined
+      claims !== undefined && err.tokenId === undefined
         ? new AuthenticationError(err.reason, err.message, { cause: err.cause, tokenId: claims.jti })
         : err;
     if (events !== null) {
       const actor: EventActor =
         claims === undefined
           ? { kind: 'unknown', userId: null, tokenId: null, tokenName: null }
-          : { kind: claims.kind, userId: claims.sub, tokenId: known ? claims.jti : null, tokenName: null };
+          : { kind: claims.kind, userId: claims.sub, tokenId: claims.jti, tokenName: null };
       events.emit(Object.freeze({ type: 'auth.failed', at: eventTime(), actor: Object.freeze(actor), reason: err.reason }));
     }
     return out;

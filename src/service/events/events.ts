@@ -11,7 +11,15 @@
  */
 import type { Principal } from '../../core/policy';
 import type { TokenRecord } from '../../stores';
-import type { AccessDeniedEvent, AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenRevokedEvent } from './types';
+import type {
+  AccessDeniedEvent,
+  AuthEvent,
+  AuthEventHook,
+  EventActor,
+  TokenCreatedEvent,
+  TokenLeakedEvent,
+  TokenRevokedEvent,
+} from './types';
 import { redactEvent } from './redact';
 
 export type {
@@ -22,6 +30,7 @@ export type {
   EventActor,
   TokenCreatedEvent,
   TokenExpiringEvent,
+  TokenLeakedEvent,
   TokenRevokedEvent,
 } from './types';
 
@@ -262,4 +271,29 @@ export function createdEvent(at: Date, actor: EventActor, record: TokenRecord): 
 export function revokedEvent(at: Date, actor: EventActor, tokenId: string, revoked: unknown): TokenRevokedEvent {
   const revokedIds = Array.isArray(revoked) ? revoked.filter((id): id is string => typeof id === 'string') : [];
   return Object.freeze({ type: 'token.revoked', at, actor, tokenId, revokedIds: Object.freeze(revokedIds) });
+}
+
+/**
+ * @internal The `token.leaked` event of a reported token just revoked (`head` its record), by the server.
+ *
+ * @example
+ * ```ts
+ * events.emit(leakedEvent(new Date(), { source: 'github', url: null }, record, await store.revoke([record.id], at)));
+ * ```
+ */
+export function leakedEvent(
+  at: Date,
+  by: { source: string; url: string | null },
+  head: TokenRecord,
+  revokedIds: readonly string[],
+): TokenLeakedEvent {
+  return Object.freeze({
+    type: 'token.leaked',
+    at,
+    actor: SERVER_ACTOR,
+    source: by.source,
+    url: by.url,
+    token: Object.freeze({ id: head.id, name: head.name, kind: head.kind, ownerId: head.ownerId, parentId: head.parentId }),
+    revokedIds: Object.freeze([...revokedIds]),
+  });
 }

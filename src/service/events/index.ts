@@ -13,11 +13,12 @@ export type {
   TokenExpiringEvent,
   AuthFailedEvent,
   AccessDeniedEvent,
+  TokenLeakedEvent,
 } from './events';
 export type { FlushOptions } from './flush';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
-export { registerEvents, revokedEvent, SERVER_ACTOR, createdEvent, actorOf } from './events';
+export { registerEvents, revokedEvent, SERVER_ACTOR, createdEvent, actorOf, leakedEvent } from './events';
 export { flushDeadline, flushWithin } from './flush';
 export { LastUsedRecorder, recorderFor } from './last-used';
 export { redactEvent } from './redact';

@@ -5,11 +5,12 @@
  */
 import type { AuthenticationReason } from '../../errors';
 import type { Scope } from '../../core/scopes';
+import type { TokenKind } from '../../tokens';
 
 /**
- * Who acted. `server` is code calling `auth.revokeToken` or
- * `auth.issueComponentToken`; `unknown` is a credential whose signature did not
- * verify (nothing about it can be trusted).
+ * Who acted. `server` is code calling `auth.revokeToken`,
+ * `auth.issueComponentToken` or `auth.issueSession`; `unknown` is a credential
+ * whose signature did not verify (nothing about it can be trusted).
  *
  * @example
  * ```ts
@@ -24,7 +25,8 @@ export interface EventActor {
 }
 
 /**
- * A PAT or a component token was created.
+ * A PAT, a component token or a session was created (`token.kind` says which;
+ * a session is issued by server code, so its actor is `server`).
  *
  * @example
  * ```ts
@@ -38,7 +40,7 @@ export interface TokenCreatedEvent {
   readonly token: {
     readonly id: string;
     readonly name: string;
-    readonly kind: 'pat' | 'component';
+    readonly kind: 'pat' | 'component' | 'session';
     readonly ownerId: string;
     readonly parentId: string | null;
     readonly expiresAt: Date;
@@ -71,8 +73,8 @@ export interface TokenRevokedEvent {
  * an address its `allowedIps` do not hold (reason `ip`: the error is a
  * `ForbiddenError`, answered 403, and the actor names the token). `actor.userId` is set when the
  * signature verified and the token was still refused (revoked, expired, not
- * in the store), and `actor.tokenId` too for a PAT or component token: a
- * revoked or expired token still in use can be traced. `null` otherwise.
+ * in the store), and `actor.tokenId` too (every kind has a record, sessions
+ * included): a revoked or expired token still in use can be traced. `null` otherwise.
  *
  * @example
  * ```ts
@@ -133,6 +135,47 @@ export interface TokenExpiringEvent {
 }
 
 /**
+ * A token reported as leaked (`auth.reportLeaked`, the credential revocation
+ * endpoint, GitHub secret scanning) was active and is now revoked, with its
+ * whole subtree (T6). It is the revocation's only event: no `token.revoked`
+ * accompanies it. `actor` is `server` (the reporter is anonymous); `source`
+ * says who reported it and `url`, when known, where it was found. Never the
+ * token value.
+ *
+ * @example
+ * ```ts
+ * if (e.type === 'token.leaked') alert(e.token.ownerId, `${e.token.name} was found at ${e.url ?? e.source} and revoked`);
+ * ```
+ */
+export interface TokenLeakedEvent {
+  /** The event's kind. */
+  readonly type: 'token.leaked';
+  /** When the token was revoked. */
+  readonly at: Date;
+  /** Always `server`: whoever reported the token is not known. */
+  readonly actor: EventActor;
+  /** Who reported it: the `source` given to `reportLeaked` (`'http'`, `'github'`, ...). */
+  readonly source: string;
+  /** Where it was found (the `url` of a GitHub match), or `null`. */
+  readonly url: string | null;
+  /** The reported token, as its record says. */
+  readonly token: {
+    /** Its id (the JWT `jti`); never its value. */
+    readonly id: string;
+    /** The name its owner gave it. */
+    readonly name: string;
+    /** `pat`, `component` or `session`. */
+    readonly kind: TokenKind;
+    /** Whose it is: the user to tell. */
+    readonly ownerId: string;
+    /** The PAT that created it, or `null`. */
+    readonly parentId: string | null;
+  };
+  /** Every id the cascade newly revoked (T6): the token itself first, then its descendants. */
+  readonly revokedIds: readonly string[];
+}
+
+/**
  * Every audit event, discriminated by `type`.
  *
  * @example
@@ -141,7 +184,7 @@ export interface TokenExpiringEvent {
  * const onEvent = (e: AuthEvent): void => console.log(e.type, e.at.toISOString(), e.actor.tokenId);
  * ```
  */
-export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | TokenExpiringEvent | AuthFailedEvent | AccessDeniedEvent;
+export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | TokenExpiringEvent | AuthFailedEvent | AccessDeniedEvent | TokenLeakedEvent;
 
 /**
  * The `onEvent` hook. May be async; its result never changes a decision.

@@ -1,9 +1,11 @@
 /**
- * Token management of `createAuth`: `client(principal).token.*` (M1-M5) and
- * the issuing of sessions and component tokens (T3).
+ * Token management of `createAuth`: `client(principal).token.*` (M1-M5),
+ * `client(principal).sessions.*`, and the issuing of sessions and component
+ * tokens (T3).
  * @module
  */
 export { tokenApi } from './token-api';
+export { sessionApi } from './session-api';
 export { issuers } from './issue';
 export { sweeper } from './sweep';
 

@@ -166,9 +166,16 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
   const userId = p.userId;
   const rootId = p.kind === 'pat' ? (p.tokenId as string) : null;
 
+  /** Recheck the caller (T5); resolves to the chain a new token is created under: a PAT's, else none. */
   async function begin(): Promise<readonly TokenRecord[] | null> {
     if (p.kind === 'component') throw new ForbiddenError('component tokens may not manage tokens');
-    return ctx.recheck(p);
+    // A token minted here would not carry the issuer's scope: a `repo:read` grant could mint a full-access PAT.
+    if (state.narrowing !== undefined) {
+      throw new ForbiddenError("a session narrowed by its identity provider's scope claim may not manage tokens");
+    }
+    const chain = await ctx.recheck(p);
+    // A session's own record is no parent: what it creates is top-level, limited by nothing of the session's (M1).
+    return p.kind === 'pat' ? chain : null;
   }
 
   async function managed(): Promise<TokenRecord[]> {

@@ -1,10 +1,11 @@
 /**
- * Pure helpers over token records: derived status (T4), the management view
- * (`TokenInfo`), which records a credential manages (M1, M2), and which record
- * a name designates (T7).
+ * Pure helpers over token records: derived status (T4), the management views
+ * (`TokenInfo`, `SessionInfo`), which records a credential manages (M1, M2),
+ * and which record a name designates (T7).
  * @module
  */
 import type { TokenRecord } from '../../stores';
+import type { SessionInfo } from '../session-types';
 import type { LastUse, TokenInfo } from '../types';
 
 /**
@@ -63,9 +64,32 @@ function lastUseOf(record: TokenRecord): LastUse | null {
 }
 
 /**
+ * The view of a session record that `client(p).sessions` shows, frozen; `currentId`
+ * is the id of the caller's own session, if it has one.
+ *
+ * @example
+ * ```ts
+ * toSessionInfo(record, Date.now(), p.tokenId).current; // true for the caller's own session
+ * ```
+ */
+export function toSessionInfo(record: TokenRecord, nowMs: number, currentId: string | undefined): SessionInfo {
+  return Object.freeze({
+    id: record.id,
+    name: record.name,
+    status: statusOf(record, nowMs),
+    createdAt: new Date(record.createdAt.getTime()),
+    expiresAt: new Date(record.expiresAt.getTime()),
+    revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt.getTime()),
+    lastUsedAt: record.lastUsedAt instanceof Date ? new Date(record.lastUsedAt.getTime()) : null,
+    current: record.id === currentId,
+  });
+}
+
+/**
  * The PAT records a credential manages, in creation order: every PAT of the
  * owner for a session (M1), or the descendant subtree of `rootId`, without the
- * root itself, for a PAT (M2). Component records are never managed.
+ * root itself, for a PAT (M2). Component and session records are never managed
+ * as tokens (sessions have `client(p).sessions`).
  *
  * @example
  * ```ts

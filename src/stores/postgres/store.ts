@@ -48,7 +48,7 @@ export type { PostgresTokenStoreOptions };
  * - `insert` of a PAT is a short transaction (BEGIN, advisory lock on
  *   owner+name, one checking insert, COMMIT: four round trips), because the
  *   name check must see every competing insert that committed before it; a
- *   component record is one statement.
+ *   session or component record (no name to check) is one statement.
  * - `revoke` is one recursive UPDATE, run once more to confirm that no child
  *   was inserted under a row while it was being revoked (normally two round trips).
  * - Every failure (timeout, refused or dropped connection, any database error)

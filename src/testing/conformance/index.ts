@@ -1,6 +1,6 @@
 /**
  * The `TokenStore` conformance suite: the behaviour every store must have for
- * the service to be correct (T5-T7), as vitest tests that an adapter's own test
+ * the service to be correct (T3 session records, T5-T7), as vitest tests that an adapter's own test
  * file registers with one call. Tests use a pinned clock, fresh ids and owners
  * per test (so a shared database table works without truncation) and no sleeps.
  * @module
@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenStore } from '../../stores';
 import { insertCases } from './insert';
 import { revokeCases } from './revoke';
+import { sessionCases } from './sessions';
 import { touchCases } from './touch';
 import { usageCases } from './usage';
 import { expiryCases } from './expiry';
@@ -73,6 +74,7 @@ export function conformanceCases(): ConformanceCase[] {
   touchCases(it);
   usageCases(it);
   expiryCases(it);
+  sessionCases(it);
   return cases;
 }
 

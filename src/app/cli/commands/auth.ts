@@ -1,15 +1,19 @@
 /**
- * `svc auth login|logout|status` (docs/cli.md, C1, C2). The dev instance has no
- * OAuth: `login --user <id>` issues a session for that user and saves it in
- * `SVC_HOME/session.json` (mode 0600). `SVC_TOKEN`, when set, wins over it.
+ * `svc auth login|logout|status|sessions` (docs/cli.md, C1, C2). The dev
+ * instance has no OAuth: `login --user <id>` issues a session for that user
+ * (with a record on the instance, like every session) and saves it in
+ * `SVC_HOME/session.json` (mode 0600); `logout` revokes it on the instance,
+ * then forgets it. `SVC_TOKEN`, when set, wins over the saved session.
  * @module
  */
 import { rm } from 'node:fs/promises';
-import { UnavailableError, ValidationError, type IssueInput } from '../../../errors';
+import { AuthenticationError, UnavailableError, ValidationError, type IssueInput } from '../../../errors';
 import { LIFETIMES, parseShortDuration } from '../../../tokens';
+import type { DevInstance } from '../../dev';
 import { renameIssues } from '../args';
-import { defineCommand, type Command } from '../command';
+import { defineCommand, withHint, type Command } from '../command';
 import { clean, dateText, json } from '../output';
+import { authSessions } from './sessions';
 
 const LOGIN_HELP = `Usage: svc auth login --user <id> [--expires <N>d|h|m]
 
@@ -26,7 +30,11 @@ Options:
 
 const LOGOUT_HELP = `Usage: svc auth logout
 
-Forget the saved session. Tokens you created stay valid until revoked.
+Revoke the saved session on the dev instance, so that a copy of it stops
+working too, then forget it. A saved session that has expired or was already
+revoked is simply forgotten. If the instance cannot be reached, the session
+is kept and the command fails: run it again. Tokens you created stay valid
+until revoked; 'svc auth sessions' shows and ends your other sessions.
 
 Options:
   -h, --help   show this help
@@ -43,6 +51,9 @@ Options:
   -h, --help   show this help
 `;
 
+/** The name of the sessions `svc auth login` makes, as `svc auth sessions` shows them. */
+const CLI_SESSION = 'cli';
+
 /** `svc auth login`. */
 export const authLogin = defineCommand({
   name: 'login',
@@ -54,7 +65,8 @@ export const authLogin = defineCommand({
     if (expires !== undefined) sessionLifetime(expires);
   },
   async run({ flags: { user, expires }, dev, io }) {
-    const token = await dev.auth.issueSession(user, expires === undefined ? undefined : { expiresIn: expires }).catch((err: unknown) => {
+    const options = expires === undefined ? { name: CLI_SESSION } : { name: CLI_SESSION, expiresIn: expires };
+    const token = await dev.auth.issueSession(user, options).catch((err: unknown) => {
       throw renameIssues(err, { userId: '--user', expiresIn: '--expires' });
     });
     const principal = await dev.auth.authenticate(token);
@@ -85,21 +97,58 @@ function sessionLifetime(value: string): void {
   }
 }
 
+/**
+ * End the saved session on the instance: `'revoked'` when this call ended it, else
+ * what kept it from working already (an `AuthenticationError` reason such as
+ * `expired` or `revoked`): nothing is left to revoke then. Any other failure (the
+ * store unreachable) is thrown, so that the caller keeps the session to try again:
+ * forgetting a session that still works would only look like a logout.
+ */
+async function endSaved(dev: DevInstance, token: string): Promise<string> {
+  let principal;
+  try {
+    principal = await dev.auth.authenticate(token);
+  } catch (err) {
+    if (err instanceof AuthenticationError) return err.reason;
+    throw err;
+  }
+  // Only `svc auth login` writes the file; anything else in it is not ours to revoke.
+  if (principal.kind !== 'session' || principal.tokenId === undefined) return 'type';
+  await dev.auth.client(principal).sessions.revoke(principal.tokenId);
+  return 'revoked';
+}
+
+const ENDED_BEFORE: Record<string, string> = {
+  expired: 'it had expired',
+  revoked: 'it had already been revoked',
+};
+
 /** `svc auth logout`. */
 export const authLogout = defineCommand({
   name: 'logout',
-  summary: 'forget the saved session',
+  summary: 'revoke the saved session and forget it',
   help: LOGOUT_HELP,
   flags: {},
   needs: 'instance',
   async run({ dev, io }) {
-    const had = (await dev.session.read()) !== undefined;
+    const saved = await dev.session.read();
+    if (saved === undefined) {
+      io.stdout('not logged in\n');
+      return 0;
+    }
+    const outcome = await endSaved(dev, saved.token).catch((err: unknown) => {
+      throw withHint(err, "the saved session was kept (it may still work): run 'svc auth logout' again once the instance answers");
+    });
     try {
       await rm(dev.session.path, { force: true });
     } catch (err) {
       throw new UnavailableError(`cannot remove ${dev.session.path}`, { cause: err });
     }
-    io.stdout(had ? 'logged out\n' : 'not logged in\n');
+    const why =
+      outcome === 'revoked'
+        ? 'the session was revoked on the instance'
+        : `the saved session was forgotten; ${ENDED_BEFORE[outcome] ?? 'this instance does not accept it'}`;
+    io.stdout(`logged out: ${why}\n`);
     return 0;
   },
 });
@@ -124,4 +173,4 @@ export const authStatus = defineCommand({
 });
 
 /** The `auth` group, in help order. */
-export const authCommands: readonly Command[] = [authLogin, authLogout, authStatus];
+export const authCommands: readonly Command[] = [authLogin, authLogout, authStatus, authSessions];

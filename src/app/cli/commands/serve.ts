@@ -2,12 +2,14 @@
  * `svc serve`: run the reference dev server until SIGINT or SIGTERM.
  * @module
  */
-import { ValidationError } from '../../../errors';
+import { ValidationError, type IssueInput } from '../../../errors';
+import { checkTrustedIssuers, type TrustedIssuer } from '../../../tokens';
 import { defineCommand } from '../command';
-import { createDevServer } from '../../dev';
+import { createDevServer, DEV_ISSUER } from '../../dev';
 import { packageVersion } from '../version';
 
 const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
+                 [--trust-issuer <url> --audience <aud>]...
 
 Run the reference HTTP server on the dev instance (the same SVC_HOME as the
 other commands). Once it listens it prints two lines on stdout: the base URL
@@ -26,17 +28,30 @@ Endpoints (send 'Authorization: Bearer <token>'):
   POST /mcp                                         MCP (Streamable HTTP, stateless): tools whoami,
       repo_head, thing_get, thing_put; a read-only token sees no thing_put
   GET /.well-known/oauth-protected-resource/mcp     its RFC 9728 metadata (no credential)
+  POST /api/credentials/revoke                      revoke leaked tokens (no credential);
+      body {"credentials": ["<token>", ...]}, answer 202 whatever was sent
 
 A request to /mcp with an Origin header (a browser) is refused with 403
 unless that origin is the server's own or given with --allow-origin: a web
 page cannot reach the endpoint through DNS rebinding. Clients that are not
 browsers send no Origin and are not affected.
 
+With --trust-issuer, the server also accepts JWT access tokens of that
+identity provider (an OAuth 2.0 / OpenID Connect server) as sessions of
+their user (the 'sub' claim): 'iss' must be the URL exactly, 'aud' must
+contain the --audience given with it, and its keys are found by discovery.
+Give --audience once per --trust-issuer, in the same order. Roles come from
+'svc member set' as for any user.
+
 Options:
       --host <host>            address to listen on (default 127.0.0.1)
   -p, --port <port>            port, 0 for a free one (default 8080)
       --allow-origin <origin>  a browser origin allowed to call /mcp, such as
                                http://localhost:6274 (repeatable)
+      --trust-issuer <url>     accept this identity provider's access tokens
+                               (https, or http on localhost; repeatable)
+      --audience <aud>         the audience its tokens must name: one for
+                               each issuer, in the same order (repeatable)
   -h, --help                   show this help
 `;
 
@@ -45,15 +60,25 @@ export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'run the reference HTTP server on the dev instance',
   help: SERVE_HELP,
-  flags: { host: { type: 'string' }, port: { type: 'string', short: 'p' }, 'allow-origin': { type: 'string', multiple: true } },
-  needs: 'instance',
-  input: ({ port = '8080' }) => {
-    if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
-      throw new ValidationError([{ path: '--port', message: 'expected a port number from 0 to 65535 (0 picks a free one)' }]);
-    }
-    return Number(port);
+  flags: {
+    host: { type: 'string' },
+    port: { type: 'string', short: 'p' },
+    'allow-origin': { type: 'string', multiple: true },
+    'trust-issuer': { type: 'string', multiple: true },
+    audience: { type: 'string', multiple: true },
   },
-  async run({ flags: { host = '127.0.0.1', 'allow-origin': origins }, input: port, dev, io }) {
+  needs: 'instance',
+  input: ({ port = '8080', 'trust-issuer': issuers = [], audience = [] }) => {
+    const issues: IssueInput[] = [];
+    if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
+      issues.push({ path: '--port', message: 'expected a port number from 0 to 65535 (0 picks a free one)' });
+    }
+    const trustedIssuers = trustFlags(issuers, audience, issues);
+    if (issues.length > 0) throw new ValidationError(issues);
+    return { port: Number(port), trustedIssuers };
+  },
+  open: ({ trustedIssuers }) => (trustedIssuers.length === 0 ? {} : { trustedIssuers }),
+  async run({ flags: { host = '127.0.0.1', 'allow-origin': origins }, input: { port }, dev, io }) {
     const server = await createDevServer({
       instance: dev,
       log: (line) => io.stderr(`${line}\n`),
@@ -85,6 +110,31 @@ export const serveCommand = defineCommand({
     return 0;
   },
 });
+
+/**
+ * `--trust-issuer` and `--audience`, paired in order, checked as `createAuth` checks
+ * `trustedIssuers` but with the problems named by the flags the user typed.
+ */
+function trustFlags(issuers: readonly string[], audiences: readonly string[], issues: IssueInput[]): TrustedIssuer[] {
+  if (issuers.length !== audiences.length) {
+    issues.push({
+      path: '--audience',
+      message: `give one --audience per --trust-issuer (${issuers.length} issuers, ${audiences.length} audiences)`,
+    });
+    return [];
+  }
+  const list = issuers.map((issuer, i) => ({ issuer, audience: audiences[i] as string }));
+  const found: IssueInput[] = [];
+  checkTrustedIssuers(list, DEV_ISSUER, found);
+  for (const issue of found) {
+    const [, i, field] = issue.path as readonly (string | number)[];
+    issues.push({
+      path: [field === 'audience' ? '--audience' : '--trust-issuer', ...(typeof i === 'number' ? [i] : [])],
+      message: issue.message,
+    });
+  }
+  return list;
+}
 
 /** The library names a bad origin `options.allowedOrigins[i]`; the user typed `--allow-origin`. */
 function asFlagError(err: unknown): unknown {

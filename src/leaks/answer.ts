@@ -1,0 +1,111 @@
+/**
+ * The answers of the leak endpoints, built once as data and then written to
+ * a node `ServerResponse` or made a fetch `Response`. Every refusal has the
+ * H2 body (`{ error, message, reason?, issues? }`): a `ValidationError`'s
+ * issues go through `httpError`, which scrubs and caps them like every other
+ * answer of the library. No answer carries a stack or a token value.
+ * @module
+ */
+import type { ServerResponse } from 'node:http';
+import { ValidationError, type IssueInput } from '../errors';
+import { httpError } from '../http';
+
+/** @internal one answer, before it is written. */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+});
+
+/** @internal a JSON answer. */
+export function json(status: number, body: unknown, extra?: Record<string, string>): Answer {
+  return { status, headers: { ...JSON_HEADERS, ...extra }, body };
+}
+
+/** @internal a `ValidationError` answer (H2 body with `issues`), at `status` (400, or 405, 413, 415). */
+export function invalid(issues: IssueInput[], status = 400, extra?: Record<string, string>): Answer {
+  const made = httpError(new ValidationError(issues));
+  return { status, headers: { ...made.headers, ...extra }, body: made.body };
+}
+
+/** @internal 405: the endpoints take POST only. */
+export function postOnly(): Answer {
+  return invalid([{ code: 'invalid_value', path: 'method', message: 'use POST' }], 405, { allow: 'POST' });
+}
+
+/** @internal 413: the body is over the cap. Sent with `Connection: close` by the node form (the rest is never read). */
+export function tooLarge(max: number): Answer {
+  return invalid([{ code: 'too_big', path: 'body', message: `is larger than ${max} bytes` }], 413);
+}
+
+/**
+ * @internal 403 for a request whose signature does not hold. Not a 401: that
+ * status needs a `WWW-Authenticate` challenge (RFC 9110), and a webhook
+ * signature is no HTTP authentication scheme a client could answer.
+ */
+export function unsigned(message: string): Answer {
+  return json(403, { error: 'forbidden', message, reason: 'signature' });
+}
+
+/** @internal 429 with the seconds to wait. Typed as `unavailable`: nothing is wrong with the request itself. */
+export function rateLimited(retryAfterSec: number): Answer {
+  return json(
+    429,
+    { error: 'unavailable', message: 'too many requests from this address: retry later', reason: 'rate_limited' },
+    { 'retry-after': String(retryAfterSec) },
+  );
+}
+
+/** @internal 503: a dependency (the token store, GitHub's keys) failed, or cannot answer yet. Never an accept. */
+export function unavailable(message: string, retryAfterSec = 1): Answer {
+  return json(503, { error: 'unavailable', message }, { 'retry-after': String(retryAfterSec) });
+}
+
+/** @internal 500: something nobody expected; the client learns nothing of it. */
+export function internal(): Answer {
+  return json(500, { error: 'internal', message: 'internal error' });
+}
+
+/** @internal the same answer, closing the connection once it is sent (a node request whose body was left unread). */
+export function closing(a: Answer): Answer {
+  return { ...a, headers: { ...a.headers, connection: 'close' } };
+}
+
+/** @internal write `a` to a node response; never throws (a response that cannot take it is cut off instead). */
+export function writeNode(res: ServerResponse, a: Answer): void {
+  try {
+    if (res.headersSent || res.writableEnded) {
+      res.destroy();
+      return;
+    }
+    const text = JSON.stringify(a.body);
+    res.writeHead(a.status, { ...a.headers, 'content-length': String(Buffer.byteLength(text)) }).end(text);
+  } catch {
+    try {
+      res.destroy();
+    } catch {
+      // Nothing left to answer on.
+    }
+  }
+}
+
+/** @internal `a` as a fetch `Response`. */
+export function toResponse(a: Answer): Response {
+  return new Response(JSON.stringify(a.body), { status: a.status, headers: a.headers });
+}
+
+/** @internal an `onError` hook that never throws (a failing logger must not turn an answer into a crash). */
+export function reporter(onError: ((err: unknown) => void) | undefined): (err: unknown) => void {
+  return (err) => {
+    try {
+      onError?.(err);
+    } catch {
+      // Logging failed; the client still gets its answer.
+    }
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * The request path of a trusted issuer's access token (T10), apart from the
+ * path of svc-auth's own tokens: the verified token becomes a session of its
+ * user, capped by the user's live roles like any session, and narrowed to the
+ * svc permissions of its `scope` claim when it has one (one global-tier layer).
+ * Such a narrowed session manages no tokens (token-api refuses it), or a
+ * `repo:read` grant to an MCP client could mint itself a full-access PAT.
+ * @module
+ */
+import { UnavailableError } from '../../errors';
+import { compileLayer, type CompiledLayer, type Principal, type UserRoles } from '../../core/policy';
+import type { Scope } from '../../core/scopes';
+import type { Permission } from '../../core/vocabulary';
+import { IssuerVerifier, type IssuerClaims } from '../../tokens';
+import { checkUserId } from '../identity';
+import type { ResolvedOptions } from '../options';
+import type { GrantCache } from './grant-cache';
+import type { PrincipalFactory } from './principal';
+
+/** One permission set as a layer, with what the grant cache compares it by. */
+interface Narrowing {
+  /** The grant cache's key: no token id has this form, and equal inputs would build an equal grant anyway. */
+  readonly key: string;
+  /** The one global-tier entry (none when the scope named no svc permission: a layer that allows nothing). */
+  readonly scopes: readonly Scope[];
+  /** A one-record "chain" carrying the scopes, in the shape the grant cache reads. */
+  readonly chain: readonly { readonly scopes: readonly Scope[] }[];
+  /** What the grant cache calls on a miss: made once here, not a closure per request. */
+  readonly layers: () => CompiledLayer[];
+}
+
+/**
+ * @internal what `authenticate` asks of the trusted-issuer path.
+ *
+ * @example
+ * ```ts
+ * const foreign = issuers.cached(token, nowSec) ?? issuers.route(token, nowSec);
+ * if (foreign !== undefined) return issuers.principal(foreign instanceof Promise ? await foreign : foreign);
+ * ```
+ */
+export interface IssuerPath {
+  /** The claims of an issuer token verified recently, without a promise; else `undefined`. */
+  cached(token: string, nowSec: number): IssuerClaims | undefined;
+  /** Verify an issuer's token; `undefined` when the token is not one (svc-auth's own verifier answers). */
+  route(token: string, nowSec: number): Promise<IssuerClaims> | undefined;
+  /** The session principal of verified claims, with the user's roles read now (T5). */
+  principal(claims: IssuerClaims): Principal | Promise<Principal>;
+}
+
+/**
+ * @internal the trusted-issuer path of one `Auth` instance, or `null` without
+ * `trustedIssuers`. Shares the instance's grant cache and principal factory;
+ * `rolesOf` is the instance's own (deadline, fail-closed).
+ *
+ * @example
+ * ```ts
+ * const issuers = issuerPath(opts, { rolesOf, grants, principals });
+ * ```
+ */
+export function issuerPath(
+  opts: ResolvedOptions,
+  deps: {
+    readonly rolesOf: (userId: string) => UserRoles | Promise<UserRoles>;
+    readonly grants: GrantCache;
+    readonly principals: PrincipalFactory;
+  },
+): IssuerPath | null {
+  if (opts.trustedIssuers.length === 0) return null;
+  const needsSegment = opts.identityOf === undefined;
+  const verifier = new IssuerVerifier({
+    issuers: opts.trustedIssuers,
+    ownIssuer: opts.issuer,
+    clockToleranceSec: opts.clockToleranceSec,
+    cacheSize: opts.signatureCacheSize,
+    // The same rule as issueSession and principalFor: the id may have to form the default committer identity.
+    isUserId: (id) => {
+      try {
+        checkUserId(id, needsSegment);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
+  // Keyed by the verifier's interned permission arrays: at most 2^7 entries.
+  const narrowings = new Map<readonly Permission[], Narrowing>();
+  const noLayers = (): CompiledLayer[] => [];
+
+  function narrowingOf(permissions: readonly Permission[]): Narrowing {
+    let n = narrowings.get(permissions);
+    if (n === undefined) {
+      const scopes: readonly Scope[] = Object.freeze(
+        permissions.length === 0 ? [] : [Object.freeze({ permissions: Object.freeze([...permissions]) as Permission[] })],
+      );
+      const layer = compileLayer(scopes);
+      n = Object.freeze({
+        key: `\u0000issuer-scope:${permissions.join(' ')}`,
+        scopes,
+        chain: Object.freeze([Object.freeze({ scopes })]),
+        layers: () => [layer],
+      });
+      narrowings.set(permissions, n);
+    }
+    return n;
+  }
+
+  function make(claims: IssuerClaims, roles: UserRoles): Principal {
+    const narrowing = claims.permissions === null ? undefined : narrowingOf(claims.permissions);
+    let grant;
+    try {
+      grant =
+        narrowing === undefined
+          ? deps.grants.get(null, roles, null, noLayers)
+          : deps.grants.get(narrowing.key, roles, narrowing.chain, narrowing.layers);
+    } catch (err) {
+      // Bad role data is the membership source's fault; never an allow.
+      throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
+    }
+    const state = narrowing === undefined ? { roles, chain: null } : { roles, chain: null, narrowing: narrowing.scopes };
+    return deps.principals.make('session', claims.userId, new Date(claims.exp * 1000), undefined, grant, state);
+  }
+
+  return {
+    cached: (token, nowSec) => verifier.verifyCached(token, nowSec),
+    route: (token, nowSec) => verifier.route(token, nowSec),
+    principal(claims) {
+      const got = deps.rolesOf(claims.userId);
+      return got instanceof Promise ? got.then((roles) => make(claims, roles)) : make(claims, got);
+    },
+  };
+}

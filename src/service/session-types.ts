@@ -1,0 +1,74 @@
+/**
+ * Contract of `client(principal).sessions.*`: a user's own sessions, seen and
+ * ended. A session is what `auth.issueSession` mints after a sign-in; each has
+ * a record, read on every request like a PAT's (T3, T5), so ending one holds
+ * on its next request.
+ * @module
+ */
+
+/**
+ * A session as `client(p).sessions` shows it. It never carries the token value.
+ *
+ * @example
+ * ```ts
+ * import { createAuth, generateKeyRing, type SessionInfo } from 'svc-auth';
+ * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });
+ * const me = await auth.authenticate(await auth.issueSession('alice', { name: 'laptop' }));
+ * const sessions: SessionInfo[] = await auth.client(me).sessions.list();
+ * sessions[0]?.name;    // 'laptop'
+ * sessions[0]?.current; // true: the session `me` was authenticated with
+ * ```
+ */
+export interface SessionInfo {
+  /** The session's id (its JWT `jti`): `sessions.revoke(id)` and `auth.revokeToken(id)` take it. */
+  id: string;
+  /** The label given to `issueSession` (`name`), `'session'` by default; several sessions may share one. */
+  name: string;
+  /** Derived when read (T4): `revoked` if ended, else `expired` once now >= `expiresAt`, else `active`. */
+  status: 'active' | 'expired' | 'revoked';
+  /** When it was issued, in whole seconds (the JWT `iat`). */
+  createdAt: Date;
+  /** When it stops authenticating, in whole seconds (the JWT `exp`). */
+  expiresAt: Date;
+  /** When it was ended (`sessions.revoke`, `auth.revokeToken`, `svc auth logout`), or `null`. */
+  revokedAt: Date | null;
+  /** When `authenticate` last accepted it (recorded at most once per `lastUsedIntervalMs`); `null` if never. */
+  lastUsedAt: Date | null;
+  /** Whether this is the session the caller authenticated with. */
+  current: boolean;
+}
+
+/**
+ * The SDK namespace `client(principal).sessions.*`: the caller's own sessions.
+ * Only a session may use it (it sees and ends its own user's sessions); a PAT or
+ * a component token is refused every call with `ForbiddenError`, so a token
+ * handed to a script can never end its user's sign-ins. Token management
+ * (`client(p).token.*`) never lists sessions.
+ *
+ * @example
+ * ```ts
+ * import { createAuth, generateKeyRing } from 'svc-auth';
+ * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });
+ * const phone = await auth.issueSession('alice', { name: 'phone' });
+ * const me = await auth.authenticate(await auth.issueSession('alice', { name: 'laptop' }));
+ * const other = (await auth.client(me).sessions.list()).find((s) => !s.current && s.status === 'active');
+ * if (other) await auth.client(me).sessions.revoke(other.id); // the phone is signed out on its next request
+ * await auth.authenticate(phone).catch((err: unknown) => console.log(err)); // AuthenticationError, reason 'revoked'
+ * ```
+ */
+export interface SessionApi {
+  /**
+   * Every session of the caller's user, of every status, in the order they were issued.
+   * `ForbiddenError` for a PAT or component token; `AuthenticationError` when the caller's
+   * own session has been revoked or has expired since it was authenticated.
+   */
+  list(): Promise<SessionInfo[]>;
+  /**
+   * End one of the caller's user's sessions by id (the current one too): it is refused from its
+   * next request on. A session already ended is returned unchanged. `NotFoundError` for an id
+   * that is not one of this user's sessions (another user's, a PAT's, an unknown one: nothing
+   * leaks); `ValidationError` for an id that is not a string of 1 to 256 characters;
+   * `ForbiddenError` for a PAT or component token caller.
+   */
+  revoke(id: string): Promise<SessionInfo>;
+}

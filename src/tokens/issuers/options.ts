@@ -1,0 +1,148 @@
+/**
+ * The `trustedIssuers` option, checked once when `createAuth` builds the object:
+ * every problem of every entry is collected, so a deployment learns all of them at
+ * start-up rather than one per restart or, worse, on the first request.
+ * @module
+ */
+import type { IssueInput } from '../../errors';
+import { isPlainObject } from '../../core/vocabulary';
+import type { IssuerAlgorithm, IssuerConfig } from './types';
+
+/**
+ * Every algorithm a trusted issuer may sign with, the default of `algorithms`.
+ *
+ * @example
+ * ```ts
+ * ISSUER_ALGORITHMS.includes('HS256' as never); // false: never HMAC, never none
+ * ```
+ */
+export const ISSUER_ALGORITHMS: readonly IssuerAlgorithm[] = Object.freeze([
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'EdDSA',
+] as const);
+
+/** At most this many trusted issuers: each costs a key set in memory and, cold, a fetch. */
+export const MAX_TRUSTED_ISSUERS = 16;
+
+const KEYS = ['issuer', 'audience', 'userIdClaim', 'jwksUri', 'algorithms'];
+const MAX_URL = 1024;
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+// A claim name as IdPs write them, namespaced ones included (Auth0: `https://example.com/uid`);
+// never one that reads a prototype member.
+const CLAIM = /^[A-Za-z0-9_$][A-Za-z0-9_$.:/-]{0,255}$/;
+const FORBIDDEN_CLAIMS = new Set(['__proto__', 'constructor', 'prototype']);
+const PRINTABLE = /^[\x21-\x7e]+$/;
+
+/**
+ * Why `value` may not name an issuer or its keys, or `undefined` when it may: an
+ * absolute `https` URL (`http` only on a loopback host, for local IdPs and tests),
+ * without credentials, query or fragment. These rules also apply to the `jwks_uri`
+ * a discovery document names.
+ *
+ * @example
+ * ```ts
+ * urlProblem('https://sso.example.com/realms/acme'); // undefined
+ * urlProblem('http://sso.example.com');              // 'must be https (http only on localhost, 127.0.0.1 or [::1])'
+ * ```
+ */
+export function urlProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_URL || !PRINTABLE.test(value)) {
+    return `must be a URL of 1 to ${MAX_URL} printable characters without spaces`;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
+    return 'must be https (http only on localhost, 127.0.0.1 or [::1])';
+  }
+  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
+  if (url.search !== '' || value.includes('?')) return 'must not have a query';
+  if (url.hash !== '' || value.includes('#')) return 'must not have a fragment';
+  return undefined;
+}
+
+/**
+ * @internal Check `createAuth`'s `trustedIssuers` (`undefined`: none), adding every
+ * problem to `issues` at `trustedIssuers[i].<field>`; `ownIssuer` is the instance's own
+ * `issuer`, which may not be trusted as a foreign one. Returns the checked entries
+ * (meaningless when an issue was added).
+ *
+ * @example
+ * ```ts
+ * const issues: IssueInput[] = [];
+ * const list = checkTrustedIssuers([{ issuer: 'https://idp.example', audience: 'api' }], 'https://svc.example', issues);
+ * list[0]?.userIdClaim; // 'sub'
+ * ```
+ */
+export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: IssueInput[]): readonly IssuerConfig[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    issues.push({ path: ['trustedIssuers'], message: 'must be an array of { issuer, audience, userIdClaim?, jwksUri?, algorithms? }' });
+    return [];
+  }
+  if (value.length > MAX_TRUSTED_ISSUERS) {
+    issues.push({ code: 'too_big', path: ['trustedIssuers'], message: `at most ${MAX_TRUSTED_ISSUERS} trusted issuers` });
+    return [];
+  }
+  const out: IssuerConfig[] = [];
+  const seen = new Set<string>();
+  value.forEach((entry: unknown, i) => {
+    const at = (field?: string): (string | number)[] => (field === undefined ? ['trustedIssuers', i] : ['trustedIssuers', i, field]);
+    if (!isPlainObject(entry)) {
+      issues.push({ path: at(), message: 'must be an object { issuer, audience, userIdClaim?, jwksUri?, algorithms? }' });
+      return;
+    }
+    const before = issues.length;
+    for (const key of Reflect.ownKeys(entry)) {
+      if (typeof key !== 'string' || !KEYS.includes(key))
+        issues.push({ code: 'unrecognized_keys', path: at(String(key).slice(0, 64)), message: 'unknown option' });
+    }
+    const { issuer, audience, userIdClaim = 'sub', jwksUri, algorithms = ISSUER_ALGORITHMS } = entry;
+    const issuerProblem = urlProblem(issuer);
+    if (issuerProblem !== undefined) issues.push({ path: at('issuer'), message: issuerProblem });
+    else if (issuer === ownIssuer) {
+      issues.push({
+        path: at('issuer'),
+        message: "is this instance's own issuer: its tokens are verified with its own keys, not trusted as an identity provider's",
+      });
+    } else if (seen.has(issuer as string)) {
+      issues.push({ code: 'duplicate', path: at('issuer'), message: 'is listed twice' });
+    } else seen.add(issuer as string);
+    if (typeof audience !== 'string' || audience.length === 0 || audience.length > MAX_URL || !PRINTABLE.test(audience)) {
+      issues.push({ path: at('audience'), message: `is required: 1 to ${MAX_URL} printable characters without spaces` });
+    }
+    if (typeof userIdClaim !== 'string' || !CLAIM.test(userIdClaim) || FORBIDDEN_CLAIMS.has(userIdClaim)) {
+      issues.push({ path: at('userIdClaim'), message: 'must be a claim name such as sub, oid or https://example.com/uid' });
+    }
+    const jwksProblem = jwksUri === undefined ? undefined : urlProblem(jwksUri);
+    if (jwksProblem !== undefined) issues.push({ path: at('jwksUri'), message: jwksProblem });
+    if (
+      !Array.isArray(algorithms) ||
+      algorithms.length === 0 ||
+      algorithms.some((a: unknown) => !(ISSUER_ALGORITHMS as readonly unknown[]).includes(a))
+    ) {
+      issues.push({ path: at('algorithms'), message: `must be a non-empty list of ${ISSUER_ALGORITHMS.join(', ')}` });
+    }
+    if (issues.length !== before) return;
+    out.push(
+      Object.freeze({
+        issuer: issuer as string,
+        audience: audience as string,
+        userIdClaim: userIdClaim as string,
+        jwksUri: jwksUri === undefined ? null : new URL(jwksUri as string),
+        algorithms: Object.freeze([...new Set(algorithms as IssuerAlgorithm[])]),
+      }),
+    );
+  });
+  return Object.freeze(out);
+}

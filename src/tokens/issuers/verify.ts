@@ -1,0 +1,226 @@
+/**
+ * Verification of trusted issuers' JWT access tokens (T10, RFC 9068): routed by their
+ * unverified `iss` to the one issuer that may have signed them, then jose with the
+ * algorithms, the issuer and the audience pinned. A bounded cache of verified tokens
+ * (exact text, as for svc-auth's own) spares the crypto on the hot path.
+ * @module
+ */
+import { base64url, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { AuthenticationError, SvcAuthError, type AuthenticationReason } from '../../errors';
+import { KIND_BY_TYPE } from '../claims';
+import { SignatureCache } from '../signature-cache';
+import { IssuerKeys, KEYS_MAX_AGE_MS } from './keys';
+import { scopePermissions } from './scope';
+import type { IssuerClaims, IssuerConfig } from './types';
+
+/**
+ * Options of {@link IssuerVerifier}, already checked (`checkTrustedIssuers`).
+ *
+ * @example
+ * ```ts
+ * const o: IssuerVerifierOptions = { issuers, ownIssuer: 'https://svc.example', clockToleranceSec: 5, cacheSize: 10_000, isUserId: () => true };
+ * ```
+ */
+export interface IssuerVerifierOptions {
+  readonly issuers: readonly IssuerConfig[];
+  /** This instance's own `iss`: a token claiming it is left to the own verifier. */
+  readonly ownIssuer: string;
+  /** Seconds of clock skew allowed for `nbf` (and jose's `iat` reading). */
+  readonly clockToleranceSec: number;
+  /** Verified tokens remembered; 0 turns the cache off. */
+  readonly cacheSize: number;
+  /** May this claim value stand as a user id here? */
+  readonly isUserId: (id: string) => boolean;
+}
+
+// An access token says what it is with `typ` (RFC 9068 section 2.1) or says nothing;
+// an ID token marked as one (`id_token+jwt`, ...) or a token of another kind is refused.
+const ACCESS_TYPES = new Set(['jwt', 'at+jwt', 'application/at+jwt']);
+const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+/** Keys tried when the issuer's set has several that fit a token (no `kid`, or one `kid` twice). */
+const MAX_CANDIDATES = 8;
+/** A verified token is verified again after this many seconds, so a key the issuer withdrew stops working. */
+const FRESH_SEC = KEYS_MAX_AGE_MS / 1000;
+
+interface Entry {
+  readonly claims: IssuerClaims;
+  readonly freshUntil: number;
+}
+
+function fail(reason: AuthenticationReason, message: string, cause?: unknown): AuthenticationError {
+  return new AuthenticationError(reason, `authentication failed: ${message}`, cause === undefined ? undefined : { cause });
+}
+
+function codeOf(err: unknown): unknown {
+  return typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+}
+
+/** A base64url JSON object, or `undefined`; never throws. */
+function decodeObject(segment: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(strictUtf8.decode(base64url.decode(segment)));
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * @internal Verifies the access tokens of the configured trusted issuers. Every
+ * refusal is an `AuthenticationError` (reasons `issuer`, `audience`, `expired`,
+ * `not_yet_valid`, `algorithm`, `key`, `signature`, `type`, `malformed`); an issuer
+ * that cannot be reached is an `UnavailableError`.
+ *
+ * @example
+ * ```ts
+ * const verifier = new IssuerVerifier(options);
+ * const nowSec = Math.floor(Date.now() / 1000);
+ * const claims = verifier.verifyCached(token, nowSec) ?? (await verifier.route(token, nowSec));
+ * ```
+ */
+export class IssuerVerifier {
+  readonly #byIssuer: ReadonlyMap<string, { readonly config: IssuerConfig; readonly keys: IssuerKeys }>;
+  readonly #own: string;
+  readonly #toleranceSec: number;
+  readonly #isUserId: (id: string) => boolean;
+  readonly #cache: SignatureCache<Entry>;
+
+  constructor(options: IssuerVerifierOptions) {
+    this.#byIssuer = new Map(options.issuers.map((config) => [config.issuer, { config, keys: new IssuerKeys(config) }]));
+    this.#own = options.ownIssuer;
+    this.#toleranceSec = options.clockToleranceSec;
+    this.#isUserId = options.isUserId;
+    this.#cache = new SignatureCache<Entry>(options.cacheSize);
+  }
+
+  /**
+   * The claims of `token` if it was verified within the last 10 minutes, synchronously;
+   * `undefined` otherwise (then {@link IssuerVerifier.route}). Throws `expired` once
+   * `nowSec >= exp`.
+   */
+  verifyCached(token: string, nowSec: number): IssuerClaims | undefined {
+    const hit = this.#cache.get(token);
+    if (hit === undefined || nowSec >= hit.freshUntil) return undefined;
+    if (nowSec >= hit.claims.exp) throw fail('expired', 'token expired');
+    return hit.claims;
+  }
+
+  /**
+   * Verify `token` if it is addressed to a trusted issuer. `undefined` when it is not
+   * an issuer's token at all (svc-auth's own `typ`, its own `iss`, or not a readable
+   * JWT): the instance's own verifier answers for it. A readable JWT from any other
+   * issuer is refused with reason `issuer` at once, without a fetch: a flood of tokens
+   * naming random issuers costs nothing but their decoding.
+   */
+  route(token: string, nowSec: number): Promise<IssuerClaims> | undefined {
+    if (!COMPACT.test(token)) return undefined;
+    const firstDot = token.indexOf('.');
+    const header = decodeObject(token.slice(0, firstDot));
+    if (header === undefined) return undefined;
+    if (typeof header['typ'] === 'string' && KIND_BY_TYPE.has(header['typ'])) return undefined;
+    const payload = decodeObject(token.slice(firstDot + 1, token.indexOf('.', firstDot + 1)));
+    if (payload === undefined) return undefined;
+    const iss = payload['iss'];
+    if (iss === this.#own) return undefined;
+    const trusted = typeof iss === 'string' ? this.#byIssuer.get(iss) : undefined;
+    if (trusted === undefined) return Promise.reject(fail('issuer', 'not issued by a trusted issuer'));
+    return this.#verify(trusted.config, trusted.keys, token, header, nowSec);
+  }
+
+  async #verify(
+    config: IssuerConfig,
+    keys: IssuerKeys,
+    token: string,
+    header: Record<string, unknown>,
+    nowSec: number,
+  ): Promise<IssuerClaims> {
+    const { alg, typ } = header;
+    // Before any key is looked up: `none`, HMAC (the public key as a secret) and any
+    // algorithm outside the issuer's list never reach a fetch or a verification.
+    if (typeof alg !== 'string' || !(config.algorithms as readonly string[]).includes(alg)) {
+      throw fail('algorithm', 'algorithm not accepted from this issuer');
+    }
+    if (typ !== undefined && (typeof typ !== 'string' || !ACCESS_TYPES.has(typ.toLowerCase()))) {
+      throw fail('type', 'not an access token');
+    }
+    const options: JWTVerifyOptions = {
+      algorithms: [...config.algorithms],
+      issuer: config.issuer,
+      audience: config.audience,
+      requiredClaims: ['exp'],
+      currentDate: new Date(nowSec * 1000),
+      clockTolerance: this.#toleranceSec,
+    };
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await verifyWithCandidates(token, keys, options));
+    } catch (err) {
+      throw fromJose(err);
+    }
+    // jose allowed the tolerance on `exp` too; an expired token is expired here, as a cache hit would find.
+    const exp = payload.exp;
+    if (typeof exp !== 'number' || !Number.isFinite(exp)) throw fail('malformed', 'exp is not a number');
+    if (nowSec >= exp) throw fail('expired', 'token expired');
+    // A sender-constrained token (RFC 9449 DPoP, RFC 8705 mTLS) is only as good as the proof of
+    // possession that must come with it, which a bearer path never checks: taken as a bearer
+    // token, a stolen bound token would work here, undoing the binding.
+    if (Object.hasOwn(payload, 'cnf')) throw fail('type', 'a sender-constrained (cnf) token is not a bearer token');
+    const userId = Object.hasOwn(payload, config.userIdClaim) ? payload[config.userIdClaim] : undefined;
+    if (typeof userId !== 'string' || !this.#isUserId(userId)) {
+      throw fail('malformed', `claim ${config.userIdClaim} is not a user id accepted here`);
+    }
+    const permissions = scopePermissions(payload);
+    if (permissions === undefined) throw fail('malformed', 'scope or scp is not a list of words');
+    const claims: IssuerClaims = Object.freeze({ issuer: config.issuer, userId, exp: Math.floor(exp), permissions });
+    this.#cache.set(token, Object.freeze({ claims, freshUntil: nowSec + FRESH_SEC }));
+    return claims;
+  }
+}
+
+/** jwtVerify, trying each fitting key when the issuer's set has several (as jose's documentation shows). */
+async function verifyWithCandidates(token: string, keys: IssuerKeys, options: JWTVerifyOptions): Promise<{ payload: JWTPayload }> {
+  try {
+    return await jwtVerify(token, keys.getKey, options);
+  } catch (err) {
+    if (codeOf(err) !== 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw err;
+    let last: unknown = err;
+    let tried = 0;
+    for await (const key of err as AsyncIterable<CryptoKey>) {
+      if (++tried > MAX_CANDIDATES) break;
+      try {
+        return await jwtVerify(token, key, options);
+      } catch (e) {
+        if (codeOf(e) !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') throw e;
+        last = e;
+      }
+    }
+    throw last;
+  }
+}
+
+/** jose's errors -> our reasons; an outage passes through; anything unexpected is `malformed` (refused). */
+function fromJose(err: unknown): unknown {
+  // Ours already (an outage of the issuer: UnavailableError): as it is.
+  if (err instanceof SvcAuthError) return err;
+  const e = (typeof err === 'object' && err !== null ? err : {}) as { code?: unknown; claim?: unknown };
+  switch (e.code) {
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return fail('signature', 'signature not valid', err);
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+    case 'ERR_JOSE_NOT_SUPPORTED':
+      return fail('algorithm', 'algorithm not accepted from this issuer', err);
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+    case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
+      return fail('key', 'no key of this issuer fits the token', err);
+    case 'ERR_JWT_EXPIRED':
+      return fail('expired', 'token expired', err);
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (e.claim === 'aud') return fail('audience', 'not issued for this service', err);
+      if (e.claim === 'nbf') return fail('not_yet_valid', 'not valid yet', err);
+      if (e.claim === 'iss') return fail('issuer', 'not issued by a trusted issuer', err);
+      return fail('malformed', 'claims are not well formed', err);
+    default:
+      return fail('malformed', 'token is not well formed', err);
+  }
+}
