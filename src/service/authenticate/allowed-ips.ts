@@ -20,7 +20,7 @@ interface Compiled {
   readonly matcher: RangeMatcher;
 }
 
-/** Does any record of the chain limit where it may be used from? One loop, no allocation. */
+/** @internal Does any record of the chain limit where it may be used from? One loop, no allocation. */
 export function isRestricted(chain: readonly TokenRecord[]): boolean {
   for (let i = 0; i < chain.length; i++) if ((chain[i] as TokenRecord).allowedIps != null) return true;
   return false;
@@ -40,7 +40,7 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
  * @example
  * ```ts
  * const ips = new AllowedIps(10_000);
- * ips.check(chain, () => addressOf(source, trust)); // throws ForbiddenError (reason 'ip') when refused
+ * if (isRestricted(chain)) ips.check(chain, addressOf(req, peer, trust)); // throws ForbiddenError (reason 'ip') when refused
  * ```
  */
 export class AllowedIps {
@@ -50,13 +50,10 @@ export class AllowedIps {
 
   /**
    * Throw `ForbiddenError` (reason `ip`, the token's id) unless every list of
-   * `chain` holds the address `address()` returns; `address` is called once,
-   * and only when some record has a list. A list that is not one (a faulty
-   * store) is `UnavailableError`: never an allow.
+   * `chain` holds `client` (`undefined`: not known, held by no list). A list
+   * that is not one (a faulty store) is `UnavailableError`: never an allow.
    */
-  check(chain: readonly TokenRecord[], address: () => IpAddress | undefined): void {
-    if (!isRestricted(chain)) return;
-    const client = address();
+  check(chain: readonly TokenRecord[], client: IpAddress | undefined): void {
     for (const record of chain) {
       const list = record.allowedIps;
       if (list == null) continue;

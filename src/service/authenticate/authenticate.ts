@@ -20,8 +20,8 @@ import { failure } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
 import { issuerPath } from './issuer';
-import { AllowedIps } from './allowed-ips';
-import { addressOf, addressText, userAgentOf, type OriginSource } from './origin';
+import { AllowedIps, isRestricted } from './allowed-ips';
+import { addressOf, addressText, userAgentOf } from './origin';
 import type { AuthenticateRequestOptions, RequestOrigin } from '../types';
 import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
@@ -143,10 +143,13 @@ export function createAuthenticator(
   }
 
   /**
-   * The request path. `source` says where the request came from; it is read
-   * only when a record limits addresses or a last use is due to be written.
+   * The request path. `req` (with the peer `address` handed over for it), or
+   * the `address` and `userAgent` given to `authenticate`, say where the
+   * request came from; they are read only when a record limits addresses or
+   * a last use is due to be written. Plain arguments, not an object: nothing
+   * is allocated for them on a request that needs neither.
    */
-  async function authenticateFrom(token: string, source: OriginSource): Promise<Principal> {
+  async function authenticateFrom(token: string, req: BearerRequest | undefined, address: unknown, userAgent: unknown): Promise<Principal> {
     let claims: TokenClaims | undefined;
     let client: IpAddress | undefined | null = null; // null: not read yet
     try {
@@ -170,7 +173,10 @@ export function createAuthenticator(
       const now = readChainNow(claims.jti);
       const chain = now === undefined ? await readValidChain(claims, at) : checkChain(now, claims, at);
       const head = chain[0] as TokenRecord;
-      allowedIps.check(chain, () => (client = addressOf(source, opts.trustProxy)));
+      if (isRestricted(chain)) {
+        client = addressOf(req, address, opts.trustProxy);
+        allowedIps.check(chain, client);
+      }
       // An in-process membership source answers without a promise (no await, no timer).
       const got = rolesOf(claims.sub);
       const roles = got instanceof Promise ? await got : got;
@@ -188,8 +194,8 @@ export function createAuthenticator(
       const expiresAt = new Date(chainExpiryMs(chain));
       // Last used: one Map lookup when throttled; the write happens later, elsewhere.
       if (recorder !== null && recorder.due(head.id, at)) {
-        const address = client === null ? addressOf(source, opts.trustProxy) : client;
-        recorder.record(head.id, at, addressText(address), userAgentOf(source));
+        const from = client === null ? addressOf(req, address, opts.trustProxy) : client;
+        recorder.record(head.id, at, addressText(from), userAgentOf(req, userAgent));
       }
       return principals.make(claims.kind, claims.sub, expiresAt, head, grant, { roles, chain });
     } catch (err) {
@@ -206,7 +212,7 @@ export function createAuthenticator(
     } catch {
       // An origin that cannot be read is no origin: unknown address, no user agent.
     }
-    return authenticateFrom(token, { req: undefined, address, userAgent });
+    return authenticateFrom(token, undefined, address, userAgent);
   }
 
   function authenticateRequest(req: BearerRequest, options?: AuthenticateRequestOptions): Promise<Principal> {
@@ -229,7 +235,7 @@ export function createAuthenticator(
     } catch {
       peer = undefined;
     }
-    return authenticateFrom(token, { req, address: peer, userAgent: undefined });
+    return authenticateFrom(token, req, peer, undefined);
   }
 
   async function principalFor(userId: string): Promise<Principal> {

@@ -17,20 +17,6 @@ import { clientAddress, formatAddress, parseAddress, type IpAddress, type RangeM
 import { MAX_USER_AGENT } from '../../stores';
 import type { BearerRequest } from '../../tokens';
 
-/**
- * @internal Where `authenticate` may learn a request's origin: the request
- * (with an optional peer address for a fetch `Request`), or what a caller of
- * `authenticate(token, { address, userAgent })` gave.
- */
-export interface OriginSource {
-  /** The request, when authentication started from one. */
-  readonly req: BearerRequest | undefined;
-  /** The peer address handed over for `req`, or the client address given to `authenticate`. */
-  readonly address: unknown;
-  /** The user agent given to `authenticate` (ignored when there is a request: its header is read). */
-  readonly userAgent: unknown;
-}
-
 /** Read one header of a fetch or node request as text; a repeated node header is joined as node joins it. */
 function header(req: BearerRequest, name: string): string | undefined {
   const headers: unknown = (req as { headers?: unknown }).headers;
@@ -43,19 +29,21 @@ function header(req: BearerRequest, name: string): string | undefined {
 }
 
 /**
- * @internal The client address of `source`, or `undefined` when it is not
- * known. Never throws: a hostile request object is an unknown address.
+ * @internal The client address, or `undefined` when it is not known: without
+ * a request, `address` as given; with one, its peer (`address` when handed
+ * over, else the node socket's) and, behind the proxies of `trust`, the client
+ * they name. Never throws: a hostile request object is an unknown address.
  *
  * @example
  * ```ts
- * addressOf({ req, address: undefined, userAgent: undefined }, trustProxy); // the peer, or the client behind a trusted proxy
+ * addressOf(req, undefined, trustProxy); // the socket peer, or the client behind a trusted proxy
+ * addressOf(undefined, '203.0.113.7', trustProxy); // as given to authenticate
  * ```
  */
-export function addressOf(source: OriginSource, trust: RangeMatcher | null): IpAddress | undefined {
+export function addressOf(req: BearerRequest | undefined, address: unknown, trust: RangeMatcher | null): IpAddress | undefined {
   try {
-    const { req } = source;
-    if (req === undefined) return parseAddress(source.address, true);
-    const peer = source.address !== undefined ? source.address : (req as { socket?: { remoteAddress?: unknown } }).socket?.remoteAddress;
+    if (req === undefined) return parseAddress(address, true);
+    const peer = address !== undefined ? address : (req as { socket?: { remoteAddress?: unknown } }).socket?.remoteAddress;
     return clientAddress(peer, trust === null ? undefined : header(req, 'x-forwarded-for'), trust);
   } catch {
     return undefined;
@@ -102,16 +90,16 @@ export function cleanUserAgent(raw: unknown): string | null {
 }
 
 /**
- * @internal The user agent of `source`: the request's header, or what was given. Never throws.
+ * @internal The user agent: the request's header, or, without a request, what was given. Never throws.
  *
  * @example
  * ```ts
- * userAgentOf({ req, address: undefined, userAgent: undefined }); // 'curl/8.5.0'
+ * userAgentOf(req, undefined); // 'curl/8.5.0'
  * ```
  */
-export function userAgentOf(source: OriginSource): string | null {
+export function userAgentOf(req: BearerRequest | undefined, given: unknown): string | null {
   try {
-    return cleanUserAgent(source.req === undefined ? source.userAgent : header(source.req, 'user-agent'));
+    return cleanUserAgent(req === undefined ? given : header(req, 'user-agent'));
   } catch {
     return null;
   }
