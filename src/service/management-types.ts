@@ -56,8 +56,11 @@ export interface TokenInfo {
  * ```
  */
 export interface LastUse {
+  /** When (whole seconds): the same instant as `lastUsedAt`. */
   at: Date;
+  /** The client address of that use (canonical text), or `null` when it was not known. */
   address: string | null;
+  /** Its `User-Agent` (at most 256 characters, no control characters), or `null`. */
   userAgent: string | null;
 }
 

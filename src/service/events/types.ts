@@ -119,15 +119,25 @@ export interface AccessDeniedEvent {
  * ```
  */
 export interface TokenExpiringEvent {
+  /** The event's kind. */
   readonly type: 'token.expiring';
+  /** When the sweep found it. */
   readonly at: Date;
+  /** Always `server`: a sweep is server-side work. */
   readonly actor: EventActor;
+  /** The expiring token, as its record says. */
   readonly token: {
+    /** Its id (the JWT `jti`); never its value. */
     readonly id: string;
+    /** The name its owner gave it. */
     readonly name: string;
+    /** Always `pat`: only PATs are swept. */
     readonly kind: 'pat';
+    /** Whose it is: the user to tell. */
     readonly ownerId: string;
+    /** The PAT that created it, or `null`. */
     readonly parentId: string | null;
+    /** When it stops working. */
     readonly expiresAt: Date;
   };
   /** The warning threshold, in days: the token expires within this many days of `at`. */
