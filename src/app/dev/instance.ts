@@ -111,6 +111,8 @@ export interface OpenOptions {
   notice?: (text: string) => void;
   /** Identity providers whose access tokens the instance accepts as sessions (`svc serve --trust-issuer`). */
   trustedIssuers?: TrustedIssuer[];
+  /** Reverse proxies whose `X-Forwarded-For` the instance believes (`svc serve --trust-proxy`). */
+  trustProxy?: string[];
 }
 
 /**
@@ -147,6 +149,7 @@ export async function openInstance(env: CliEnv, options: OpenOptions = {}): Prom
       tokens,
       ...(clock ? { now: clock } : {}),
       ...(options.trustedIssuers === undefined ? {} : { trustedIssuers: options.trustedIssuers }),
+      ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     });
     // A one-shot command exits right after: write its last-used time before the store closes.
     const flushThenClose = async (): Promise<void> => {

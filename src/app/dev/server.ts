@@ -7,6 +7,7 @@
 import { createReferenceServer, type PathHandler, type ReferenceServer } from '../server';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
 import { FileThingStore } from './things';
+import { startSweeper, type ExpirySweep, type Sweeper } from './sweeper';
 
 /**
  * Options of {@link createDevServer}.
@@ -29,7 +30,16 @@ export interface DevServerOptions {
   allowedOrigins?: readonly string[];
   /** The version `/mcp` tells MCP clients (`svc serve`: the package's). */
   version?: string;
+  /**
+   * The expiry sweep while the server listens (`auth.sweepExpiring`, each
+   * warning a log line), or `false` for none. Default: every hour, warning
+   * 7 days and 1 day before expiry.
+   */
+  expirySweep?: ExpirySweep | false;
 }
+
+/** `svc serve`'s default: an hourly sweep warning a week and a day ahead. */
+const DEFAULT_SWEEP: ExpirySweep = { intervalMs: 3_600_000, within: ['7d', '1d'] };
 
 /**
  * The reference server over the dev instance, built but not yet listening;
@@ -62,13 +72,20 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
     if (instance === undefined) await dev.close();
     throw err;
   }
-  if (instance !== undefined) return server;
+  const sweep = options.expirySweep ?? DEFAULT_SWEEP;
+  let sweeper: Sweeper | undefined;
   return {
     server: server.server,
-    listen: (at) => server.listen(at),
+    async listen(at) {
+      const url = await server.listen(at);
+      if (sweep !== false && sweeper === undefined) sweeper = startSweeper(dev.auth, sweep, (line) => log?.(line));
+      return url;
+    },
     async close() {
+      // The sweep first: a sweep in progress finishes before the store it writes is closed.
+      await sweeper?.stop();
       await server.close();
-      await dev.close();
+      if (instance === undefined) await dev.close();
     },
   };
 }
