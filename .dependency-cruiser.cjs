@@ -1,6 +1,6 @@
 // The layer table of svc-auth, enforced (`npm run lint:layers`; drawn in docs/architecture.md, whose
 // tables scripts/check-architecture.mjs keeps equal to LAYERS). A layer imports only layers below it:
-//   errors (usable by all) < 1 core/vocabulary < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
+//   errors (usable by all) < 1 core/vocabulary, core/network < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
 //   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp, leaks, oauth and testing,
 //   peers < 9 app (the `svc` program: app/cli, app/dev, app/server).
 // Tokens sit beside the core rather than on it (rule tokens-beside-the-core): two columns on the shared
@@ -13,7 +13,7 @@
 /** @type {import('dependency-cruiser').IConfiguration} */
 
 const LAYERS = [
-  ['core/vocabulary'],
+  ['core/vocabulary', 'core/network'],
   ['core/scopes'],
   ['core/policy'],
   ['tokens'],

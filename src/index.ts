@@ -26,6 +26,7 @@ export {
   type IssueCode,
   type IssuePath,
   type AuthenticationReason,
+  type ForbiddenReason,
 } from './errors';
 
 // 1 vocabulary
@@ -124,6 +125,9 @@ export {
   type MembershipStore,
   type Membership,
   type FileStoreOptions,
+  type TokenUse,
+  type UsedFrom,
+  MAX_USED_FROM,
 } from './stores';
 
 // 6 service
@@ -139,6 +143,11 @@ export {
   type TokenInfo,
   type CreateTokenInput,
   type ListTokensOptions,
+  type LastUse,
+  type SweepOptions,
+  type ExpiringToken,
+  type RequestOrigin,
+  type AuthenticateRequestOptions,
   type SessionApi,
   type SessionInfo,
   type FlushOptions,
@@ -148,6 +157,7 @@ export {
   type EventActor,
   type TokenCreatedEvent,
   type TokenRevokedEvent,
+  type TokenExpiringEvent,
   type AuthFailedEvent,
   type AccessDeniedEvent,
 } from './service';
@@ -164,6 +174,7 @@ export {
   type HttpError,
   type HttpErrorOptions,
   type GuardOptions,
+  type AdmissionOptions,
   type HttpErrorBody,
   type AuthCheck,
 } from './http';

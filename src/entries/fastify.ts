@@ -12,4 +12,5 @@ export {
   type ErrorHandlerOptions,
   type PermissionOptions,
   type GuardOptions,
+  type AdmissionOptions,
 } from '../adapters/fastify';

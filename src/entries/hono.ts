@@ -11,4 +11,5 @@ export {
   type ErrorHandlerOptions,
   type PermissionOptions,
   type GuardOptions,
+  type AdmissionOptions,
 } from '../adapters/hono';

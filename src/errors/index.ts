@@ -220,17 +220,35 @@ export class AuthenticationError extends SvcAuthError {
 }
 
 /**
+ * Why a valid credential was refused outright, before any decision of `authorize`:
+ * `ip`, the token may not be used from the request's address (its `allowedIps`,
+ * or an ancestor's, do not hold the address, or the address is not known).
+ */
+export type ForbiddenReason = 'ip';
+
+/**
  * The caller is known but may not do this. HTTP maps it to 403.
+ *
+ * `authenticate` throws it with `reason: 'ip'` and the token's id when a valid token is used
+ * from an address its `allowedIps` do not hold: the credential is genuine, so not a 401.
  *
  * @example
  * ```ts
  * import { ForbiddenError } from 'svc-auth';
  * if (err instanceof ForbiddenError) res.statusCode = 403;
+ * if (err instanceof ForbiddenError && err.reason === 'ip') console.warn('token', err.tokenId, 'used from elsewhere');
  * ```
  */
 export class ForbiddenError extends SvcAuthError {
-  constructor(message = 'forbidden', options?: { cause?: unknown }) {
-    super('forbidden', message, options);
+  /** Set when the refusal is one of the fixed kinds of {@link ForbiddenReason}. */
+  readonly reason?: ForbiddenReason;
+  /** The refused token's id (its JWT `jti`, never its value), when the refusal is about a token. */
+  readonly tokenId?: string;
+
+  constructor(message = 'forbidden', options?: { cause?: unknown; reason?: ForbiddenReason; tokenId?: string }) {
+    super('forbidden', message, options?.cause === undefined ? undefined : { cause: options.cause });
+    if (options?.reason !== undefined) this.reason = options.reason;
+    if (options?.tokenId !== undefined) this.tokenId = options.tokenId;
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import {
   AuthenticationError,
+  ForbiddenError,
   SvcAuthError,
   ValidationError,
   type AuthenticationReason,
@@ -22,7 +23,7 @@ export interface HttpErrorBody {
   error: string;
   /** For humans. Never a stack, never a token. */
   message: string;
-  /** Why: an `AuthenticationError` reason or a denial reason (`'role'`, `'scope'`, `'thing'`). */
+  /** Why: an `AuthenticationError` reason, a denial reason (`'role'`, `'scope'`, `'thing'`), or a `ForbiddenError` reason (`'ip'`). */
   reason?: string;
   /**
    * Every problem of a `ValidationError`, in the shape `ValidationError.issues` has:
@@ -173,6 +174,7 @@ function reRealm(made: HttpError, options: HttpErrorOptions | undefined): HttpEr
  * | `AuthenticationError` reason `missing` | 401 | `Bearer realm="svc"` |
  * | other `AuthenticationError` | 401 | `Bearer realm="svc", error="invalid_token", error_description="…"` |
  * | `ForbiddenError` | 403 | `Bearer realm="svc", error="insufficient_scope"` |
+ * | `ForbiddenError` with reason `ip` | 403 (body `reason: 'ip'`) | |
  * | `ValidationError` | 400 (body has `issues`) | |
  * | `NotFoundError` / `ConflictError` | 404 / 409 | |
  * | `UnavailableError` | 503, `Retry-After: 1` | |
@@ -210,6 +212,9 @@ function ownAnswer(err: unknown, options: HttpErrorOptions | undefined): HttpErr
     case 'authentication':
       return authAnswer('malformed', options);
     case 'forbidden':
+      // A token used from an address it may not be used from: a 403 with its reason, and no
+      // insufficient_scope challenge (no token with more scope would change the answer).
+      if (err instanceof ForbiddenError && err.reason === 'ip') return answer(403, { error: 'forbidden', message, reason: 'ip' });
       return forbiddenAnswer(message, options);
     case 'validation': {
       const body: HttpErrorBody = { error: 'validation', message };

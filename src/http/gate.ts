@@ -40,6 +40,29 @@ export interface GuardOptions {
   onError?: (err: unknown) => void;
 }
 
+/**
+ * Options of an adapter's admission (`svcAuth`): those every guard shares,
+ * and where the connection's peer address is, for `allowedIps` and the
+ * last-used addresses.
+ *
+ * @example
+ * ```ts
+ * // Cloudflare Workers: the edge puts the client's address in a header only it sets.
+ * const options: AdmissionOptions<Request> = { clientAddress: (req) => req.headers.get('cf-connecting-ip') ?? undefined };
+ * ```
+ */
+export interface AdmissionOptions<R> extends GuardOptions {
+  /**
+   * The address of the connection's peer (not a header a client can set),
+   * for a request that does not carry it. Default: the socket of a node
+   * request; for Hono, what `@hono/node-server`, Bun or Deno hand over.
+   * `createAuth({ trustProxy })` then applies to it. A function that throws
+   * or returns something that is not an address means "unknown": a token
+   * with `allowedIps` is refused (403).
+   */
+  clientAddress?: (req: R) => string | undefined;
+}
+
 /** A refusal, as {@link refuse} sees it: the one place where every guard denies. */
 export interface Refusal {
   /** The authenticated principal, when authentication got that far. */
@@ -62,6 +85,8 @@ export interface Gate {
   readonly onError: ((err: unknown) => void) | undefined;
   /** Expiry instants already formatted for {@link EXPIRATION_HEADER} (bounded, see `expiration`). */
   readonly expiryText: Map<number, string>;
+  /** Where the peer address of a request is, when the option was given. */
+  readonly clientAddress: ((req: never) => string | undefined) | undefined;
 }
 
 /** @internal what a guard is built from: its gate, and its route's check when it checks a permission. */
@@ -77,7 +102,7 @@ export interface RouteCheck<R> {
   readonly thing: ((req: R) => string | undefined) | undefined;
 }
 
-export const GUARD_KEYS = ['realm', 'optional', 'expirationHeader', 'onError'] as const;
+export const GUARD_KEYS = ['realm', 'optional', 'expirationHeader', 'onError', 'clientAddress'] as const;
 
 /**
  * @internal read an options object: an object (or undefined) whose keys are all
@@ -98,7 +123,7 @@ export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: Is
   if (typeof auth !== 'object' || auth === null || typeof (auth as Auth).authenticateRequest !== 'function') {
     issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
   }
-  const { realm, optional, expirationHeader, onError } = rec;
+  const { realm, optional, expirationHeader, onError, clientAddress } = rec;
   if (realm !== undefined && !isRealm(realm)) {
     issues.push({ path: 'options.realm', message: 'must be 1 to 128 printable ASCII characters without " or \\' });
   }
@@ -109,6 +134,9 @@ export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: Is
     if (value !== undefined && typeof value !== 'boolean') issues.push({ path: `options.${name}`, message: 'must be true or false' });
   }
   if (onError !== undefined && typeof onError !== 'function') issues.push({ path: 'options.onError', message: 'must be a function' });
+  if (clientAddress !== undefined && typeof clientAddress !== 'function') {
+    issues.push({ path: 'options.clientAddress', message: 'must be a function (req) => the peer address' });
+  }
   return Object.freeze({
     auth: auth as Auth,
     realm: typeof realm === 'string' ? realm : DEFAULT_REALM,
@@ -116,6 +144,7 @@ export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: Is
     expirationHeader: expirationHeader !== false,
     onError: onError as Gate['onError'],
     expiryText: new Map<number, string>(),
+    clientAddress: clientAddress as Gate['clientAddress'],
   });
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 export { httpError, decisionError, type HttpError, type HttpErrorBody, type HttpErrorOptions } from './errors';
-export { EXPIRATION_HEADER, type GuardOptions } from './gate';
+export { EXPIRATION_HEADER, type GuardOptions, type AdmissionOptions } from './gate';
 export { principalOf } from './attach';
 export { errorResponse, sendError, sendJson } from './respond';
 export type { AuthCheck, PermissionOptions, ErrorHandlerOptions } from './options';

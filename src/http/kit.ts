@@ -43,6 +43,8 @@ import {
 export interface Port<Q, S, Out> {
   /** The request `auth.authenticateRequest` reads, and the object the principal is attached to (what `principalOf` reads). */
   request(req: Q): BearerRequest;
+  /** The connection's peer address when `request` carries none (a fetch `Request`): what the runtime hands over. */
+  address?(req: Q): string | undefined;
   /** Hand the admitted principal to the framework (`req.principal`, `c.set('principal', …)`). */
   set?(req: Q, principal: Principal | null): void;
   /** Set a header on the response the request goes on to. */
@@ -131,6 +133,27 @@ export function send<S, Out>(port: Pick<Port<unknown, S, Out>, 'headers' | 'writ
   return port.write(res, answer.status, { ...keptHeaders(port, res), ...answer.headers }, answer.body);
 }
 
+/**
+ * @internal the peer address of a request: the guard's `clientAddress`
+ * option, else what the port knows, else `undefined` (authenticateRequest then
+ * reads a node request's socket). A throwing function is "unknown", never a crash.
+ */
+function peerOf<Q>(
+  gate: { readonly clientAddress: ((req: never) => string | undefined) | undefined },
+  port: Port<Q, unknown, unknown>,
+  req: Q,
+): string | undefined {
+  try {
+    const given = gate.clientAddress === undefined ? undefined : (gate.clientAddress as (r: Q) => unknown)(req);
+    if (typeof given === 'string') return given;
+    if (gate.clientAddress !== undefined) return '';
+    const own = port.address?.(req);
+    return typeof own === 'string' ? own : undefined;
+  } catch {
+    return '';
+  }
+}
+
 /** @internal the error of a route guarded by `requirePermission` without `svcAuth` before it. */
 function notAdmitted(framework: string): Error {
   return new Error(`svc-auth/${framework}: requirePermission() needs svcAuth() to run first on this request`);
@@ -155,9 +178,12 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
       // was a measurable share of a guarded request.
       async admit(req, res) {
         const raw = port.request(req);
+        const peer = peerOf(gate, port, req);
         let principal: Principal | null;
         try {
-          principal = await gate.auth.authenticateRequest(raw);
+          principal = await (peer === undefined
+            ? gate.auth.authenticateRequest(raw)
+            : gate.auth.authenticateRequest(raw, { address: peer }));
         } catch (err) {
           if (!(gate.optional && err instanceof AuthenticationError && err.reason === 'missing')) {
             return { answer: send(port, res, refuse(gate, { error: err })) };

@@ -32,6 +32,13 @@ export interface AuthCheck<R> extends Omit<GuardOptions, 'optional'> {
   resource?: (req: R) => string;
   /** The thing name of this request, if it touches one (checked against `allowedMatches`). */
   thing?: (req: R) => string | undefined;
+  /**
+   * The address of the connection's peer, for `allowedIps` and the last-used
+   * addresses: needed for a fetch `Request`, which carries none (Bun:
+   * `server.requestIP(req)?.address`); a node request's socket is read when it
+   * is absent. See `AdmissionOptions.clientAddress`.
+   */
+  clientAddress?: (req: R) => string | undefined;
 }
 
 /**

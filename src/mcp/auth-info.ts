@@ -5,10 +5,10 @@
  * with an `AuthInfo` whose `extra.principal` is the svc-auth `Principal`.
  * @module
  */
-import { InvalidTokenError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InsufficientScopeError, InvalidTokenError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { AuthenticationError, SvcAuthError, ValidationError, type AuthenticationReason } from '../errors';
+import { AuthenticationError, ForbiddenError, SvcAuthError, ValidationError, type AuthenticationReason } from '../errors';
 import { isPrincipal, type Principal } from '../core/policy';
 import { formatScopeFlags } from '../core/scopes';
 import { principalScopes, type Auth } from '../service';
@@ -145,7 +145,10 @@ export function authInfoFor(p: Principal, token: string, resource: string | unde
  * refused token becomes the SDK's `InvalidTokenError` (401) with a
  * description a person can act on, never the token; a store outage becomes
  * its `ServerError` (fail closed). Plugs into the SDK's `requireBearerAuth`
- * as it is.
+ * as it is. The SDK hands a verifier the token alone, not the request, so a
+ * token with `allowedIps` is refused here (`InsufficientScopeError`, 403):
+ * serve such tokens with `mcpNodeHandlers`/`mcpFetchHandlers`, which pass the
+ * client address.
  *
  * @throws ValidationError when `auth` or the options are not usable.
  * @example
@@ -179,6 +182,10 @@ export function mcpTokenVerifier(auth: Auth, options: McpVerifierOptions = {}): 
 
 function toOAuthError(err: unknown, hint: string): Error {
   if (err instanceof AuthenticationError) return new InvalidTokenError(refusalText(err.reason, hint));
+  // The verifier sees no request, so no address: a token with allowedIps is refused here (403).
+  if (err instanceof ForbiddenError && err.reason === 'ip') {
+    return new InsufficientScopeError('this token may only be used from its allowed addresses, which this endpoint cannot check');
+  }
   if (err instanceof SvcAuthError && err.code === 'validation') return new InvalidTokenError(refusalText('malformed', hint));
   // Unavailable and anything unexpected: refuse, and say nothing about why.
   return new ServerError('the token could not be checked right now: try again');

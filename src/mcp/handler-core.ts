@@ -4,93 +4,18 @@
  * each request, and the error answers (H2, with the RFC 9728 metadata link).
  * @module
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import { httpError, type HttpErrorBody } from '../http';
 import type { Principal } from '../core/policy';
-import type { Auth } from '../service';
-import { bearerFromRequest, type BearerRequest } from '../tokens';
+import { bearerFromRequest } from '../tokens';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
 import { checkOptions } from '../core/vocabulary';
 import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
 import { checkAllowedOrigins, originAllowed, resourceAt } from './origin';
 import { checkMaxBodyBytes } from './body';
 import { checkToolPermissions, refuseUnusableTool } from './precheck';
-
-/**
- * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits.
- *
- * @example
- * ```ts
- * // The SDK's `new McpServer({ name: 'my-service', version: '1.0.0' })` is one.
- * async function serve(server: McpServerLike, transport: Parameters<McpServerLike['connect']>[0]): Promise<void> {
- *   await server.connect(transport);
- * }
- * ```
- */
-export interface McpServerLike {
-  connect(transport: Transport): Promise<void>;
-  close(): Promise<void>;
-}
-
-/**
- * Options of {@link mcpNodeHandlers} and {@link mcpFetchHandlers}.
- *
- * @example
- * ```ts
- * const options: McpHandlerOptions = {
- *   auth,
- *   server: (principal) => buildMcpServer(principal), // a new McpServer with the tools this credential can use
- *   resource: 'https://svc.example/mcp',
- *   allowedOrigins: ['https://app.svc.example'], // a browser client on another origin
- * };
- * ```
- */
-export interface McpHandlerOptions {
-  auth: Auth;
-  /** Build the MCP server for one authenticated request (register only the tools `canUseTool` allows). */
-  server: (principal: Principal, authInfo: AuthInfo) => McpServerLike | Promise<McpServerLike>;
-  /**
-   * The endpoint's public URL (`https://svc.example/mcp`). Default: taken from
-   * the request (`Host` header, `http:` unless the socket is TLS): fine for a
-   * dev instance, set it behind a proxy.
-   */
-  resource?: string | URL;
-  /** OAuth authorization servers for the metadata. Omit on an instance without OAuth. */
-  authorizationServers?: readonly (string | URL)[];
-  /** A name for the metadata document. */
-  resourceName?: string;
-  /** The next step a person should take about a refused token (see `mcpTokenVerifier`). */
-  renewHint?: string;
-  /**
-   * Browser origins allowed to call the endpoint besides its own
-   * (`['https://app.example']`). A request whose `Origin` header is neither
-   * gets 403 before its credential is read (DNS rebinding, MCP transport
-   * security). Requests without `Origin` (every non-browser client) are not
-   * affected. The endpoint's own origin is that of `resource`; without
-   * `resource`, the request's own origin counts only when its host is an IP
-   * literal or `localhost`. This adds no CORS headers.
-   */
-  allowedOrigins?: readonly (string | URL)[];
-  /**
-   * The largest request body `/mcp` reads, in bytes (1 to 104857600). Default
-   * 1 MiB. A body over it is answered 413 before it is read whole (a declared
-   * `Content-Length` over it before a byte is read), so no request can make the
-   * server hold an unbounded body. A body a parser already read (`parsedBody`
-   * of the node handler) is its parser's business.
-   */
-  maxBodyBytes?: number;
-  /**
-   * The permission each of the server's guarded tools needs
-   * (`{ thing_put: { permission: 'repo:write' } }`; an {@link McpToolPolicy}
-   * fits). A `tools/call` of a listed tool that this credential can never use
-   * (the tools `canUseTool` hides) is answered here with a tool error naming
-   * the permission, instead of the SDK's "Tool thing_put not found".
-   */
-  tools?: Readonly<Record<string, { readonly permission: string }>>;
-  /** Called with the original error whenever the answer is a 5xx, to log what the client is never shown. */
-  onError?: (err: unknown) => void;
-}
+import { OPTION_KEYS, type McpHandlerOptions } from './handler-options';
 
 /** @internal one answer, before it is written to a node response or made a `Response`. */
 export interface Answer {
@@ -99,18 +24,6 @@ export interface Answer {
   body: unknown;
 }
 
-const OPTION_KEYS = new Set([
-  'auth',
-  'server',
-  'resource',
-  'authorizationServers',
-  'resourceName',
-  'renewHint',
-  'allowedOrigins',
-  'maxBodyBytes',
-  'tools',
-  'onError',
-]);
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 /** @internal what the handlers learned about a request before its credential: the resource it addresses, or the refusal. */
@@ -135,6 +48,9 @@ export function core(options: McpHandlerOptions) {
     throw new ValidationError([{ path: 'options.server', message: 'must be a function (principal, authInfo) => McpServer' }]);
   if (options.onError !== undefined && typeof options.onError !== 'function')
     throw new ValidationError([{ path: 'options.onError', message: 'must be a function' }]);
+  const clientAddress = options.clientAddress;
+  if (clientAddress !== undefined && typeof clientAddress !== 'function')
+    throw new ValidationError([{ path: 'options.clientAddress', message: 'must be a function (req) => the peer address' }]);
   const fixed = options.resource === undefined ? undefined : checkUrl(options.resource, 'options.resource');
   const fixedOrigin = fixed === undefined ? undefined : new URL(fixed).origin;
   const allowed = checkAllowedOrigins(options.allowedOrigins, 'options.allowedOrigins');
@@ -189,12 +105,24 @@ export function core(options: McpHandlerOptions) {
     return { resource };
   }
 
-  async function authenticate(req: BearerRequest, resource: string): Promise<{ principal: Principal; info: AuthInfo }> {
+  /** The peer address `clientAddress` gives (`''`, unknown, when it throws or gives none), else `undefined`: the socket's. */
+  function peerOf(req: IncomingMessage | Request): string | undefined {
+    if (clientAddress === undefined) return undefined;
+    try {
+      const given: unknown = clientAddress(req);
+      return typeof given === 'string' ? given : '';
+    } catch {
+      return '';
+    }
+  }
+
+  async function authenticate(req: IncomingMessage | Request, resource: string): Promise<{ principal: Principal; info: AuthInfo }> {
     // Through authenticateRequest, as every guard: a header refused before any
     // token is read (none, another scheme, two tokens) is an auth.failed event
     // like every other refusal. The SDK's AuthInfo carries the token text: the
     // header just accepted, read again.
-    const principal = await auth.authenticateRequest(req);
+    const peer = peerOf(req);
+    const principal = await (peer === undefined ? auth.authenticateRequest(req) : auth.authenticateRequest(req, { address: peer }));
     return { principal, info: authInfoFor(principal, bearerFromRequest(req), resource) };
   }
 

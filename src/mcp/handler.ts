@@ -12,11 +12,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AuthInfo } from './auth-info';
-import { core, type Answer, type McpHandlerOptions } from './handler-core';
+import { core, type Answer } from './handler-core';
+import type { McpHandlerOptions } from './handler-options';
 import { originOfHost } from './origin';
 import { readFetchBody, readNodeBody } from './body';
 
-export type { McpHandlerOptions, McpServerLike } from './handler-core';
+export type { McpHandlerOptions, McpServerLike } from './handler-options';
 
 /**
  * The two node:http handlers: mount `mcp` at the endpoint and `metadata` at its well-known URL.

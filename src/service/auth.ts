@@ -14,7 +14,7 @@ import type { ServiceContext } from './context';
 import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
-import { issuers, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
+import { issuers, sweeper, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
 import { leakReporter } from './leaks';
 import { resolveOptions, systemClock } from './options';
 import { registerRecords } from './records';
@@ -127,6 +127,8 @@ export function createAuth(options: AuthOptions): Auth {
       const at = nowMs();
       return managedRecords(all, null).map((r) => toInfo(r, at));
     },
+
+    sweepExpiring: sweeper(store, nowMs, call, events),
 
     // Leaked tokens: revoked by whoever reports them (issue 22; service/leaks).
     reportLeaked: leakReporter({

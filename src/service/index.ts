@@ -4,7 +4,20 @@
  */
 export { createAuth } from './auth';
 export { isIdentityWref, IDENTITY_PATTERN, defaultIdentity } from './identity';
-export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput, ListTokensOptions } from './types';
+export type {
+  Auth,
+  AuthOptions,
+  MembershipSource,
+  TokenApi,
+  TokenInfo,
+  CreateTokenInput,
+  ListTokensOptions,
+  LastUse,
+  SweepOptions,
+  ExpiringToken,
+  RequestOrigin,
+  AuthenticateRequestOptions,
+} from './types';
 export type { SessionApi, SessionInfo } from './session-types';
 export type { FlushOptions } from './events';
 export { reportDenied } from './events';
@@ -15,6 +28,7 @@ export type {
   EventActor,
   TokenCreatedEvent,
   TokenRevokedEvent,
+  TokenExpiringEvent,
   AuthFailedEvent,
   AccessDeniedEvent,
   TokenLeakedEvent,

@@ -7,6 +7,7 @@ import { ValidationError, type IssueInput } from '../errors';
 import { checkTrustedIssuers, type IssuerConfig, type KeyRing } from '../tokens';
 import { checkOptions } from '../core/vocabulary';
 import type { TokenStore } from '../stores';
+import { checkRanges, RangeMatcher } from '../core/network';
 import type { AuthEventHook } from './events';
 import type { AuthOptions, MembershipSource } from './types';
 
@@ -34,6 +35,8 @@ export interface ResolvedOptions {
   /** 0 when last-used recording is off. */
   readonly lastUsedIntervalMs: number;
   readonly onEvent: AuthEventHook | undefined;
+  /** The proxies whose `X-Forwarded-For` is believed; `null` when none is. */
+  readonly trustProxy: RangeMatcher | null;
   /** Checked trusted issuers; empty when none. */
   readonly trustedIssuers: readonly IssuerConfig[];
 }
@@ -52,8 +55,12 @@ const KNOWN = new Set([
   'storeTimeoutMs',
   'lastUsedIntervalMs',
   'onEvent',
+  'trustProxy',
   'trustedIssuers',
 ]);
+
+/** Most entries of `trustProxy`. */
+const MAX_TRUSTED_PROXIES = 256;
 
 const STORE_METHODS = ['insert', 'readChain', 'listByOwner', 'revoke'] as const;
 const RING_METHODS = ['publicJwks', 'exportPrivate', 'rotate', 'retire'] as const;
@@ -138,6 +145,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     issues.push({ path: 'lastUsedIntervalMs', message: 'must be 0 (off) or an integer from 1 000 to 86 400 000' });
   }
   if (o.onEvent !== undefined && typeof o.onEvent !== 'function') issues.push({ path: 'onEvent', message: 'must be a function' });
+  const trustProxy = trustedProxies(o.trustProxy, issues);
   const trustedIssuers = checkTrustedIssuers(o.trustedIssuers, o.issuer, issues);
   if (issues.length > 0) throw new ValidationError(issues);
   return Object.freeze({
@@ -154,8 +162,22 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     storeTimeoutMs: (o.storeTimeoutMs as number | undefined) ?? DEFAULT_STORE_TIMEOUT_MS,
     lastUsedIntervalMs: (o.lastUsedIntervalMs as number | undefined) ?? 60_000,
     onEvent: o.onEvent as AuthEventHook | undefined,
+    trustProxy,
     trustedIssuers,
   });
+}
+
+/** `trustProxy`: addresses or CIDR ranges, checked now; `null` when absent or empty (trust no proxy). */
+function trustedProxies(value: unknown, issues: IssueInput[]): RangeMatcher | null {
+  if (value === undefined) return null;
+  try {
+    const list = checkRanges(value, { path: 'trustProxy', max: MAX_TRUSTED_PROXIES, allowEmpty: true });
+    return list.length === 0 ? null : new RangeMatcher(list);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    issues.push(...err.issues.map((i) => ({ code: i.code, path: i.path as (string | number)[], message: i.message })));
+    return null;
+  }
 }
 
 /** A store's optional `changeBudgetMs`, read once; anything but a whole number of milliseconds is an issue. */

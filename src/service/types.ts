@@ -3,12 +3,52 @@
  * @module
  */
 import type { Principal, Decision, UserRoles } from '../core/policy';
-import type { Scope, ScopeEntry } from '../core/scopes';
+import type { ScopeEntry } from '../core/scopes';
 import type { BearerRequest, KeyRing, TrustedIssuer } from '../tokens';
 import type { TokenStore } from '../stores';
+import type { ExpiringToken, SweepOptions, TokenApi, TokenInfo } from './management-types';
+
+export type { CreateTokenInput, ExpiringToken, LastUse, ListTokensOptions, SweepOptions, TokenApi, TokenInfo } from './management-types';
 import type { AuthEventHook, FlushOptions } from './events';
 import type { SessionApi } from './session-types';
 import type { LeakReport, ReportLeakedOptions } from './leaks';
+
+/**
+ * Where a credential is used from, when `authenticate` is called without a
+ * request: the client address (for `allowedIps` and the last-used
+ * addresses) and the user agent (for the last-used record).
+ *
+ * @example
+ * ```ts
+ * const origin: RequestOrigin = { address: '203.0.113.7', userAgent: 'curl/8.5.0' };
+ * await auth.authenticate(token, origin);
+ * ```
+ */
+export interface RequestOrigin {
+  /** The client's IP address (IPv4 or IPv6 text). Not an address, or absent: unknown. */
+  address?: string | undefined;
+  /** The client's `User-Agent`; kept capped at 256 characters, without control characters. */
+  userAgent?: string | undefined;
+}
+
+/**
+ * Options of `auth.authenticateRequest`.
+ *
+ * @example
+ * ```ts
+ * // A fetch Request carries no address: hand over the connection's peer (Bun: server.requestIP(request)?.address).
+ * const options: AuthenticateRequestOptions = { address: '203.0.113.7' };
+ * await auth.authenticateRequest(request, options);
+ * ```
+ */
+export interface AuthenticateRequestOptions {
+  /**
+   * The address of the connection's peer, for a fetch `Request` (which carries
+   * none); a node request's own socket is read when it is absent. `trustProxy`
+   * applies to it as to a socket's address.
+   */
+  address?: string | undefined;
+}
 
 /** Where `createAuth` learns a user's roles. Called on every `authenticate`. */
 export interface MembershipSource {
@@ -85,76 +125,17 @@ export interface AuthOptions {
    * ```
    */
   trustedIssuers?: TrustedIssuer[];
-}
-
-/** A token as management shows it. The token value is never part of it. */
-export interface TokenInfo {
-  /** The token's id (its JWT `jti`); `auth.revokeToken(id)` takes it. */
-  id: string;
-  /** Unique per owner among active tokens (T7). */
-  name: string;
-  /** Free text given at creation, or `null`. */
-  description: string | null;
-  /** Derived when read (T4): `revoked` if revoked, else `expired` once now >= `expiresAt`, else `active`. */
-  status: 'active' | 'expired' | 'revoked';
-  /** The normalized scopes (roles expanded, S9), or `null` for the owner's full access. */
-  scopes: Scope[] | null;
-  /** When it was created, in whole seconds (the JWT `iat`). */
-  createdAt: Date;
-  /** When it stops authenticating, in whole seconds (the JWT `exp`). */
-  expiresAt: Date;
-  /** When it (or an ancestor, T6) was revoked, or `null`. */
-  revokedAt: Date | null;
-  /** The identity its writes are committed as (T9), or `null` for the owner's own. */
-  committerIdentity: string | null;
-  /** The id of the PAT that created it, or `null` when a session did. */
-  parentId: string | null;
-  /** When `authenticate` last accepted it (recorded at most once per `lastUsedIntervalMs`); `null` if never. */
-  lastUsedAt: Date | null;
-}
-
-/** Options of `client(p).token.list`. */
-export interface ListTokensOptions {
-  /** Only active tokens that expire within this time: `'<N>d'` or a number of days, 1 to 365 (as `expiresIn`). */
-  expiringWithin?: string | number;
-}
-
-/** Input of `client(p).token.create`. */
-export interface CreateTokenInput {
-  name: string;
-  description?: string;
-  scopes?: ScopeEntry[];
-  /** `'<N>d'` or a number of days, 1 to 365. Default 30 days. */
-  expiresIn?: string | number;
-  committerIdentity?: string;
-}
-
-/** The SDK namespace `client(principal).token.*` (docs/concepts.md). */
-export interface TokenApi {
   /**
-   * Create a PAT owned by the caller's user; a PAT caller creates its own child (M4). The value is
-   * returned once and never stored (T8). Throws `ValidationError` for bad input, `ConflictError` for a
-   * name already active (T7), `ForbiddenError` for a child asking more than its parent (M4) or a
-   * component caller (M3).
+   * The reverse proxies (addresses or CIDR ranges, IPv4 or IPv6, at most 256)
+   * whose `X-Forwarded-For` may be believed, for the client address that
+   * `allowedIps` and last-used addresses see. `authenticateRequest` takes the
+   * connection's peer address, and only when that peer is one of these reads
+   * the header from the right, through further listed proxies, up to the first
+   * hop that is not one: that hop is the client. From any other peer the
+   * header is ignored (it is the client's to forge). Default: none, the peer
+   * is the client. Checked when the object is built.
    */
-  create(input: CreateTokenInput): Promise<{
-    /** The token value: show it once, it cannot be read again. */
-    token: string;
-    /** The new token as management shows it. */
-    info: TokenInfo;
-    /** Notices for the user: stripped `allowedMatches` (S5), an expiry clamped to the parent's (T3), entries above the role (M5). */
-    warnings: string[];
-  }>;
-  /** The tokens this caller manages (M1, M2), with derived status (T4). */
-  list(options?: ListTokensOptions): Promise<TokenInfo[]>;
-  /** The active token of that name, else the newest (T7); `NotFoundError` outside what the caller manages. */
-  get(name: string): Promise<TokenInfo>;
-  /**
-   * Revoke the newest non-revoked token of that name and its whole subtree (T6, T7).
-   * `NotFoundError` outside what the caller manages; `ForbiddenError` when a PAT names
-   * itself (a session of its user, or the token that created it, can revoke it).
-   */
-  revoke(name: string): Promise<TokenInfo>;
+  trustProxy?: readonly string[];
 }
 
 /** What `createAuth` returns. */
@@ -162,16 +143,22 @@ export interface Auth {
   /**
    * Verify a raw token and read its record and ancestors (T5). Throws `AuthenticationError` (with a
    * `reason`) when it is not accepted, `UnavailableError` when a store fails: never an allow.
+   * `origin` says where it is used from: the client address that `allowedIps` are checked
+   * against (unknown without it: a token with `allowedIps` is then refused, `ForbiddenError`
+   * reason `ip`) and the address and user agent its last-used record shows.
    */
-  authenticate(token: string): Promise<Principal>;
+  authenticate(token: string, origin?: RequestOrigin): Promise<Principal>;
   /**
    * `authenticate` on the request's `Authorization: Bearer` header (H1); reason `missing` without one.
    * `req` is a fetch `Request` or a node `IncomingMessage` (Express's `req`, Fastify's
    * `request.raw`), typed by shape so that fetch-only code needs no `@types/node`.
    * A header refused before any token is read (none, another scheme, two tokens) is an
-   * `auth.failed` event too, like every other refusal.
+   * `auth.failed` event too, like every other refusal. The client address is the node
+   * request's socket peer, or `options.address` (the peer of a fetch `Request`, which carries
+   * none), and behind the proxies of `trustProxy` the client they name in `X-Forwarded-For`;
+   * the user agent is the request's `User-Agent`.
    */
-  authenticateRequest(req: BearerRequest): Promise<Principal>;
+  authenticateRequest(req: BearerRequest, options?: AuthenticateRequestOptions): Promise<Principal>;
   /**
    * The principal of a user your server has already signed in by its own means (a cookie
    * session, an SSO callback): a session principal, read as `authenticate` reads a session
@@ -265,6 +252,25 @@ export interface Auth {
   reportLeaked(tokens: readonly string[], options: ReportLeakedOptions): Promise<LeakReport>;
   /** Server-side administration: every PAT of `userId` (no credential needed), in creation order. */
   tokensOf(userId: string): Promise<TokenInfo[]>;
+  /**
+   * Warn about PATs that expire soon: every active PAT expiring within `within` that has not
+   * been warned for this threshold (or a shorter one) yet gets one `token.expiring` event, and
+   * is returned. The mark is kept in the token store, so a second sweep, another server or a
+   * restart does not warn again; two servers sweeping at once warn once. Run it on a timer or
+   * from cron, with each threshold you want (`'7d'`, then `'1d'`). Component tokens (at most a
+   * day long) and sessions are never swept. Server-side: needs no credential.
+   *
+   * Throws `ValidationError` for bad options, or when the token store has no `markExpiring`
+   * (the three stores of svc-auth have it); `UnavailableError` when the store fails.
+   *
+   * @example
+   * ```ts
+   * import { createAuth, generateKeyRing } from 'svc-auth';
+   * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });
+   * for (const t of await auth.sweepExpiring({ within: '7d' })) console.log(`${t.ownerId}: ${t.name} expires ${t.expiresAt.toISOString()}`);
+   * ```
+   */
+  sweepExpiring(options: SweepOptions): Promise<ExpiringToken[]>;
   /**
    * Wait for queued last-used writes and event deliveries (for shutdown and tests), at most
    * one deadline for all of them together: `options.timeoutMs`, by default `storeTimeoutMs`.

@@ -4,7 +4,8 @@
  * one file; `svc-auth/testing` checks a `TokenStore` implementation.
  * @module
  */
-export type { InsertResult, RecordKind, TokenRecord, TokenStore } from './types';
+export type { InsertResult, RecordKind, TokenRecord, TokenStore, TokenUse, UsedFrom } from './types';
+export { MAX_USED_FROM } from './types';
 export { MemoryTokenStore } from './memory';
 export { MemoryMembershipStore, type Membership, type MembershipStore } from './membership';
 export { FileTokenStore, FileMembershipStore, type FileStoreOptions } from './file';
@@ -15,3 +16,4 @@ export { codeOf } from './file';
 export { checkRole } from './membership';
 export { toEntry } from './record-codec';
 export type { Entry } from './record-codec';
+export { MAX_ALLOWED_IPS, MAX_USER_AGENT, MAX_MARK_LIMIT } from './usage';

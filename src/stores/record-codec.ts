@@ -14,16 +14,18 @@ import { ValidationError, type IssueInput } from '../errors';
 import { checkNormalizedScopes, type Scope } from '../core/scopes';
 import { isPlainObject } from '../core/vocabulary';
 import type { RecordKind, TokenRecord } from './types';
+import { readUsage, usageFields, usageJson, type Usage } from './usage';
 
 /**
- * @internal A stored record. Only `revokedAt` and `lastUsedAt` ever change.
+ * @internal A stored record. Only `revokedAt`, `lastUsedAt`, `usedFrom` and
+ * `expiryWarnings` ever change (see usage.ts for the last three fields').
  *
  * @example
  * ```ts
  * const e: Entry = toEntry(record, 'date');
  * ```
  */
-export interface Entry {
+export interface Entry extends Usage {
   readonly id: string;
   readonly kind: RecordKind;
   readonly ownerId: string;
@@ -90,8 +92,11 @@ function readEntry(raw: unknown, form: DateForm, path: string, issues: IssueInpu
   const revokedAt = dateField(raw.revokedAt, form, at('revokedAt'), true, issues);
   // Absent in records written before last-used times existed.
   const lastUsedAt = raw.lastUsedAt === undefined ? null : dateField(raw.lastUsedAt, form, at('lastUsedAt'), true, issues);
+  // Absent in records written before addresses and expiry warnings existed.
+  const usage = readUsage(raw, at, (value, p) => dateField(value, form, p, false, issues), issues);
   if (kind === null || createdAt === null || expiresAt === null || scopes === undefined) return null;
   return {
+    ...usage,
     id,
     kind,
     ownerId,
@@ -180,6 +185,7 @@ export function toRecord(e: Entry): TokenRecord {
     revokedAt: e.revokedAt === null ? null : new Date(e.revokedAt),
     committerIdentity: e.committerIdentity,
     lastUsedAt: e.lastUsedAt === null ? null : new Date(e.lastUsedAt),
+    ...usageFields(e),
   });
 }
 
@@ -205,6 +211,7 @@ export function toJson(e: Entry): Record<string, unknown> {
     revokedAt: e.revokedAt === null ? null : new Date(e.revokedAt).toISOString(),
     committerIdentity: e.committerIdentity,
     lastUsedAt: e.lastUsedAt === null ? null : new Date(e.lastUsedAt).toISOString(),
+    ...usageJson(e),
   };
 }
 

@@ -10,6 +10,7 @@ import { ConflictError, ValidationError } from '../errors';
 import { timeOf, toEntry, toRecord, type DateForm, type Entry } from './record-codec';
 import type { Scope } from '../core/scopes';
 import type { InsertResult, TokenRecord } from './types';
+import { checkMark, checkUses, dueForWarning, mergeUsedFrom } from './usage';
 
 interface OwnerIndex {
   /** The owner id, shared by all of the owner's entries. */
@@ -143,6 +144,43 @@ export class TokenTable {
       }
     }
     return changed;
+  }
+
+  /**
+   * Apply uses with their addresses (see `TokenStore.recordUse`). Unknown ids
+   * are ignored. Returns how many records changed.
+   */
+  recordUse(uses: unknown, at: Date): number {
+    const list = checkUses(uses);
+    const atMs = timeOf(at, 'at');
+    let changed = 0;
+    for (const use of list) {
+      const entry = this.byId.get(use.id);
+      if (entry === undefined) continue;
+      let moved = false;
+      if (entry.lastUsedAt === null || entry.lastUsedAt < atMs) {
+        entry.lastUsedAt = atMs;
+        moved = true;
+      }
+      if (use.address !== null && mergeUsedFrom(entry, use.address, use.userAgent, atMs)) moved = true;
+      if (moved) changed++;
+    }
+    return changed;
+  }
+
+  /**
+   * Claim the expiry warning of `withinSec` for up to `limit` records (see
+   * `TokenStore.markExpiring`): marked here, returned soonest expiry first.
+   * A scan of every record: a sweep runs every few minutes, not per request.
+   */
+  markExpiring(withinSec: unknown, now: Date, limit: unknown): TokenRecord[] {
+    const m = checkMark(withinSec, now, limit);
+    const due: Entry[] = [];
+    for (const e of this.byId.values()) if (dueForWarning(e, m.withinSec, m.nowMs)) due.push(e);
+    due.sort((a, b) => a.expiresAt - b.expiresAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const picked = due.slice(0, m.limit);
+    for (const e of picked) e.expiryWarnings = Object.freeze([...e.expiryWarnings, m.withinSec]);
+    return picked.map(toRecord);
   }
 
   /** Every entry in creation order (insertion order of the id map). */

@@ -22,6 +22,17 @@ import type { Scope } from '../core/scopes';
 export type RecordKind = 'pat' | 'component' | 'session';
 
 /**
+ * How many distinct addresses a record keeps in `usedFrom` (GitLab shows the last few too).
+ *
+ * @example
+ * ```ts
+ * const [info] = await auth.tokensOf('alice');
+ * (info?.usedFrom.length ?? 0) <= MAX_USED_FROM; // true
+ * ```
+ */
+export const MAX_USED_FROM = 5;
+
+/**
  * One token's record. Immutable except `revokedAt`, which a store sets once.
  * Dates are whole seconds (the JWT's `iat`/`exp`).
  *
@@ -57,6 +68,60 @@ export interface TokenRecord {
    * Optional so that a store written before it existed still type-checks.
    */
   readonly lastUsedAt?: Date | null;
+  /**
+   * The address ranges this token may be used from (canonical CIDR text,
+   * `203.0.113.0/24`, `2001:db8::/32`), or `null`/absent for anywhere. A
+   * request from elsewhere is refused; a child's ranges lie inside its
+   * parent's (checked when it is created), and every list along the chain
+   * applies. Optional so that a store written before it existed still type-checks.
+   */
+  readonly allowedIps?: readonly string[] | null;
+  /**
+   * The last few distinct client addresses the token was accepted from,
+   * newest first, each with its time and user agent (see
+   * {@link TokenStore.recordUse}); absent or empty when none was recorded.
+   */
+  readonly usedFrom?: readonly UsedFrom[];
+  /**
+   * The expiry warnings already given for this token: each a threshold in
+   * seconds before `expiresAt` (`604800` for "within 7 days"), set by
+   * {@link TokenStore.markExpiring}; absent or empty when none was.
+   */
+  readonly expiryWarnings?: readonly number[];
+}
+
+/**
+ * One address a token was used from, as {@link TokenRecord.usedFrom} lists it.
+ *
+ * @example
+ * ```ts
+ * const u: UsedFrom = { address: '203.0.113.7', at: new Date(), userAgent: 'curl/8.5.0' };
+ * ```
+ */
+export interface UsedFrom {
+  /** Canonical address text (`203.0.113.7`, `2001:db8::1`). */
+  readonly address: string;
+  /** When the token was last accepted from this address (whole seconds). */
+  readonly at: Date;
+  /** The `User-Agent` of that request, capped and without control characters, or `null`. */
+  readonly userAgent: string | null;
+}
+
+/**
+ * One accepted use of a token, as the service hands it to {@link TokenStore.recordUse}.
+ *
+ * @example
+ * ```ts
+ * const use: TokenUse = { id: 'q0Zr…', address: '203.0.113.7', userAgent: 'curl/8.5.0' };
+ * ```
+ */
+export interface TokenUse {
+  /** The token's record id. */
+  readonly id: string;
+  /** The client address (canonical text), or `null` when it is not known. */
+  readonly address: string | null;
+  /** The request's user agent (at most 256 characters, no control characters), or `null`. */
+  readonly userAgent: string | null;
 }
 
 /** Outcome of {@link TokenStore.insert}, as data: the service turns it into an error. */
@@ -83,6 +148,8 @@ export type InsertResult =
  *   async revoke(ids, at) { ... }
  *   readChainSync(id) { ... } // optional: see below
  *   async touch(ids, at) { ... } // optional: last-used times
+ *   async recordUse(uses, at) { ... } // optional: last-used times with addresses
+ *   async markExpiring(withinSec, now, limit) { ... } // optional: expiry warnings (auth.sweepExpiring)
  * }
  * ```
  */
@@ -147,7 +214,32 @@ export interface TokenStore {
    */
   touch?(ids: readonly string[], at: Date): Promise<void>;
   /**
-   * Optional: the longest one change (`insert`, `revoke`, `touch`) can take
+   * Optional, preferred to `touch` when present: record uses with where they
+   * came from. For each use whose id is known: `lastUsedAt` moves forward to
+   * `at` (never back, as `touch`); when `address` is set, that address's
+   * entry in `usedFrom` takes `at` and `userAgent` unless it already holds a
+   * time at or after `at`, and `usedFrom` keeps the
+   * {@link MAX_USED_FROM} newest distinct addresses (newest first; equal
+   * times by address). Unknown ids are ignored; ids are distinct within a
+   * call. Called off the request path, batched and throttled like `touch`.
+   * Never called with a token value.
+   */
+  recordUse?(uses: readonly TokenUse[], at: Date): Promise<void>;
+  /**
+   * Optional: claim expiry warnings, atomically. Picks up to `limit` PAT
+   * records (kind `pat` only) that are active at `now` (not revoked,
+   * `expiresAt > now`), expire within `withinSec` seconds of `now`
+   * (`expiresAt <= now + withinSec`), and carry no `expiryWarnings` entry at
+   * or below `withinSec` (a token warned "within 1 day" is not warned "within
+   * 7 days" after it); adds `withinSec` to their `expiryWarnings` and
+   * resolves to them, soonest expiry first. A record is returned by at most
+   * one call per threshold, whatever other calls, processes or servers run
+   * at the same time: the mark is the store's, so a restart does not repeat
+   * a warning either. `auth.sweepExpiring` needs it.
+   */
+  markExpiring?(withinSec: number, now: Date, limit: number): Promise<TokenRecord[]>;
+  /**
+   * Optional: the longest one change (`insert`, `revoke`, `touch`, `recordUse`, `markExpiring`) can take
    * before the store gives up with nothing written, in milliseconds.
    * `createAuth` refuses a `storeTimeoutMs` at or below it, so that a change
    * the service reports as failed (its deadline passed) never lands later.

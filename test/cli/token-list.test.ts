@@ -74,6 +74,9 @@ describe('relative times (svc token list, svc token get)', () => {
       committerIdentity: null,
       parentId: null,
       lastUsedAt: null,
+      lastUsed: null,
+      usedFrom: [],
+      allowedIps: null,
     };
     expect(tokenTable([info], false, NOW)).not.toContain('\u001b');
   });

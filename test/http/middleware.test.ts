@@ -51,6 +51,7 @@ function fakeAuth(overrides: Partial<Auth> = {}): Auth {
     committer: () => 'svc:default/users/Identity/alice',
     revokeToken: async () => undefined,
     tokensOf: async () => [],
+    sweepExpiring: async () => [],
     reportLeaked: async () => ({ received: 0, revoked: 0, ignored: 0, revokedIds: [], outcomes: [] }),
     flush: async () => undefined,
     ...overrides,

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { LastUsedRecorder } from '../../src/service/events';
-import { FileTokenStore, MemoryTokenStore, type TokenStore } from '../../src/stores';
+import { FileTokenStore, MemoryTokenStore, type TokenStore, type TokenUse } from '../../src/stores';
 import { setup } from './fixture';
 import { T0 } from '../support/clock';
 import { rejection } from '../support/errors';
@@ -20,8 +20,8 @@ function writer() {
   let fail = false;
   return {
     calls,
-    write: async (ids: readonly string[], at: Date): Promise<void> => {
-      calls.push({ ids: [...ids], at: at.getTime() });
+    write: async (uses: readonly TokenUse[], at: Date): Promise<void> => {
+      calls.push({ ids: uses.map((u) => u.id), at: at.getTime() });
       if (hold !== undefined) await hold;
       if (fail) throw new Error('disk on fire');
     },
@@ -179,9 +179,9 @@ describe('createAuth last-used recording', () => {
     const store = new MemoryTokenStore();
     const touched: string[][] = [];
     const spy: TokenStore = Object.assign(Object.create(store) as MemoryTokenStore, {
-      touch: (ids: readonly string[], at: Date) => {
-        touched.push([...ids]);
-        return store.touch(ids, at);
+      recordUse: (uses: readonly TokenUse[], at: Date) => {
+        touched.push(uses.map((u) => u.id));
+        return store.recordUse(uses, at);
       },
     });
     const s = await setup({ tokens: spy, lastUsedIntervalMs: 10_000 });
@@ -195,10 +195,11 @@ describe('createAuth last-used recording', () => {
     expect(touched).toHaveLength(2); // at 0 s and at 10 s
   });
 
-  it('a failing touch never fails or allows a request', async () => {
+  it('a failing write (recordUse or touch) never fails or allows a request', async () => {
     const store = new MemoryTokenStore();
     const broken: TokenStore = Object.assign(Object.create(store) as MemoryTokenStore, {
       touch: () => Promise.reject(new Error('disk full')),
+      recordUse: () => Promise.reject(new Error('disk full')),
     });
     const s = await setup({ tokens: broken });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
@@ -212,13 +213,37 @@ describe('createAuth last-used recording', () => {
 
   it('a touch that never answers: authenticate does not wait for it', async () => {
     const store = new MemoryTokenStore();
-    const stuck: TokenStore = Object.assign(Object.create(store) as MemoryTokenStore, { touch: () => new Promise<void>(() => {}) });
+    const stuck: TokenStore = Object.assign(Object.create(store) as MemoryTokenStore, {
+      touch: () => new Promise<void>(() => {}),
+      recordUse: () => new Promise<void>(() => {}),
+    });
     const s = await setup({ tokens: stuck, storeTimeoutMs: 20 });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci' });
     const p = await s.auth.authenticate(token);
     expect(p.kind).toBe('pat');
     await s.auth.flush(); // the store deadline ends the stuck write; flush still resolves
+  });
+
+  it('a store with touch but no recordUse records the time alone (no address)', async () => {
+    const store = new MemoryTokenStore();
+    const timeOnly: TokenStore = {
+      insert: (r, n) => store.insert(r, n),
+      readChain: (id) => store.readChain(id),
+      listByOwner: (o) => store.listByOwner(o),
+      revoke: (ids, at) => store.revoke(ids, at),
+      touch: (ids, at) => store.touch(ids, at),
+    };
+    const s = await setup({ tokens: timeOnly });
+    const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
+    const { token } = await s.auth.client(me).token.create({ name: 'ci' });
+    s.clock.advance(2000);
+    await s.auth.authenticate(token, { address: '203.0.113.7', userAgent: 'curl/8.5.0' });
+    await s.auth.flush();
+    const info = await s.auth.client(me).token.get('ci');
+    expect(info.lastUsedAt?.getTime()).toBe(T0 + 2000);
+    expect(info.lastUsed).toEqual({ at: new Date(T0 + 2000), address: null, userAgent: null });
+    expect(info.usedFrom).toEqual([]);
   });
 
   it('a store without touch works as before (no last-used time); lastUsedIntervalMs 0 turns recording off', async () => {

@@ -31,7 +31,11 @@ tokenStoreConformance(
     homes.set(store, dir);
     return store;
   },
-  { cleanup: (store) => rm(homes.get(store) as string, { recursive: true, force: true }) },
+  {
+    cleanup: (store) => rm(homes.get(store) as string, { recursive: true, force: true }),
+    // A second process on the same SVC_HOME.
+    twin: (store) => new FileTokenStore(join(homes.get(store) as string, 'home')),
+  },
 );
 
 /** The pid of a process that has exited. */

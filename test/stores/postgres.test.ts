@@ -90,7 +90,7 @@ withDb('PostgresTokenStore against PostgreSQL', () => {
   });
 
   // The shared contract; every case uses fresh ids and owners, so one table serves them all.
-  tokenStoreConformance('PostgresTokenStore', () => store);
+  tokenStoreConformance('PostgresTokenStore', () => store, { twin: () => storeB });
 
   describe('migrate', () => {
     it('runs twice, and five at once from separate pools, without error', async () => {
@@ -112,7 +112,7 @@ withDb('PostgresTokenStore against PostgreSQL', () => {
       dropped.push(table);
       await new PostgresTokenStore({ pool: poolA, table }).migrate();
       const { rows } = await admin.query('SELECT indexname FROM pg_indexes WHERE tablename = $1', [table]);
-      expect(rows).toHaveLength(4); // primary key + owner + parent + (owner, name)
+      expect(rows).toHaveLength(5); // primary key + owner + parent + (owner, name) + expiring (the expiry sweep)
     });
 
     it('an unmigrated table is UnavailableError, not a raw driver error', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InsertResult, TokenRecord, TokenStore } from '../../src/stores';
+import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../../src/stores';
 import { conformanceCases } from '../../src/testing/conformance';
 
 /** Ways a store can get the contract wrong; the suite must catch each one. */
@@ -18,6 +18,13 @@ type Bug =
   | 'await-between-check-and-write'
   | 'loses-scopes'
   | 'shifts-dates'
+  | 'loses-allowed-ips'
+  | 'keeps-every-address'
+  | 'address-moves-back'
+  | 'marks-twice'
+  | 'marks-components'
+  | 'longer-after-shorter'
+  | 'ignores-limit'
   | 'sessions-take-names'
   | 'refuses-sessions'
   | 'sessions-become-pats';
@@ -53,6 +60,7 @@ class NaiveStore implements TokenStore {
     let stored = { ...record };
     if (b === 'loses-scopes') stored = { ...stored, scopes: null };
     if (b === 'shifts-dates') stored = { ...stored, expiresAt: new Date(record.expiresAt.getTime() + 1000) };
+    if (b === 'loses-allowed-ips') stored = { ...stored, allowedIps: null };
     if (b === 'sessions-become-pats' && stored.kind === 'session') stored = { ...stored, kind: 'pat' };
     this.rows.push(stored);
     return 'ok';
@@ -73,6 +81,45 @@ class NaiveStore implements TokenStore {
   async listByOwner(ownerId: string): Promise<TokenRecord[]> {
     const list = this.rows.filter((r) => r.ownerId === ownerId);
     return this.bug === 'list-newest-first' ? list.reverse() : list;
+  }
+
+  async recordUse(uses: readonly TokenUse[], at: Date): Promise<void> {
+    for (const u of uses) {
+      const i = this.rows.findIndex((r) => r.id === u.id);
+      const r = this.rows[i];
+      if (!r) continue;
+      const lastUsedAt = r.lastUsedAt && r.lastUsedAt >= at ? r.lastUsedAt : at;
+      let usedFrom = [...(r.usedFrom ?? [])];
+      const same = usedFrom.find((x) => x.address === u.address);
+      if (u.address !== null && (this.bug === 'address-moves-back' || same === undefined || same.at < at)) {
+        usedFrom = [...usedFrom.filter((x) => x.address !== u.address), { address: u.address, at, userAgent: u.userAgent }];
+        usedFrom.sort((x, y) => y.at.getTime() - x.at.getTime() || (x.address < y.address ? -1 : 1));
+        if (this.bug !== 'keeps-every-address') usedFrom = usedFrom.slice(0, 5);
+      }
+      this.rows[i] = { ...r, lastUsedAt, usedFrom };
+    }
+  }
+
+  async markExpiring(withinSec: number, now: Date, limit: number): Promise<TokenRecord[]> {
+    const b = this.bug;
+    const due = this.rows
+      .filter(
+        (r) =>
+          (r.kind === 'pat' || b === 'marks-components') &&
+          r.revokedAt === null &&
+          r.expiresAt > now &&
+          r.expiresAt.getTime() <= now.getTime() + withinSec * 1000 &&
+          (b === 'marks-twice' || !(r.expiryWarnings ?? []).some((w) => (b === 'longer-after-shorter' ? w === withinSec : w <= withinSec))),
+      )
+      .sort((x, y) => x.expiresAt.getTime() - y.expiresAt.getTime() || (x.id < y.id ? -1 : 1))
+      .slice(0, b === 'ignores-limit' ? undefined : limit);
+    const out: TokenRecord[] = [];
+    for (const r of due) {
+      const marked = { ...r, expiryWarnings: [...(r.expiryWarnings ?? []), withinSec] };
+      this.rows[this.rows.indexOf(r)] = marked;
+      out.push(marked);
+    }
+    return out;
   }
 
   async revoke(ids: readonly string[], at: Date): Promise<string[]> {
@@ -125,6 +172,13 @@ describe('tokenStoreConformance', () => {
     'await-between-check-and-write',
     'loses-scopes',
     'shifts-dates',
+    'loses-allowed-ips',
+    'keeps-every-address',
+    'address-moves-back',
+    'marks-twice',
+    'marks-components',
+    'longer-after-shorter',
+    'ignores-limit',
     'sessions-take-names',
     'refuses-sessions',
     'sessions-become-pats',

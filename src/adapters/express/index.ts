@@ -82,7 +82,13 @@ const kit = adapterKit('express', {
  * app.use(errorHandler());
  * ```
  */
-export function svcAuth(auth: Auth, options?: GuardOptions): RequestHandler {
+export function svcAuth(
+  auth: Auth,
+  options?: GuardOptions & {
+    /** The connection's peer address, when `req.socket` is not it (`AdmissionOptions.clientAddress` of svc-auth). */
+    clientAddress?: (req: Request) => string | undefined;
+  },
+): RequestHandler {
   const guard = kit.admission(auth, options);
   return (req, res, next) => {
     // admit never rejects: every failure is already an answer.

@@ -18,9 +18,9 @@ import fp from 'fastify-plugin';
 import type { Principal } from '../../core/policy';
 import type { Auth } from '../../service';
 import type { Permission } from '../../core/vocabulary';
-import { adapterKit, type ErrorHandlerOptions, type PermissionOptions, type GuardOptions } from '../../http';
+import { adapterKit, type AdmissionOptions, type ErrorHandlerOptions, type PermissionOptions } from '../../http';
 
-export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
+export type { AdmissionOptions, ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
 
 /**
  * A switch for the type of `request.principal`, by declaration merging. Left
@@ -55,7 +55,7 @@ declare module 'fastify' {
 }
 
 /** Options of the {@link svcAuth} plugin: the `Auth` to use, and the options every guard shares. */
-export interface SvcAuthPluginOptions extends GuardOptions {
+export interface SvcAuthPluginOptions extends AdmissionOptions<FastifyRequest> {
   /** What `createAuth` returned. */
   auth: Auth;
 }

@@ -12,9 +12,9 @@ import type { Context, Env, ErrorHandler, MiddlewareHandler } from 'hono';
 import type { Principal } from '../../core/policy';
 import type { Auth } from '../../service';
 import type { Permission } from '../../core/vocabulary';
-import { adapterKit, type ErrorHandlerOptions, type PermissionOptions, type GuardOptions } from '../../http';
+import { adapterKit, type AdmissionOptions, type ErrorHandlerOptions, type PermissionOptions } from '../../http';
 
-export type { ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
+export type { AdmissionOptions, ErrorHandlerOptions, PermissionOptions, GuardOptions } from '../../http';
 
 /** The Hono environment {@link svcAuth} provides: `c.var.principal`. */
 export type PrincipalEnv = { Variables: { principal: Principal } };
@@ -30,8 +30,32 @@ function replace(c: Context, res: Response): Response {
   return res;
 }
 
+/** What a runtime hands Hono as `c.env`, as far as the peer address goes. */
+interface ConnEnv {
+  /** @hono/node-server: the node request. */
+  readonly incoming?: { readonly socket?: { readonly remoteAddress?: unknown } };
+  /** Bun: the server, which knows each request's peer. */
+  readonly requestIP?: (req: Request) => { readonly address?: unknown } | null;
+  /** Deno.serve: the handler info. */
+  readonly remoteAddr?: { readonly hostname?: unknown };
+}
+
+/** The peer address the runtime hands over (node-server, Bun, Deno), or `undefined`; never throws past the kit. */
+function peerAddress(c: Context): string | undefined {
+  const env = c.env as ConnEnv | undefined;
+  const node = env?.incoming?.socket?.remoteAddress;
+  if (typeof node === 'string') return node;
+  if (typeof env?.requestIP === 'function') {
+    const bun = env.requestIP(c.req.raw)?.address;
+    if (typeof bun === 'string') return bun;
+  }
+  const deno = env?.remoteAddr?.hostname;
+  return typeof deno === 'string' ? deno : undefined;
+}
+
 const kit = adapterKit('hono', {
   request: (c: Context) => c.req.raw,
+  address: peerAddress,
   set(c: Context, principal: Principal | null) {
     c.set('principal', principal);
   },
@@ -58,7 +82,9 @@ const kit = adapterKit('hono', {
  * No credential: 401 with `WWW-Authenticate: Bearer realm="svc"` (with
  * `optional: true`, the principal is `null` instead); a bad, expired or
  * revoked credential: 401 `invalid_token`. On success it sets
- * `Svc-Token-Expiration` unless `expirationHeader: false`.
+ * `Svc-Token-Expiration` unless `expirationHeader: false`. The client
+ * address (for `allowedIps` and last-used addresses) is the peer that
+ * `@hono/node-server`, Bun or Deno hand over; elsewhere give `clientAddress`.
  *
  * @throws ValidationError when `auth` or the options are not usable.
  *
@@ -71,9 +97,9 @@ const kit = adapterKit('hono', {
  * app.get('/api/whoami', (c) => c.json({ user: c.var.principal.userId }));
  * ```
  */
-export function svcAuth(auth: Auth, options: GuardOptions & { optional: true }): MiddlewareHandler<OptionalPrincipalEnv>;
-export function svcAuth(auth: Auth, options?: GuardOptions): MiddlewareHandler<PrincipalEnv>;
-export function svcAuth(auth: Auth, options?: GuardOptions): MiddlewareHandler {
+export function svcAuth(auth: Auth, options: AdmissionOptions<Context> & { optional: true }): MiddlewareHandler<OptionalPrincipalEnv>;
+export function svcAuth(auth: Auth, options?: AdmissionOptions<Context>): MiddlewareHandler<PrincipalEnv>;
+export function svcAuth(auth: Auth, options?: AdmissionOptions<Context>): MiddlewareHandler {
   const guard = kit.admission(auth, options);
   const handler: MiddlewareHandler<OptionalPrincipalEnv> = async (c, next) => {
     const admitted = await guard.admit(c, c);

@@ -233,15 +233,30 @@ export function tokenDetail(t: TokenInfo, colour: boolean, nowMs?: number): stri
     ['revoked', dateText(t.revokedAt)],
     [
       'last used',
-      t.lastUsedAt === null
+      (t.lastUsedAt === null
         ? 'never'
         : nowMs === undefined
           ? dateText(t.lastUsedAt)
-          : `${dateText(t.lastUsedAt)} (${lastUsedText(t, nowMs)})`,
+          : `${dateText(t.lastUsedAt)} (${lastUsedText(t, nowMs)})`) +
+        (t.lastUsed?.address == null ? '' : ` from ${clean(t.lastUsed.address)}`),
     ],
+    ...usageRows(t, nowMs),
     ['committer', t.committerIdentity === null ? '(owner identity)' : clean(t.committerIdentity)],
     ['id', t.id],
     ['parent', t.parentId ?? '-'],
   ];
   return rows.map(([k, v]) => `${k.padEnd(12)}${v}`.trimEnd()).join('\n') + '\n';
+}
+
+/** The detail rows of where a token may be and was used from: allowed ranges, then the last few addresses. */
+function usageRows(t: TokenInfo, nowMs: number | undefined): [string, string][] {
+  const rows: [string, string][] = [];
+  const allowed = t.allowedIps === null ? ['anywhere'] : t.allowedIps.map(clean);
+  rows.push(['allowed ips', allowed[0] ?? ''], ...allowed.slice(1).map((a): [string, string] => ['', a]));
+  const seen = t.usedFrom.map((u) => {
+    const when = nowMs === undefined ? dateText(u.at) : `${dateText(u.at)} (${relativeText(u.at, Math.max(nowMs, u.at.getTime()))})`;
+    return `${clean(u.address)}  ${when}${u.userAgent === null ? '' : `  ${clean(u.userAgent)}`}`;
+  });
+  if (seen.length > 0) rows.push(['used from', seen[0] as string], ...seen.slice(1).map((a): [string, string] => ['', a]));
+  return rows;
 }

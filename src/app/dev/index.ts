@@ -5,6 +5,7 @@
  */
 export { openInstance, DEV_ISSUER, type CliEnv, type DevInstance, type OpenOptions } from './instance';
 export { createDevServer } from './server';
+export type { ExpirySweep } from './sweeper';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { secureHome } from './home-perms';

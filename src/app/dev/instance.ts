@@ -124,6 +124,8 @@ export interface OpenOptions {
   notice?: (text: string) => void;
   /** Identity providers whose access tokens the instance accepts as sessions (`svc serve --trust-issuer`). */
   trustedIssuers?: TrustedIssuer[];
+  /** Reverse proxies whose `X-Forwarded-For` the instance believes (`svc serve --trust-proxy`). */
+  trustProxy?: string[];
 }
 
 /**
@@ -167,6 +169,7 @@ export async function openInstance(env: CliEnv, options: OpenOptions = {}): Prom
       tokens,
       ...(clock ? { now: clock } : {}),
       ...(trusted.length === 0 ? {} : { trustedIssuers: [...trusted] }),
+      ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     });
     built.push(a);
     return a;

@@ -17,6 +17,7 @@ import { UnavailableError } from '../../errors';
 import { createReferenceServer, type PathHandler, type ReferenceServer } from '../server';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
 import { FileThingStore } from './things';
+import { startSweeper, type ExpirySweep, type Sweeper } from './sweeper';
 
 /**
  * Options of {@link createDevServer}.
@@ -41,7 +42,16 @@ export interface DevServerOptions {
   version?: string;
   /** Run the authorization server (`svc-auth/oauth`, issuer = the base URL). Default `true`. */
   oauth?: boolean;
+  /**
+   * The expiry sweep while the server listens (`auth.sweepExpiring`, each
+   * warning a log line), or `false` for none. Default: every hour, warning
+   * 7 days and 1 day before expiry.
+   */
+  expirySweep?: ExpirySweep | false;
 }
+
+/** `svc serve`'s default: an hourly sweep warning a week and a day ahead. */
+const DEFAULT_SWEEP: ExpirySweep = { intervalMs: 3_600_000, within: ['7d', '1d'] };
 
 /** The dev instance's authorization server at `issuer`, or `undefined` (said in the log) when oidc-provider cannot be loaded. */
 async function devAuthorizationServer(
@@ -98,7 +108,11 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
     if (instance === undefined) await dev.close();
     throw err;
   }
+  const sweep = options.expirySweep ?? DEFAULT_SWEEP;
+  let sweeper: Sweeper | undefined;
   const release = async (): Promise<void> => {
+    // The sweep first: a sweep in progress finishes before the store it writes is closed.
+    await sweeper?.stop();
     await server.close();
     if (instance === undefined) await dev.close();
   };
@@ -107,11 +121,13 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
     handle: server.handle,
     async listen(at) {
       const url = await server.listen(at);
+      if (sweep !== false && sweeper === undefined) sweeper = startSweeper(dev.auth, sweep, (line) => log?.(line));
       if (options.oauth === false) return url;
       let oauth: AuthorizationServer | undefined;
       try {
         oauth = await devAuthorizationServer(dev, url, log);
       } catch (err) {
+        await sweeper?.stop();
         await server.close();
         throw err;
       }

@@ -10,24 +10,21 @@ import { AuthenticationError, UnavailableError, ValidationError } from '../../er
 import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import type { TokenRecord, TokenStore } from '../../stores';
-import {
-  bearerFromRequest,
-  expiredClaimsOf,
-  type BearerRequest,
-  LIFETIMES,
-  MAX_TOKEN_CHARS,
-  TokenVerifier,
-  type TokenClaims,
-} from '../../tokens';
+import { bearerFromRequest, type BearerRequest, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState } from '../context';
-import { type EventActor, type EventDispatcher, LastUsedRecorder } from '../events';
+import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../events';
 import { principalFactory } from './principal';
 import { GrantCache, LayerCache } from './grant-cache';
 import { failure } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
 import { issuerPath } from './issuer';
+import { AllowedIps, isRestricted } from './allowed-ips';
+import { addressOf, addressText, userAgentOf } from './origin';
+import type { AuthenticateRequestOptions, RequestOrigin } from '../types';
+import { refusalReporter } from './refusal';
+import type { IpAddress } from '../../core/network';
 
 /** Could `value` be a promise? A throwing `then` getter counts as one (and then rejects in `guarded`). */
 function isThenable(value: unknown): boolean {
@@ -41,9 +38,9 @@ function isThenable(value: unknown): boolean {
 
 /** @internal what one Auth instance's request path gives the rest of it. */
 export interface Authenticator {
-  readonly authenticate: (token: string) => Promise<Principal>;
+  readonly authenticate: (token: string, origin?: RequestOrigin) => Promise<Principal>;
   /** `authenticate` on the request's bearer header; a refused header is refused (and reported) here. */
-  readonly authenticateRequest: (req: BearerRequest) => Promise<Principal>;
+  readonly authenticateRequest: (req: BearerRequest, options?: AuthenticateRequestOptions) => Promise<Principal>;
   /** A session principal for a user the server signed in itself; roles read now. */
   readonly principalFor: (userId: string) => Promise<Principal>;
   /** The grant of a principal this instance made, else `undefined` (no allocation). */
@@ -79,20 +76,11 @@ export function createAuthenticator(
   const layers = new LayerCache(opts.layerCacheSize);
   const grants = new GrantCache(opts.grantCacheSize);
 
+  const allowedIps = new AllowedIps(opts.layerCacheSize);
+
   // Off the request path (events/last-used.ts, events/events.ts): authenticate only hands them ids and events.
-  const touch = opts.lastUsedIntervalMs > 0 && typeof store.touch === 'function' ? store.touch.bind(store) : undefined;
-  const recorder =
-    touch === undefined
-      ? null
-      : new LastUsedRecorder({ write: (ids, at) => call('token store', () => touch(ids, at)), intervalMs: opts.lastUsedIntervalMs });
-  /** The time of an event: a failing clock must not turn a refusal into something else. */
-  const eventTime = (): Date => {
-    try {
-      return new Date(nowMs());
-    } catch {
-      return new Date();
-    }
-  };
+  const recorder = recorderFor(store, opts.lastUsedIntervalMs, call);
+  const refused = refusalReporter(events, nowMs);
 
   /**
    * The roles, read on every call (T5). A source that answers synchronously is
@@ -165,31 +153,15 @@ export function createAuthenticator(
   }
 
   /**
-   * A refusal leaving `authenticate`: when the signature verified, the error
-   * carries the token id (never its value), and `auth.failed` is queued. An
-   * expired token is known too: its signature verified before its time was
-   * found to be over (the verifier keeps its claims beside the error).
+   * The request path. `req` (with the peer `address` handed over for it), or
+   * the `address` and `userAgent` given to `authenticate`, say where the
+   * request came from; they are read only when a record limits addresses or
+   * a last use is due to be written. Plain arguments, not an object: nothing
+   * is allocated for them on a request that needs neither.
    */
-  function refused(err: unknown, verified: TokenClaims | undefined): unknown {
-    if (!(err instanceof AuthenticationError)) return err;
-    const claims = verified ?? expiredClaimsOf(err);
-    // Its signature verified, and every kind has a record (sessions too): its id traces it.
-    const out =
-      claims !== undefined && err.tokenId === undefined
-        ? new AuthenticationError(err.reason, err.message, { cause: err.cause, tokenId: claims.jti })
-        : err;
-    if (events !== null) {
-      const actor: EventActor =
-        claims === undefined
-          ? { kind: 'unknown', userId: null, tokenId: null, tokenName: null }
-          : { kind: claims.kind, userId: claims.sub, tokenId: claims.jti, tokenName: null };
-      events.emit(Object.freeze({ type: 'auth.failed', at: eventTime(), actor: Object.freeze(actor), reason: err.reason }));
-    }
-    return out;
-  }
-
-  async function authenticate(token: string): Promise<Principal> {
+  async function authenticateFrom(token: string, req: BearerRequest | undefined, address: unknown, userAgent: unknown): Promise<Principal> {
     let claims: TokenClaims | undefined;
+    let client: IpAddress | undefined | null = null; // null: not read yet
     try {
       if (typeof token !== 'string') throw new AuthenticationError('malformed');
       if (token.length === 0) throw new AuthenticationError('missing');
@@ -211,6 +183,10 @@ export function createAuthenticator(
       const now = readChainNow(claims.jti);
       const chain = now === undefined ? await readValidChain(claims, at) : checkChain(now, claims, at);
       const head = chain[0] as TokenRecord;
+      if (isRestricted(chain)) {
+        client = addressOf(req, address, opts.trustProxy);
+        allowedIps.check(chain, client);
+      }
       // An in-process membership source answers without a promise (no await, no timer).
       const got = rolesOf(claims.sub);
       const roles = got instanceof Promise ? await got : got;
@@ -227,14 +203,29 @@ export function createAuthenticator(
       }
       const expiresAt = new Date(chainExpiryMs(chain));
       // Last used: one Map lookup when throttled; the write happens later, elsewhere.
-      if (recorder !== null) recorder.seen(head.id, at);
+      if (recorder !== null && recorder.due(head.id, at)) {
+        const from = client === null ? addressOf(req, address, opts.trustProxy) : client;
+        recorder.record(head.id, at, addressText(from), userAgentOf(req, userAgent));
+      }
       return principals.make(claims.kind, claims.sub, expiresAt, head, grant, { roles, chain });
     } catch (err) {
       throw refused(err, claims);
     }
   }
 
-  function authenticateRequest(req: BearerRequest): Promise<Principal> {
+  function authenticate(token: string, origin?: RequestOrigin): Promise<Principal> {
+    let address: unknown;
+    let userAgent: unknown;
+    try {
+      address = origin?.address;
+      userAgent = origin?.userAgent;
+    } catch {
+      // An origin that cannot be read is no origin: unknown address, no user agent.
+    }
+    return authenticateFrom(token, undefined, address, userAgent);
+  }
+
+  function authenticateRequest(req: BearerRequest, options?: AuthenticateRequestOptions): Promise<Principal> {
     // Not `async`: a second promise wrapping authenticate's own was a
     // measurable share of a guarded request. Still never throws synchronously.
     let token: string;
@@ -248,7 +239,13 @@ export function createAuthenticator(
       refused(refusal, undefined); // reported; nothing was verified, so there is no token id to add
       return Promise.reject(refusal);
     }
-    return authenticate(token);
+    let peer: unknown;
+    try {
+      peer = options?.address;
+    } catch {
+      peer = undefined;
+    }
+    return authenticateFrom(token, req, peer, undefined);
   }
 
   async function principalFor(userId: string): Promise<Principal> {

@@ -29,6 +29,7 @@ export type {
   AuthFailedEvent,
   EventActor,
   TokenCreatedEvent,
+  TokenExpiringEvent,
   TokenLeakedEvent,
   TokenRevokedEvent,
 } from './types';

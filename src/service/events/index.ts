@@ -10,6 +10,7 @@ export type {
   EventActor,
   TokenCreatedEvent,
   TokenRevokedEvent,
+  TokenExpiringEvent,
   AuthFailedEvent,
   AccessDeniedEvent,
   TokenLeakedEvent,
@@ -19,5 +20,5 @@ export type { FlushOptions } from './flush';
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { registerEvents, revokedEvent, SERVER_ACTOR, createdEvent, actorOf, leakedEvent } from './events';
 export { flushDeadline, flushWithin } from './flush';
-export { LastUsedRecorder } from './last-used';
+export { LastUsedRecorder, recorderFor } from './last-used';
 export { redactEvent } from './redact';

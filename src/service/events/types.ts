@@ -69,7 +69,9 @@ export interface TokenRevokedEvent {
 /**
  * `authenticate` refused a credential, or `authenticateRequest` refused the
  * request's `Authorization` header before any token was read (reason
- * `missing` or `malformed`, actor `unknown`). `actor.userId` is set when the
+ * `missing` or `malformed`, actor `unknown`), or a valid token was used from
+ * an address its `allowedIps` do not hold (reason `ip`: the error is a
+ * `ForbiddenError`, answered 403, and the actor names the token). `actor.userId` is set when the
  * signature verified and the token was still refused (revoked, expired, not
  * in the store), and `actor.tokenId` too (every kind has a record, sessions
  * included): a revoked or expired token still in use can be traced. `null` otherwise.
@@ -83,7 +85,7 @@ export interface AuthFailedEvent {
   readonly type: 'auth.failed';
   readonly at: Date;
   readonly actor: EventActor;
-  readonly reason: AuthenticationReason;
+  readonly reason: AuthenticationReason | 'ip';
 }
 
 /**
@@ -103,6 +105,43 @@ export interface AccessDeniedEvent {
   readonly permission: string;
   readonly thingName: string | null;
   readonly reason: 'invalid' | 'role' | 'scope' | 'thing';
+}
+
+/**
+ * A PAT expires soon: `auth.sweepExpiring` found it active and expiring within
+ * `withinDays` days, and had not warned about it for that threshold (or a
+ * shorter one) before. Given once per token and threshold, whichever server
+ * sweeps. The actor is `server`.
+ *
+ * @example
+ * ```ts
+ * if (e.type === 'token.expiring') alert(e.token.ownerId, `${e.token.name} expires ${e.token.expiresAt.toISOString()}`);
+ * ```
+ */
+export interface TokenExpiringEvent {
+  /** The event's kind. */
+  readonly type: 'token.expiring';
+  /** When the sweep found it. */
+  readonly at: Date;
+  /** Always `server`: a sweep is server-side work. */
+  readonly actor: EventActor;
+  /** The expiring token, as its record says. */
+  readonly token: {
+    /** Its id (the JWT `jti`); never its value. */
+    readonly id: string;
+    /** The name its owner gave it. */
+    readonly name: string;
+    /** Always `pat`: only PATs are swept. */
+    readonly kind: 'pat';
+    /** Whose it is: the user to tell. */
+    readonly ownerId: string;
+    /** The PAT that created it, or `null`. */
+    readonly parentId: string | null;
+    /** When it stops working. */
+    readonly expiresAt: Date;
+  };
+  /** The warning threshold, in days: the token expires within this many days of `at`. */
+  readonly withinDays: number;
 }
 
 /**
@@ -155,7 +194,7 @@ export interface TokenLeakedEvent {
  * const onEvent = (e: AuthEvent): void => console.log(e.type, e.at.toISOString(), e.actor.tokenId);
  * ```
  */
-export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | AuthFailedEvent | AccessDeniedEvent | TokenLeakedEvent;
+export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | TokenExpiringEvent | AuthFailedEvent | AccessDeniedEvent | TokenLeakedEvent;
 
 /**
  * The `onEvent` hook. May be async; its result never changes a decision.

@@ -6,6 +6,8 @@
  * @module
  */
 import { ForbiddenError } from '../../errors';
+import { formatRange, RangeMatcher, rangeWithin } from '../../core/network';
+import type { TokenRecord } from '../../stores';
 import type { UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import { ROLE_TABLE, isRoleName, type Permission, type RoleName } from '../../core/vocabulary';
@@ -57,6 +59,35 @@ export function checkNarrowing(child: readonly Scope[], layers: readonly (readon
   if (refused.length > 0) {
     const shown = refused.slice(0, 5).join(', ') + (refused.length > 5 ? ` (and ${refused.length - 5} more)` : '');
     throw new ForbiddenError(`a token may not hold more than the token that creates it: ${shown}`);
+  }
+}
+
+/**
+ * The network side of M4: a child's `allowedIps` must lie inside the list of
+ * every record of the creating chain that has one (each of the child's ranges
+ * inside one range of that list). Conservative: a range covered only by two
+ * of the parent's ranges together is refused (write it as the two halves).
+ * Decisions do not rest on this check: every list of the chain is enforced
+ * on each request anyway.
+ *
+ * @example
+ * ```ts
+ * checkIpNarrowing(['10.1.0.0/16'], [{ ...parent, allowedIps: ['10.0.0.0/8'] }]); // fine
+ * checkIpNarrowing(['0.0.0.0/0'], [{ ...parent, allowedIps: ['10.0.0.0/8'] }]);   // throws ForbiddenError
+ * ```
+ */
+export function checkIpNarrowing(child: readonly string[], chain: readonly TokenRecord[]): void {
+  const mine = new RangeMatcher(child);
+  const outside = new Set<string>();
+  for (const record of chain) {
+    const list = record.allowedIps;
+    if (list == null) continue;
+    const outer = new RangeMatcher(list);
+    for (const r of mine.ranges) if (!outer.ranges.some((o) => rangeWithin(r, o))) outside.add(formatRange(r));
+  }
+  if (outside.size > 0) {
+    const shown = [...outside].slice(0, 5).join(', ') + (outside.size > 5 ? ` (and ${outside.size - 5} more)` : '');
+    throw new ForbiddenError(`a token may not be used from more places than the token that creates it: allowedIps ${shown}`);
   }
 }
 

@@ -21,11 +21,13 @@ import type { ServiceContext } from '../context';
 import { actorOf, createdEvent, revokedEvent } from '../events';
 import { checkIdentity } from '../identity';
 import { checkStoredText } from './stored-text';
-import { checkNarrowing, roleWarnings } from './narrowing';
+import { checkIpNarrowing, checkNarrowing, roleWarnings } from './narrowing';
+import { checkRanges } from '../../core/network';
+import { MAX_ALLOWED_IPS } from '../../stores';
 import { managedRecords, pickForGet, pickForRevoke, toInfo } from './token-info';
 import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from '../types';
 
-const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity']);
+const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity', 'allowedIps']);
 
 /** Run one field check, turning its `ValidationError` into issues so that all are reported at once. */
 function collect<T>(issues: IssueInput[], check: () => T): T | undefined {
@@ -54,13 +56,14 @@ interface CheckedCreate {
   /** Was `expiresIn` given? Only an explicit expiry that had to be clamped warns. */
   explicitExpiry: boolean;
   committerIdentity: string | null;
+  allowedIps: readonly string[] | null;
 }
 
 /** Read and check a create input; a hostile object (throwing getters, Proxy) is a `ValidationError`. */
 function checkCreateInput(input: unknown): CheckedCreate {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ValidationError([
-      { path: '', message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity? }' },
+      { path: '', message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity?, allowedIps? }' },
     ]);
   }
   let fields: Partial<Record<keyof CreateTokenInput, unknown>>;
@@ -68,7 +71,14 @@ function checkCreateInput(input: unknown): CheckedCreate {
   try {
     keys = Reflect.ownKeys(input);
     const o = input as Record<string, unknown>;
-    fields = { name: o.name, description: o.description, scopes: o.scopes, expiresIn: o.expiresIn, committerIdentity: o.committerIdentity };
+    fields = {
+      name: o.name,
+      description: o.description,
+      scopes: o.scopes,
+      expiresIn: o.expiresIn,
+      committerIdentity: o.committerIdentity,
+      allowedIps: o.allowedIps,
+    };
   } catch (err) {
     throw new ValidationError([{ path: '', message: 'create input could not be read' }], { cause: err });
   }
@@ -100,8 +110,14 @@ function checkCreateInput(input: unknown): CheckedCreate {
       throw new ValidationError(err.issues.map((i) => ({ code: i.code, path: ['scopes', ...i.path], message: i.message })));
     }
   });
+  const allowedIps = collect(issues, () =>
+    fields.allowedIps === undefined
+      ? null
+      : checkRanges(fields.allowedIps, { path: 'allowedIps', max: MAX_ALLOWED_IPS, allowEmpty: false }),
+  );
   if (issues.length > 0) throw new ValidationError(issues);
   return {
+    allowedIps: allowedIps === undefined || allowedIps === null ? null : Object.freeze(allowedIps),
     name: name as string,
     description: description as string | null,
     scopes: normalized === null || normalized === undefined ? null : normalized.scopes,
@@ -179,6 +195,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
           chain.filter((r) => r.scopes !== null).map((r) => r.scopes as readonly Scope[]),
         );
       }
+      if (chain !== null && checked.allowedIps !== null) checkIpNarrowing(checked.allowedIps, chain);
       if (checked.scopes !== null) warnings.push(...roleWarnings(checked.scopes, state.roles));
       // Under a scoped parent an unscoped child inherits the parent's limits (A5): nothing to warn about.
       else if (chain === null || chain.every((r) => r.scopes === null)) warnings.push(FULL_ACCESS_WARNING);
@@ -206,6 +223,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
         expiresAt: new Date(exp * 1000),
         revokedAt: null,
         committerIdentity: checked.committerIdentity,
+        ...(checked.allowedIps === null ? {} : { allowedIps: checked.allowedIps }),
       });
       // Mint before storing: a failure leaves no record behind to hold the name.
       const token = await mintToken(ctx.keys, { kind: 'pat', iss: ctx.issuer, sub: userId, jti: record.id, iat, exp });

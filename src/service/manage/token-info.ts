@@ -6,7 +6,7 @@
  */
 import type { TokenRecord } from '../../stores';
 import type { SessionInfo } from '../session-types';
-import type { TokenInfo } from '../types';
+import type { LastUse, TokenInfo } from '../types';
 
 /**
  * Status derived when read (T4): `revoked` if revokedAt is set, else `expired`
@@ -44,7 +44,23 @@ export function toInfo(record: TokenRecord, nowMs: number): TokenInfo {
     committerIdentity: record.committerIdentity,
     parentId: record.parentId,
     lastUsedAt: record.lastUsedAt instanceof Date ? new Date(record.lastUsedAt.getTime()) : null,
+    lastUsed: lastUseOf(record),
+    usedFrom: (record.usedFrom ?? []).map((u) => ({ address: u.address, at: new Date(u.at.getTime()), userAgent: u.userAgent })),
+    allowedIps: record.allowedIps == null ? null : [...record.allowedIps],
   });
+}
+
+/**
+ * The last use of a record: its time, and the address and user agent of the
+ * `usedFrom` entry of that very time (a use recorded without an address, or
+ * by a store without `recordUse`, has neither).
+ */
+function lastUseOf(record: TokenRecord): LastUse | null {
+  const at = record.lastUsedAt;
+  if (!(at instanceof Date)) return null;
+  const newest = record.usedFrom?.[0];
+  const same = newest !== undefined && newest.at.getTime() === at.getTime();
+  return { at: new Date(at.getTime()), address: same ? newest.address : null, userAgent: same ? newest.userAgent : null };
 }
 
 /**

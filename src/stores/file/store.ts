@@ -14,7 +14,7 @@ import { JsonFile } from './json-file';
 import { checkResource, checkRole, MembershipTable, type Membership, type MembershipStore } from '../membership';
 import { timeOf, toEntry, toJson } from '../record-codec';
 import { TokenTable } from '../token-table';
-import type { InsertResult, TokenRecord, TokenStore } from '../types';
+import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
 
 /**
  * Options of the file stores.
@@ -121,6 +121,31 @@ export class FileTokenStore implements TokenStore {
       if (current === undefined) return undefined;
       return current.touch(ids, at) > 0 ? current : undefined;
     });
+  }
+
+  /** Record uses with their addresses (see {@link TokenStore.recordUse}): one locked write for the batch, none when nothing changes. */
+  async recordUse(uses: readonly TokenUse[], at: Date): Promise<void> {
+    new TokenTable().recordUse(uses, at); // checks the arguments before taking the lock
+    await this.file.update((current) => {
+      if (current === undefined) return undefined;
+      return current.recordUse(uses, at) > 0 ? current : undefined;
+    });
+  }
+
+  /**
+   * Claim expiry warnings (see {@link TokenStore.markExpiring}) in one locked
+   * read-modify-write: two processes sweeping at once take the lock in turn,
+   * and the second finds the marks the first wrote.
+   */
+  async markExpiring(withinSec: number, now: Date, limit: number): Promise<TokenRecord[]> {
+    new TokenTable().markExpiring(withinSec, now, limit); // checks the arguments before taking the lock
+    let marked: TokenRecord[] = [];
+    await this.file.update((current) => {
+      if (current === undefined) return undefined;
+      marked = current.markExpiring(withinSec, now, limit);
+      return marked.length > 0 ? current : undefined;
+    });
+    return marked;
   }
 }
 

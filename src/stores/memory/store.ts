@@ -6,7 +6,7 @@
  */
 import { settle } from '../settle';
 import { TokenTable } from '../token-table';
-import type { InsertResult, TokenRecord, TokenStore } from '../types';
+import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
 
 /**
  * A {@link TokenStore} in memory. Each operation completes synchronously inside
@@ -71,5 +71,17 @@ export class MemoryTokenStore implements TokenStore {
     return settle(() => {
       this.table.touch(ids, at);
     });
+  }
+
+  /** Record uses with their addresses (see {@link TokenStore.recordUse}). */
+  recordUse(uses: readonly TokenUse[], at: Date): Promise<void> {
+    return settle(() => {
+      this.table.recordUse(uses, at);
+    });
+  }
+
+  /** Claim expiry warnings (see {@link TokenStore.markExpiring}). */
+  markExpiring(withinSec: number, now: Date, limit: number): Promise<TokenRecord[]> {
+    return settle(() => this.table.markExpiring(withinSec, now, limit));
   }
 }

@@ -7,6 +7,7 @@ import type { QueryResultRow } from 'pg';
 import { UnavailableError } from '../../errors';
 import { toEntry, toRecord, type Entry } from '../record-codec';
 import type { TokenRecord } from '../types';
+import { usageOfRow } from './usage';
 
 /** @internal the first row of a result, if any. */
 export function first(result: { rows: QueryResultRow[] }): QueryResultRow | undefined {
@@ -35,6 +36,7 @@ export function rowToEntry(row: QueryResultRow): Entry {
         revokedAt: row.revoked_at === null ? null : asDate(row.revoked_at),
         committerIdentity: row.committer_identity,
         lastUsedAt: row.last_used_at === null || row.last_used_at === undefined ? null : asDate(row.last_used_at),
+        ...usageOfRow(row),
       },
       'date',
     );

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../../errors';
+import { buildUsageSql, type UsageSql } from './usage';
 
 /** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -15,7 +16,9 @@ const MAX_IDENTIFIER = 63;
 
 /** @internal The columns a record is read back from, in one place so every query (and the benchmark's reference read) agrees. */
 export const COLUMNS =
-  'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at';
+  'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at, ' +
+  // The usage columns (usage.ts).
+  'allowed_ips, used_from, expiry_warnings';
 
 // A corrupted parent link must not spin a recursive query forever.
 /** @internal Deepest ancestor a chain read follows (a chain is at most this many records plus one). */
@@ -88,11 +91,12 @@ export interface StoreSql {
   readonly beginLocked: string;
   /** Parameters: timeout (ms, text). Sets the transaction's statement timeout only. */
   readonly beginPlain: string;
-  /** Statements of `migrate()`, in order, after `beginLocked`. No parameters. */
+  /** Statements of `migrate()`, in order, after `beginLocked`: the table's own, then the usage fields'. No parameters. */
   readonly migrate: readonly string[];
   /**
    * Parameters: $1 id, $2 kind, $3 owner, $4 name, $5 description, $6 scopes (json text),
-   * $7 parent id, $8 created, $9 expires, $10 revoked, $11 committer, $12 now, $13 check name (bool).
+   * $7 parent id, $8 created, $9 expires, $10 revoked, $11 committer, $12 now, $13 check name (bool),
+   * $14 allowed ips (text[]), $15 used from (json text), $16 expiry warnings (integer[]).
    * One row: parent_ok, name_ok, inserted.
    */
   readonly insert: string;
@@ -115,12 +119,15 @@ export interface StoreSql {
   readonly touch: string;
   /** A short hash of the table name, to name prepared statements per table. */
   readonly tag: string;
+  /** The statements of the usage fields (addresses, expiry warnings). */
+  readonly usage: UsageSql;
 }
 
 /** @internal Build the statements for one checked table name. */
 export function buildSql(name: TableName): StoreSql {
   const t = name.quoted;
   const idx = (suffix: string): string => quote(indexName(name.table, suffix));
+  const usage = buildUsageSql(t, idx, prefixed);
   return {
     beginLocked: `SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtextextended($2, 0))`,
     beginPlain: `SELECT set_config('statement_timeout', $1, true)`,
@@ -145,6 +152,7 @@ export function buildSql(name: TableName): StoreSql {
       `CREATE INDEX IF NOT EXISTS ${idx('owner_idx')} ON ${t} (owner_id, seq)`,
       `CREATE INDEX IF NOT EXISTS ${idx('parent_idx')} ON ${t} (parent_id) WHERE parent_id IS NOT NULL`,
       `CREATE INDEX IF NOT EXISTS ${idx('owner_name_idx')} ON ${t} (owner_id, name) WHERE kind = 'pat' AND revoked_at IS NULL`,
+      ...usage.migrate,
     ],
     // Runs after the (owner, name) advisory lock was taken by an earlier statement,
     // so its snapshot sees every competing insert that committed. FOR SHARE on the
@@ -161,8 +169,9 @@ export function buildSql(name: TableName): StoreSql {
         SELECT ($7::text IS NULL OR EXISTS (SELECT 1 FROM parent)) AS parent_ok,
                NOT EXISTS (SELECT 1 FROM clash) AS name_ok
       ), ins AS (
-        INSERT INTO ${t} (id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity)
-        SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11 FROM verdict
+        INSERT INTO ${t} (id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity,
+          allowed_ips, used_from, expiry_warnings)
+        SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $14::text[], $15::jsonb, $16::integer[] FROM verdict
         WHERE verdict.parent_ok AND verdict.name_ok
         ON CONFLICT (id) DO NOTHING
         RETURNING 1
@@ -216,6 +225,7 @@ export function buildSql(name: TableName): StoreSql {
       WHERE id = ANY($1::text[]) AND (last_used_at IS NULL OR last_used_at < $2)`,
     // 64 bits: two tables on one pool must never share a prepared statement name.
     tag: createHash('sha256').update(name.plain).digest('hex').slice(0, 16),
+    usage,
   };
 }
 

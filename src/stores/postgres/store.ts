@@ -23,7 +23,9 @@ import {
 } from './options';
 import { first, rowToRecord } from './rows';
 import { ChainReader, type Found, type ReadQuery } from './chains';
-import type { InsertResult, TokenRecord, TokenStore } from '../types';
+import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
+import { checkMark, checkUses, soonestFirst } from '../usage';
+import { usageValues, usesJson } from './usage';
 
 export type { PostgresTokenStoreOptions };
 
@@ -145,6 +147,7 @@ export class PostgresTokenStore implements TokenStore {
       entry.committerIdentity,
       new Date(nowMs),
       entry.kind === 'pat',
+      ...usageValues(entry),
     ];
     const verdict = await this.run(this.timeoutMs, async (client) => {
       if (entry.kind !== 'pat') return first(await client.query({ text: this.sql.insert, values }));
@@ -245,6 +248,43 @@ export class PostgresTokenStore implements TokenStore {
     await this.run(this.timeoutMs, async (client) => {
       await client.query({ text: this.sql.touch, values: [wanted, new Date(atMs)] });
     });
+  }
+
+  /**
+   * Record uses with their addresses (see {@link TokenStore.recordUse}): one
+   * statement for the batch, merging each row's addresses in SQL.
+   *
+   * @example
+   * ```ts
+   * await pgStore.recordUse([{ id: tokenId, address: '203.0.113.7', userAgent: 'curl/8.5.0' }], new Date());
+   * ```
+   */
+  async recordUse(uses: readonly TokenUse[], at: Date): Promise<void> {
+    const wanted = checkUses(uses).filter((u) => u.id.length <= MAX_ID_LENGTH && storable(u.id));
+    const atMs = timeOf(at, 'at');
+    if (wanted.length === 0) return;
+    const values = [usesJson(wanted), new Date(atMs), new Date(atMs).toISOString()];
+    await this.run(this.timeoutMs, (client) => client.query({ text: this.sql.usage.recordUse, values }));
+  }
+
+  /**
+   * Claim expiry warnings (see {@link TokenStore.markExpiring}): one
+   * conditional `UPDATE … RETURNING`, so two servers sweeping at once warn once.
+   *
+   * @example
+   * ```ts
+   * const due = await pgStore.markExpiring(7 * 86_400, new Date(), 1000);
+   * ```
+   */
+  async markExpiring(withinSec: number, now: Date, limit: number): Promise<TokenRecord[]> {
+    const m = checkMark(withinSec, now, limit);
+    const { rows } = await this.run(this.timeoutMs, (client) =>
+      client.query({
+        text: this.sql.usage.markExpiring,
+        values: [m.withinSec, new Date(m.nowMs), new Date(m.nowMs + m.withinSec * 1000), m.limit],
+      }),
+    );
+    return rows.map(rowToRecord).sort(soonestFirst);
   }
 
   /** A read's query config: named (prepared once per connection) unless `prepare` is off. */

@@ -10,7 +10,18 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { TokenRecord } from '../../stores';
+import type { TokenRecord, TokenStore } from '../../stores';
+
+/**
+ * @internal How a case file registers its cases: a name, and a run given the
+ * store and its twin (a second store over the same records, when the suite was given one).
+ *
+ * @example
+ * ```ts
+ * const it: CaseRegistrar = (name, run) => cases.push({ name, run: (s, twin) => run(() => s, () => twin) });
+ * ```
+ */
+export type CaseRegistrar = (name: string, run: (store: () => TokenStore, twin: () => TokenStore | undefined) => Promise<void>) => void;
 
 /** The suite's fixed "now": 2030-01-01T00:00:00Z, as epoch ms. @example `new Date(T0)` */
 export const T0 = Date.parse('2030-01-01T00:00:00.000Z');

@@ -11,6 +11,9 @@ import { insertCases } from './insert';
 import { revokeCases } from './revoke';
 import { sessionCases } from './sessions';
 import { touchCases } from './touch';
+import { usageCases } from './usage';
+import { expiryCases } from './expiry';
+import type { CaseRegistrar } from './fixtures';
 
 /**
  * Options of {@link tokenStoreConformance}.
@@ -23,6 +26,12 @@ import { touchCases } from './touch';
 export interface ConformanceOptions<S extends TokenStore = TokenStore> {
   /** Called after each test with the store the factory made (close pools, remove temp dirs). */
   cleanup?: (store: S) => Promise<void> | void;
+  /**
+   * A second store over the same records as `store` (another pool on the same
+   * table, another instance on the same directory), as a second server would
+   * hold: the cases that race two servers use it, and pass without it.
+   */
+  twin?: (store: S) => TokenStore | Promise<TokenStore>;
 }
 
 /**
@@ -35,7 +44,8 @@ export interface ConformanceOptions<S extends TokenStore = TokenStore> {
  */
 export interface ConformanceCase {
   readonly name: string;
-  readonly run: (store: TokenStore) => Promise<void>;
+  /** `twin`: a second store over the same records, when the suite was given one. */
+  readonly run: (store: TokenStore, twin?: TokenStore) => Promise<void>;
 }
 
 /**
@@ -49,12 +59,21 @@ export interface ConformanceCase {
  */
 export function conformanceCases(): ConformanceCase[] {
   const cases: ConformanceCase[] = [];
-  const it = (name: string, run: (store: () => TokenStore) => Promise<void>): void => {
-    cases.push({ name, run: (s) => run(() => s) });
+  const it: CaseRegistrar = (name, run): void => {
+    cases.push({
+      name,
+      run: (s, twin) =>
+        run(
+          () => s,
+          () => twin,
+        ),
+    });
   };
   insertCases(it);
   revokeCases(it);
   touchCases(it);
+  usageCases(it);
+  expiryCases(it);
   sessionCases(it);
   return cases;
 }
@@ -79,18 +98,21 @@ export function tokenStoreConformance<S extends TokenStore>(
 ): void {
   describe(`TokenStore conformance: ${name}`, () => {
     let current: S | undefined;
+    let twin: TokenStore | undefined;
     beforeEach(async () => {
       current = await factory();
+      twin = options.twin === undefined ? undefined : await options.twin(current);
     });
     afterEach(async () => {
       const made = current;
       current = undefined;
+      twin = undefined;
       if (made !== undefined && options.cleanup) await options.cleanup(made);
     });
     for (const c of conformanceCases()) {
       it(c.name, async () => {
         expect(current, 'the factory made no store').toBeDefined();
-        await c.run(current as S);
+        await c.run(current as S, twin);
       });
     }
   });

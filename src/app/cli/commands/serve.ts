@@ -3,13 +3,16 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../../../errors';
+import { checkRanges } from '../../../core/network';
 import { checkTrustedIssuers, type TrustedIssuer } from '../../../tokens';
 import { defineCommand } from '../command';
-import { createDevServer, DEV_ISSUER } from '../../dev';
+import { createDevServer, DEV_ISSUER, type ExpirySweep } from '../../dev';
 import { packageVersion } from '../version';
+import { daysFlag } from './token-input';
 
 const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
-                 [--trust-issuer <url> --audience <aud>]...
+                 [--trust-issuer <url> --audience <aud>]... [--trust-proxy <cidr>]...
+                 [--sweep-every <N>m|<N>h|off] [--warn-before <N>d]...
 
 Run the reference HTTP server on the dev instance (the same SVC_HOME as the
 other commands). Once it listens it prints two lines on stdout: the base URL
@@ -52,6 +55,17 @@ contain the --audience given with it, and its keys are found by discovery.
 Give --audience once per --trust-issuer, in the same order. Roles come from
 'svc member set' as for any user.
 
+Behind a reverse proxy, --trust-proxy names it: its X-Forwarded-For is then
+read (from the right) for the client address that --allow-ip limits and
+'svc token get' shows. From any other peer the header is ignored.
+
+While it runs, the server warns about tokens that expire soon: once when it
+starts and then every --sweep-every, each token expiring within a
+--warn-before threshold gets one line on stderr, once per threshold (the
+mark is kept with the token, so a restart or a second server on the same
+SVC_HOME does not repeat it):
+  svc: token 'ci' of alice expires 2030-01-03T00:00:00.000Z (within 7 days)
+
 Options:
       --host <host>            address to listen on (default 127.0.0.1)
   -p, --port <port>            port, 0 for a free one (default 8080)
@@ -61,6 +75,12 @@ Options:
                                (https, or http on localhost; repeatable)
       --audience <aud>         the audience its tokens must name: one for
                                each issuer, in the same order (repeatable)
+      --trust-proxy <cidr>     a reverse proxy (address or range) whose
+                               X-Forwarded-For is believed (repeatable)
+      --sweep-every <interval> how often to look for expiring tokens: <N>m
+                               or <N>h, 1m to 24h, or off (default 60m)
+      --warn-before <N>d       a warning threshold, 1d to 365d (repeatable;
+                               default 7d and 1d)
   -h, --help                   show this help
 `;
 
@@ -75,23 +95,33 @@ export const serveCommand = defineCommand({
     'allow-origin': { type: 'string', multiple: true },
     'trust-issuer': { type: 'string', multiple: true },
     audience: { type: 'string', multiple: true },
+    'trust-proxy': { type: 'string', multiple: true },
+    'sweep-every': { type: 'string' },
+    'warn-before': { type: 'string', multiple: true },
   },
   needs: 'instance',
-  input: ({ port = '8080', 'trust-issuer': issuers = [], audience = [] }) => {
+  input: (flags) => {
+    const { port = '8080', 'trust-issuer': issuers = [], audience = [] } = flags;
     const issues: IssueInput[] = [];
     if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
       issues.push({ path: '--port', message: 'expected a port number from 0 to 65535 (0 picks a free one)' });
     }
     const trustedIssuers = trustFlags(issuers, audience, issues);
+    const trustProxy = collect(issues, () => (flags['trust-proxy'] === undefined ? [] : checkRanges(flags['trust-proxy'], RANGES)));
+    const sweep = sweepFlags(flags['sweep-every'], flags['warn-before'], issues);
     if (issues.length > 0) throw new ValidationError(issues);
-    return { port: Number(port), trustedIssuers };
+    return { port: Number(port), trustedIssuers, trustProxy: trustProxy ?? [], sweep };
   },
-  open: ({ trustedIssuers }) => (trustedIssuers.length === 0 ? {} : { trustedIssuers }),
-  async run({ flags: { host = '127.0.0.1', 'allow-origin': origins }, input: { port }, dev, io }) {
+  open: ({ trustedIssuers, trustProxy }) => ({
+    ...(trustedIssuers.length === 0 ? {} : { trustedIssuers }),
+    ...(trustProxy.length === 0 ? {} : { trustProxy }),
+  }),
+  async run({ flags: { host = '127.0.0.1', 'allow-origin': origins }, input: { port, sweep }, dev, io }) {
     const server = await createDevServer({
       instance: dev,
       log: (line) => io.stderr(`${line}\n`),
       version: packageVersion(),
+      expirySweep: sweep,
       ...(origins === undefined ? {} : { allowedOrigins: origins }),
     }).catch((err: unknown) => {
       throw asFlagError(err);
@@ -143,6 +173,33 @@ function trustFlags(issuers: readonly string[], audiences: readonly string[], is
     });
   }
   return list;
+}
+
+const RANGES = { path: '--trust-proxy', max: 256, allowEmpty: false } as const;
+const INTERVAL = /^([1-9][0-9]{0,4})([mh])$/;
+const MINUTE_MS = 60_000;
+
+/** Run one flag check, turning its `ValidationError` into issues so that all are reported at once. */
+function collect<T>(issues: IssueInput[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    issues.push(...err.issues.map((i) => ({ code: i.code, path: i.path as (string | number)[], message: i.message })));
+    return undefined;
+  }
+}
+
+/** `--sweep-every` and `--warn-before`: the dev server's expiry sweep, or `false` for none. */
+function sweepFlags(every: string | undefined, before: readonly string[] | undefined, issues: IssueInput[]): ExpirySweep | false {
+  const within = before === undefined ? ['7d', '1d'] : before.map((b) => collect(issues, () => daysFlag('warn-before', b)) ?? b);
+  if (every === 'off') return false;
+  const m = INTERVAL.exec(every ?? '60m');
+  const ms = m === null ? Number.NaN : Number(m[1]) * (m[2] === 'h' ? 60 : 1) * MINUTE_MS;
+  if (!(ms >= MINUTE_MS && ms <= 24 * 60 * MINUTE_MS)) {
+    issues.push({ path: '--sweep-every', message: 'expected <N>m or <N>h from 1m to 24h, or off' });
+  }
+  return { intervalMs: ms, within };
 }
 
 /** The library names a bad origin `options.allowedOrigins[i]`; the user typed `--allow-origin`. */

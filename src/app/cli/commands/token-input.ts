@@ -92,6 +92,7 @@ export function createIssues(err: unknown, source: ScopeSource | undefined): unk
     description: '--description',
     expiresIn: '--expires',
     committerIdentity: '--committer-identity',
+    allowedIps: '--allow-ip',
     scopes: (path) => (source?.flag === '--scope' ? ['--scope', ...path.slice(1, 2)] : ['--scopes-json', ...path.slice(1)]),
   });
   return source === undefined ? renamed : withScopeHints(renamed, source);

@@ -28,6 +28,10 @@ Options:
   -d, --description <text>          description
       --expires <N>d                lifetime in days, 1 to 365 (default 30d)
       --committer-identity <wref>   default committer: svc:<namespace>/users/Identity/<id>
+      --allow-ip <cidr>             repeatable: only requests from these addresses or ranges
+                                    (203.0.113.0/24, 2001:db8::/32, 192.0.2.7) may use it;
+                                    elsewhere it is refused with 403. Under a token that has
+                                    a list, each range must lie inside one of its ranges
       --json                        print {"token", ...details, "warnings"} as JSON
   -h, --help                        show this help
 
@@ -36,6 +40,7 @@ Without --scope or --scopes-json the token has the full access of its owner.
 Examples:
   svc token create -n ci --scope acme/web=repo:read,repo:write
   svc token create -n docs --scopes-json '[{"resource":"acme/web","permissions":["repo:write"],"allowedMatches":["Doc/**"]}]'
+  svc token create -n deploy --scope acme/web=repo:read --allow-ip 203.0.113.0/24 --allow-ip 2001:db8::/32
 `;
 
 const LIST_HELP = `Usage: svc token list [--expiring <N>d] [--json]
@@ -57,8 +62,10 @@ Examples:
 
 const GET_HELP = `Usage: svc token get --name <name> [--json]
 
-Show one token: name, description, scopes, status, creation date, expiry.
-The token value itself is never shown again.
+Show one token: name, description, scopes, status, creation date, expiry,
+the addresses it may be used from, when it was last used and from where (the
+last few distinct addresses, with their user agents). The token value itself
+is never shown again.
 
 Options:
   -n, --name <name>   token name (required)
@@ -93,6 +100,7 @@ export const tokenCreate = defineCommand({
     description: { type: 'string', short: 'd' },
     expires: { type: 'string' },
     'committer-identity': { type: 'string' },
+    'allow-ip': { type: 'string', multiple: true },
     json: JSON_FLAG,
   },
   needs: 'signed-in',
@@ -104,6 +112,7 @@ export const tokenCreate = defineCommand({
     if (flags.description !== undefined) input.description = flags.description;
     if (flags.expires !== undefined) input.expiresIn = daysFlag('expires', flags.expires);
     if (flags['committer-identity'] !== undefined) input.committerIdentity = flags['committer-identity'];
+    if (flags['allow-ip'] !== undefined) input.allowedIps = [...flags['allow-ip']];
     return { input, source: scopes?.source };
   },
   async run({ flags, input: { input, source }, dev, principal, io }) {

@@ -1,0 +1,109 @@
+/**
+ * The options of the `/mcp` handlers (handler.ts), as a type and the set of
+ * their names; what they mean is checked once, in handler-core.ts.
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Principal } from '../core/policy';
+import type { Auth } from '../service';
+import type { AuthInfo } from './auth-info';
+
+/**
+ * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits.
+ *
+ * @example
+ * ```ts
+ * // The SDK's `new McpServer({ name: 'my-service', version: '1.0.0' })` is one.
+ * async function serve(server: McpServerLike, transport: Parameters<McpServerLike['connect']>[0]): Promise<void> {
+ *   await server.connect(transport);
+ * }
+ * ```
+ */
+export interface McpServerLike {
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Options of {@link mcpNodeHandlers} and {@link mcpFetchHandlers}.
+ *
+ * @example
+ * ```ts
+ * const options: McpHandlerOptions = {
+ *   auth,
+ *   server: (principal) => buildMcpServer(principal), // a new McpServer with the tools this credential can use
+ *   resource: 'https://svc.example/mcp',
+ *   allowedOrigins: ['https://app.svc.example'], // a browser client on another origin
+ * };
+ * ```
+ */
+export interface McpHandlerOptions {
+  auth: Auth;
+  /** Build the MCP server for one authenticated request (register only the tools `canUseTool` allows). */
+  server: (principal: Principal, authInfo: AuthInfo) => McpServerLike | Promise<McpServerLike>;
+  /**
+   * The endpoint's public URL (`https://svc.example/mcp`). Default: taken from
+   * the request (`Host` header, `http:` unless the socket is TLS): fine for a
+   * dev instance, set it behind a proxy.
+   */
+  resource?: string | URL;
+  /** OAuth authorization servers for the metadata. Omit on an instance without OAuth. */
+  authorizationServers?: readonly (string | URL)[];
+  /** A name for the metadata document. */
+  resourceName?: string;
+  /** The next step a person should take about a refused token (see `mcpTokenVerifier`). */
+  renewHint?: string;
+  /**
+   * Browser origins allowed to call the endpoint besides its own
+   * (`['https://app.example']`). A request whose `Origin` header is neither
+   * gets 403 before its credential is read (DNS rebinding, MCP transport
+   * security). Requests without `Origin` (every non-browser client) are not
+   * affected. The endpoint's own origin is that of `resource`; without
+   * `resource`, the request's own origin counts only when its host is an IP
+   * literal or `localhost`. This adds no CORS headers.
+   */
+  allowedOrigins?: readonly (string | URL)[];
+  /**
+   * The largest request body `/mcp` reads, in bytes (1 to 104857600). Default
+   * 1 MiB. A body over it is answered 413 before it is read whole (a declared
+   * `Content-Length` over it before a byte is read), so no request can make the
+   * server hold an unbounded body. A body a parser already read (`parsedBody`
+   * of the node handler) is its parser's business.
+   */
+  maxBodyBytes?: number;
+  /**
+   * The permission each of the server's guarded tools needs
+   * (`{ thing_put: { permission: 'repo:write' } }`; an {@link McpToolPolicy}
+   * fits). A `tools/call` of a listed tool that this credential can never use
+   * (the tools `canUseTool` hides) is answered here with a tool error naming
+   * the permission, instead of the SDK's "Tool thing_put not found".
+   */
+  tools?: Readonly<Record<string, { readonly permission: string }>>;
+  /** Called with the original error whenever the answer is a 5xx, to log what the client is never shown. */
+  onError?: (err: unknown) => void;
+  /**
+   * The address of the connection's peer, for `allowedIps` and the last-used
+   * addresses (`createAuth({ trustProxy })` applies to it). The node handlers
+   * read the socket when it is absent; a fetch `Request` carries no address,
+   * so the fetch handlers need it (Bun: `server.requestIP(req)?.address`):
+   * without it a token with `allowedIps` is refused there (403). A function
+   * that throws, or returns something that is not an address, means "unknown".
+   */
+  clientAddress?: (req: IncomingMessage | Request) => string | undefined;
+}
+
+/** @internal the names of {@link McpHandlerOptions}: any other key is refused. */
+export const OPTION_KEYS = new Set([
+  'auth',
+  'server',
+  'resource',
+  'authorizationServers',
+  'resourceName',
+  'renewHint',
+  'allowedOrigins',
+  'maxBodyBytes',
+  'tools',
+  'onError',
+  'clientAddress',
+]);
