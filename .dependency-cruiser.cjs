@@ -1,7 +1,7 @@
 // The layer table of svc-auth, enforced (`npm run lint:layers`; drawn in docs/architecture.md, whose
 // tables scripts/check-architecture.mjs keeps equal to LAYERS). A layer imports only layers below it:
 //   errors (usable by all) < 1 core/vocabulary, core/network < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
-//   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp, leaks and testing,
+//   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp, leaks, oauth and testing,
 //   peers < 9 app (the `svc` program: app/cli, app/dev, app/server).
 // Tokens sit beside the core rather than on it (rule tokens-beside-the-core): two columns on the shared
 // vocabulary, meeting in service.
@@ -20,7 +20,7 @@ const LAYERS = [
   ['stores'],
   ['service'],
   ['http'],
-  ['adapters/node', 'adapters/fetch', 'adapters/express', 'adapters/hono', 'adapters/fastify', 'mcp', 'leaks', 'testing'],
+  ['adapters/node', 'adapters/fetch', 'adapters/express', 'adapters/hono', 'adapters/fastify', 'mcp', 'leaks', 'oauth', 'testing'],
   ['app'],
 ];
 const folders = (names) => `^src/(${names.join('|')})/`;
@@ -79,10 +79,10 @@ module.exports = {
     },
     {
       name: 'adapters-are-peers',
-      comment: 'A framework adapter, mcp, leaks or testing builds on the layers below, never on one another.',
+      comment: 'A framework adapter, mcp, leaks, oauth or testing builds on the layers below, never on one another.',
       severity: 'error',
-      from: { path: '^src/(adapters/[^/]+|mcp|leaks|testing)/' },
-      to: { path: '^src/(adapters/[^/]+|mcp|leaks|testing)/', pathNot: '^src/$1/' },
+      from: { path: '^src/(adapters/[^/]+|mcp|leaks|oauth|testing)/' },
+      to: { path: '^src/(adapters/[^/]+|mcp|leaks|oauth|testing)/', pathNot: '^src/$1/' },
     },
     {
       name: 'nothing-imports-entries',
@@ -141,10 +141,10 @@ module.exports = {
     },
     {
       name: 'not-to-dev-dep',
-      comment: 'Runtime code may not import a devDependency (pg is an optional peer, vitest a peer of svc-auth/testing).',
+      comment: 'Runtime code may not import a devDependency (pg and oidc-provider are optional peers, vitest a peer of svc-auth/testing).',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/testing/' },
-      to: { dependencyTypes: ['npm-dev'], pathNot: 'node_modules/(pg|@types/pg)/' },
+      to: { dependencyTypes: ['npm-dev'], pathNot: 'node_modules/(pg|@types/pg|oidc-provider|@types/oidc-provider)/' },
     },
   ],
   options: {

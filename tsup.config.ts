@@ -4,7 +4,7 @@ import { defineConfig, type Options } from 'tsup';
 import ENTRIES from './scripts/build-entries.json' with { type: 'json' };
 
 // Optional peers (pg, vitest, the web frameworks) are the user's own install: never bundled.
-const peers = ['pg', 'vitest', 'express', 'hono', 'fastify', '@modelcontextprotocol/sdk'];
+const peers = ['pg', 'vitest', 'express', 'hono', 'fastify', '@modelcontextprotocol/sdk', 'oidc-provider'];
 
 const common: Options = {
   clean: false,
@@ -18,6 +18,7 @@ const common: Options = {
 // One entry per public subpath; optional parts stay out of the root bundle. All in one build so that
 // they share chunks: a Grant made by svc-auth/policy is the root's Grant, and a Principal made by the
 // root's createAuth is recognised by svc-auth/mcp (whose MCP SDK stays an external, optional peer).
+// svc-auth/oauth imports its optional peer oidc-provider on first use (it has Node 20.18+ needs of its own).
 const library = ENTRIES.library;
 
 // The whole CommonJS side of svc-auth/testing: one Error that says what to do instead. Its code is
@@ -79,7 +80,9 @@ export default defineConfig([
     // `svc serve` mounts /mcp: the MCP SDK is bundled here, with the hono pieces its transports use
     // (hono is also an optional peer of svc-auth/hono, which would otherwise keep it external),
     // so the installed `svc` needs no optional peer.
-    external: ['pg', 'vitest'],
+    // oidc-provider is not bundled either: `svc serve` imports it when it starts (an optional peer;
+    // without it the server runs with no authorization server and says so).
+    external: ['pg', 'vitest', 'oidc-provider'],
     noExternal: [/^@modelcontextprotocol\/sdk/, /^hono(\/|$)/, /^@hono\/node-server/],
     dts: false,
     splitting: false,

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'pg';
 import type { PostgresTokenStore } from 'svc-auth/postgres';
 import type { McpServerLike } from 'svc-auth/mcp';
+import type { AuthorizationServer } from 'svc-auth/oauth';
 
 declare global {
   const auth: Auth;
@@ -47,4 +48,8 @@ declare global {
   const logText: string;
   /** Builds the MCP server (tools) for one credential. */
   function buildMcpServer(principal: Principal): McpServerLike;
+  /** An authorization server (`svc-auth/oauth`) built with createAuthorizationServer. */
+  const oauth: AuthorizationServer;
+  /** The application's own sign-in sessions (its cookie to a user id). */
+  const mySessions: { userOf(cookie: string | undefined): string | undefined };
 }

@@ -38,7 +38,7 @@ const SUBPATH_EXPORTS = {
     'CompiledLayer',
   ],
   scanning: ['TOKEN_PATTERN', 'TOKEN_PREFIX', 'findTokens', 'redactTokens'],
-  postgres: ['PostgresTokenStore'],
+  postgres: ['PostgresTokenStore', 'PostgresOAuthStorage'],
   testing: ['tokenStoreConformance'],
   express: ['svcAuth', 'requirePermission', 'errorHandler'],
   hono: ['svcAuth', 'requirePermission', 'onError'],
@@ -53,6 +53,7 @@ const SUBPATH_EXPORTS = {
     'mcpNodeHandlers',
     'mcpFetchHandlers',
   ],
+  oauth: ['createAuthorizationServer', 'MemoryOAuthStorage'],
 };
 
 const root = resolve(new URL('..', import.meta.url).pathname);
@@ -97,7 +98,8 @@ try {
   if (existsSync(join(app, 'node_modules', '@modelcontextprotocol')))
     throw new Error('the optional MCP SDK peer was installed with svc-auth');
   console.log(await checkServeMcp(join(app, 'node_modules', '.bin', 'svc'), work));
-  // Optional peers a user of a subpath installs themselves (svc-auth/testing needs vitest, svc-auth/mcp the MCP SDK).
+  // Optional peers a user of a subpath installs themselves (svc-auth/testing needs vitest, svc-auth/mcp the MCP SDK,
+  // svc-auth/oauth oidc-provider).
   const dev = (name) => `${name}@${pkg.devDependencies[name]}`;
   const peers = {
     testing: [dev('vitest')],
@@ -105,6 +107,7 @@ try {
     hono: [dev('hono')],
     fastify: [dev('fastify')],
     mcp: [dev('@modelcontextprotocol/sdk')],
+    oauth: [dev('oidc-provider')],
   };
   for (const [sub, subNames] of Object.entries(SUBPATH_EXPORTS)) {
     if (peers[sub]) run('npm', ['install', '--no-audit', '--no-fund', '--silent', ...peers[sub]], app);
@@ -445,7 +448,10 @@ async function checkServeMcp(bin, dir) {
     if (r.status !== 401 || !challenge.includes(`resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`)) {
       throw new Error(`svc serve /mcp answered ${r.status} ${challenge}`);
     }
-    return 'svc serve mounts /mcp without the MCP SDK installed';
+    // Without the optional oidc-provider it serves PATs only (and says "OAuth is off" on stderr).
+    const prm = await (await fetch(`${url}/.well-known/oauth-protected-resource/mcp`)).json();
+    if (prm.authorization_servers !== undefined) throw new Error('svc serve listed an authorization server without oidc-provider');
+    return 'svc serve mounts /mcp without the MCP SDK installed, and runs without oidc-provider (no OAuth)';
   } finally {
     child.kill('SIGTERM');
   }

@@ -1,5 +1,6 @@
 /**
- * `svc-auth/postgres`: the PostgreSQL token store. A subpath of its own so that
+ * `svc-auth/postgres`: the PostgreSQL token store, and the PostgreSQL storage of
+ * the authorization server of `svc-auth/oauth`. A subpath of its own so that
  * the root package never loads `pg` (an optional peer dependency).
  *
  * @example
@@ -12,3 +13,4 @@
  * @module
  */
 export { PostgresTokenStore, type PostgresTokenStoreOptions } from '../stores/postgres';
+export { PostgresOAuthStorage, type PostgresOAuthStorageOptions } from '../oauth';

@@ -59,7 +59,7 @@ export function protectedResourceMetadata(options: ProtectedResourceOptions): Pr
   const servers = options.authorizationServers;
   if (servers !== undefined) {
     if (!Array.isArray(servers)) throw new ValidationError([{ path: 'options.authorizationServers', message: 'must be an array of URLs' }]);
-    if (servers.length > 0) doc.authorization_servers = servers.map((s, i) => checkUrl(s, `options.authorizationServers[${i}]`));
+    if (servers.length > 0) doc.authorization_servers = servers.map((s: unknown, i) => issuerOf(s, `options.authorizationServers[${i}]`));
   }
   if (options.resourceName !== undefined) {
     if (typeof options.resourceName !== 'string' || options.resourceName.length > 200) {
@@ -68,6 +68,15 @@ export function protectedResourceMetadata(options: ProtectedResourceOptions): Pr
     doc.resource_name = options.resourceName;
   }
   return doc;
+}
+
+/**
+ * An issuer identifier as given: clients compare it with the `issuer` of the server's own metadata
+ * character for character (RFC 8414 3.3), so `https://as.example` must not become `https://as.example/`.
+ */
+function issuerOf(value: unknown, path: string): string {
+  const href = checkUrl(value, path);
+  return typeof value === 'string' && value === new URL(href).origin ? value : href;
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';

@@ -17,6 +17,7 @@ import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { issuers, sweeper, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
 import { leakReporter } from './leaks';
 import { resolveOptions, systemClock } from './options';
+import { registerRecords } from './records';
 import type { Auth, AuthOptions } from './types';
 
 /**
@@ -148,5 +149,7 @@ export function createAuth(options: AuthOptions): Auth {
   };
   const frozen = Object.freeze(auth);
   if (events !== null) registerEvents(frozen, { events, nowMs, owns: (p) => grantOf(p) !== undefined });
+  // An authorization server built on this Auth records its grants and access tokens here (svc-auth/oauth).
+  registerRecords(frozen, { store, nowMs, call, events });
   return frozen;
 }

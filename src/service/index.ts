@@ -37,3 +37,4 @@ export type {
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { principalScopes } from './authenticate';
 export { guarded, readClock } from './deadlines';
+export { sessionRecordsOf } from './records';

@@ -168,7 +168,7 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     expect(facts(r)).toMatchObject({ error: 'forbidden', permission: 'repo:read', resource: 'acme/api', reason: 'scope' });
   });
 
-  it('no header is a 401 carrying resource_metadata, and the metadata lists no authorization server', async () => {
+  it('no header is a 401 carrying resource_metadata, and the metadata lists the server as its authorization server', async () => {
     const r = await fetch(`${url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -179,7 +179,12 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${meta}"`);
     const doc = await fetch(meta);
     expect(doc.status).toBe(200);
-    expect(await doc.json()).toEqual({ resource: `${url}/mcp`, bearer_methods_supported: ['header'], resource_name: 'svc dev instance' });
+    expect(await doc.json()).toEqual({
+      resource: `${url}/mcp`,
+      authorization_servers: [url],
+      bearer_methods_supported: ['header'],
+      resource_name: 'svc dev instance',
+    });
   });
 
   it('a token revoked with `svc token revoke` fails on its next MCP request (401 invalid_token)', async () => {

@@ -157,7 +157,8 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
     );
     expect(await prod.metadata(new Request('http://x/.well-known/oauth-protected-resource/mcp')).json()).toEqual({
       resource: 'https://svc.test/mcp',
-      authorization_servers: ['https://login.svc.test/'],
+      // An issuer identifier exactly as given (RFC 8414 3.3: clients compare it character for character).
+      authorization_servers: ['https://login.svc.test'],
       bearer_methods_supported: ['header'],
       resource_name: 'svc',
     });

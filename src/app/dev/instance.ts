@@ -14,7 +14,9 @@ import { UnavailableError, ValidationError } from '../../errors';
 import { createAuth, type Auth } from '../../service';
 import { FileMembershipStore, FileTokenStore, JsonFile, type TokenStore } from '../../stores';
 import { generateKeyRing, importKeyRing, type KeyRing, type TrustedIssuer } from '../../tokens';
+import { PostgresOAuthStorage, type OAuthStorage } from '../../oauth';
 import { secureHome } from './home-perms';
+import { FileOAuthStorage } from './oauth-file';
 
 /** The JWT issuer of the dev instance. */
 export const DEV_ISSUER = 'svc-dev';
@@ -94,6 +96,17 @@ export interface DevInstance {
   readonly session: JsonFile<SavedSession>;
   /** The clock the instance uses (the test clock or the real one). */
   readonly now: () => Date;
+  /**
+   * The storage of `svc serve`'s authorization server: `SVC_HOME/oauth.json`, or a table in the
+   * instance's database when `SVC_DATABASE_URL` is set (made on first use).
+   */
+  oauthStorage(): Promise<OAuthStorage>;
+  /**
+   * Another `Auth` on the instance's keys, stores and clock that also trusts `issuers`: `svc serve`
+   * trusts its own authorization server, whose issuer (its base URL) is known only once it listens,
+   * once per audience. Flushed by `close()` too.
+   */
+  authTrusting(issuers: readonly TrustedIssuer[]): Auth;
   /** Release what the instance holds (a database pool). */
   close(): Promise<void>;
 }
@@ -140,23 +153,37 @@ export async function openInstance(env: CliEnv, options: OpenOptions = {}): Prom
   const members = new FileMembershipStore(home);
   const session = new JsonFile<SavedSession>(join(home, 'session.json'), { mode: 0o600, label: 'session file', parse: parseSession });
   const keys = await loadKeyRing(home);
-  const { tokens, close } = await openTokenStore(home, env);
-  try {
-    const auth = createAuth({
+  const { tokens, close, pool } = await openTokenStore(home, env);
+  const oauthStorage = async (): Promise<OAuthStorage> => {
+    if (pool === undefined) return new FileOAuthStorage(home);
+    const storage = new PostgresOAuthStorage({ pool });
+    await storage.migrate();
+    return storage;
+  };
+  const built: Auth[] = [];
+  const authWith = (trusted: readonly TrustedIssuer[]): Auth => {
+    const a = createAuth({
       issuer: DEV_ISSUER,
       keys,
       members,
       tokens,
       ...(clock ? { now: clock } : {}),
-      ...(options.trustedIssuers === undefined ? {} : { trustedIssuers: options.trustedIssuers }),
+      ...(trusted.length === 0 ? {} : { trustedIssuers: [...trusted] }),
       ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     });
+    built.push(a);
+    return a;
+  };
+  try {
+    const own = options.trustedIssuers ?? [];
+    const auth = authWith(own);
     // A one-shot command exits right after: write its last-used time before the store closes.
     const flushThenClose = async (): Promise<void> => {
-      await auth.flush();
+      await Promise.all(built.map((a) => a.flush()));
       await close();
     };
-    return { home, auth, members, tokens, session, now, close: flushThenClose };
+    const authTrusting = (issuers: readonly TrustedIssuer[]): Auth => authWith([...own, ...issuers]);
+    return { home, auth, members, tokens, session, now, oauthStorage, authTrusting, close: flushThenClose };
   } catch (err) {
     await close();
     throw err;
@@ -198,7 +225,10 @@ function parseSession(data: unknown): SavedSession {
   return { user: d.user, token: d.token };
 }
 
-async function openTokenStore(home: string, env: CliEnv): Promise<{ tokens: TokenStore; close: () => Promise<void> }> {
+async function openTokenStore(
+  home: string,
+  env: CliEnv,
+): Promise<{ tokens: TokenStore; close: () => Promise<void>; pool?: import('pg').Pool }> {
   const url = env.SVC_DATABASE_URL;
   if (url === undefined || url === '') return { tokens: new FileTokenStore(home), close: () => Promise.resolve() };
   let pg: typeof import('pg');
@@ -219,7 +249,7 @@ async function openTokenStore(home: string, env: CliEnv): Promise<{ tokens: Toke
   try {
     const tokens = new PostgresTokenStore({ pool });
     await tokens.migrate();
-    return { tokens, close };
+    return { tokens, close, pool };
   } catch (err) {
     await close();
     throw err;

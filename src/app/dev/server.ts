@@ -1,9 +1,19 @@
 /**
  * The reference server on the dev instance (`svc serve`): the instance in
  * `SVC_HOME` builds what the server is handed (its `Auth`, its file of things,
- * a log that also hears the instance's notices) and releases what it opened.
+ * a log that also hears the instance's notices, its authorization server) and
+ * releases what it opened.
+ *
+ * The authorization server's issuer is the server's own base URL, known only
+ * once the port is bound (`--port 0` picks one): so `listen` binds first, then
+ * builds the authorization server and the reference server that mounts it, and
+ * hands the bound socket's requests to that one. The server built before
+ * listening (without OAuth) checks the options early and serves when OAuth
+ * cannot be loaded.
  * @module
  */
+import { createAuthorizationServer, trustedIssuerFor, type AuthorizationServer } from '../../oauth';
+import { UnavailableError } from '../../errors';
 import { createReferenceServer, type PathHandler, type ReferenceServer } from '../server';
 import { openInstance, type CliEnv, type DevInstance } from './instance';
 import { FileThingStore } from './things';
@@ -30,6 +40,8 @@ export interface DevServerOptions {
   allowedOrigins?: readonly string[];
   /** The version `/mcp` tells MCP clients (`svc serve`: the package's). */
   version?: string;
+  /** Run the authorization server (`svc-auth/oauth`, issuer = the base URL). Default `true`. */
+  oauth?: boolean;
   /**
    * The expiry sweep while the server listens (`auth.sweepExpiring`, each
    * warning a log line), or `false` for none. Default: every hour, warning
@@ -40,6 +52,29 @@ export interface DevServerOptions {
 
 /** `svc serve`'s default: an hourly sweep warning a week and a day ahead. */
 const DEFAULT_SWEEP: ExpirySweep = { intervalMs: 3_600_000, within: ['7d', '1d'] };
+
+/** The dev instance's authorization server at `issuer`, or `undefined` (said in the log) when oidc-provider cannot be loaded. */
+async function devAuthorizationServer(
+  dev: DevInstance,
+  issuer: string,
+  log: ((line: string) => void) | undefined,
+): Promise<AuthorizationServer | undefined> {
+  try {
+    return await createAuthorizationServer({
+      auth: dev.auth,
+      issuer,
+      // A dev instance: whoever reaches the page picks a member (no password), as `svc auth login --user` does.
+      signIn: { users: async () => [...new Set((await dev.members.list()).map((m) => m.user))].sort() },
+      storage: await dev.oauthStorage(),
+      clients: { metadataDocuments: { allowLoopback: true } },
+      log: (line) => log?.(`svc: ${line}`),
+    });
+  } catch (err) {
+    if (!(err instanceof UnavailableError) || !/oidc-provider|Node\.js/.test(err.message)) throw err;
+    log?.(`svc: OAuth is off: ${err.message}; MCP clients need a PAT (Authorization: Bearer)`);
+    return undefined;
+  }
+}
 
 /**
  * The reference server over the dev instance, built but not yet listening;
@@ -57,16 +92,17 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
   const { log, instance } = options;
   // A home tightened on start is said in the log, as the other commands say it on stderr.
   const dev = instance ?? (await openInstance(options.env ?? {}, { notice: (text) => log?.(`svc: ${text}`) }));
+  const parts = {
+    auth: dev.auth,
+    things: new FileThingStore(dev.home),
+    log,
+    routes: options.routes,
+    allowedOrigins: options.allowedOrigins,
+    version: options.version,
+  };
   let server: ReferenceServer;
   try {
-    server = createReferenceServer({
-      auth: dev.auth,
-      things: new FileThingStore(dev.home),
-      log,
-      routes: options.routes,
-      allowedOrigins: options.allowedOrigins,
-      version: options.version,
-    });
+    server = createReferenceServer(parts);
   } catch (err) {
     // A bad --allow-origin: refused before listening, without keeping the instance open.
     if (instance === undefined) await dev.close();
@@ -74,18 +110,40 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
   }
   const sweep = options.expirySweep ?? DEFAULT_SWEEP;
   let sweeper: Sweeper | undefined;
+  const release = async (): Promise<void> => {
+    // The sweep first: a sweep in progress finishes before the store it writes is closed.
+    await sweeper?.stop();
+    await server.close();
+    if (instance === undefined) await dev.close();
+  };
   return {
     server: server.server,
+    handle: server.handle,
     async listen(at) {
       const url = await server.listen(at);
       if (sweep !== false && sweeper === undefined) sweeper = startSweeper(dev.auth, sweep, (line) => log?.(line));
+      if (options.oauth === false) return url;
+      let oauth: AuthorizationServer | undefined;
+      try {
+        oauth = await devAuthorizationServer(dev, url, log);
+      } catch (err) {
+        await sweeper?.stop();
+        await server.close();
+        throw err;
+      }
+      if (oauth !== undefined) {
+        // Its tokens are sessions here (T10), each for one resource: `<base>` for /api, `<base>/mcp` for /mcp.
+        const withOAuth = createReferenceServer({
+          ...parts,
+          auth: dev.authTrusting([trustedIssuerFor({ issuer: url, resource: url })]),
+          mcpAuth: dev.authTrusting([trustedIssuerFor({ issuer: url, resource: `${url}/mcp` })]),
+          oauth,
+        });
+        server.server.removeAllListeners('request');
+        server.server.on('request', withOAuth.handle);
+      }
       return url;
     },
-    async close() {
-      // The sweep first: a sweep in progress finishes before the store it writes is closed.
-      await sweeper?.stop();
-      await server.close();
-      if (instance === undefined) await dev.close();
-    },
+    close: release,
   };
 }

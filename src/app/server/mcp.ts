@@ -1,9 +1,10 @@
 /**
  * The reference server's MCP endpoint (`svc serve`): `/mcp` on the Streamable
  * HTTP transport, stateless, authenticated with a bearer token through
- * `svc-auth/mcp`, plus its Protected Resource Metadata. The dev instance has
- * no OAuth, so the metadata lists no authorization server: MCP clients send a
- * PAT (or a session) in `Authorization: Bearer <token>`.
+ * `svc-auth/mcp`, plus its Protected Resource Metadata, which lists the
+ * server's authorization server when it has one (`svc serve` does: MCP
+ * clients sign in there with OAuth); a PAT (or a session) in
+ * `Authorization: Bearer <token>` works either way.
  *
  * Tools (names and arguments are part of the contract; results carry the same
  * fields as the HTTP endpoints, as JSON text and as `structuredContent`):
@@ -170,18 +171,24 @@ function served(req: IncomingMessage): LogFields {
  */
 export function mcpRoutes(options: {
   auth: Auth;
+  /** The `Auth` of `/mcp` when it is not `auth` (its trusted issuers name `/mcp` as their audience). */
+  mcpAuth?: Auth | undefined;
   things: ThingStore;
   version?: string | undefined;
   allowedOrigins?: readonly string[] | undefined;
+  /** The issuer of the server's authorization server, listed in the metadata (MCP clients sign in there). */
+  authorizationServer?: string | undefined;
 }): Record<string, PathHandler> {
-  const parts: McpParts = { auth: options.auth, things: options.things, version: options.version ?? '0.0.0' };
+  const auth = options.mcpAuth ?? options.auth;
+  const parts: McpParts = { auth, things: options.things, version: options.version ?? '0.0.0' };
   const handlers = mcpNodeHandlers({
-    auth: options.auth,
+    auth,
     resourceName: 'svc dev instance',
     server: (principal) => mcpServerFor(principal, parts),
     // A call of a tool the credential cannot see is answered with the permission it lacks.
     tools: { repo_head: READ_REPO, thing_get: READ_THING, thing_put: WRITE_THING },
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+    ...(options.authorizationServer === undefined ? {} : { authorizationServers: [options.authorizationServer] }),
   });
   return {
     [MCP_PATH]: async (req, res) => {

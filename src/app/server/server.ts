@@ -15,6 +15,7 @@
  * - `GET  /api/repos/<org>/<repo>/things/<Type>/<name>` -> `{name, content, commit}` (repo:read on the thing)
  * - `PUT  /api/repos/<org>/<repo>/things/<Type>/<name>` with `{content, committer?}` -> `{commit, committer}` (repo:write on the thing)
  * - `POST /mcp` and `GET /.well-known/oauth-protected-resource/mcp` (mcp.ts)
+ * - with an authorization server (`oauth`): its metadata, `/oauth/...` endpoints and pages
  * - `POST /api/credentials/revoke` with `{credentials: [token, ...]}`, no credential -> 202 (leaks.ts)
  * @module
  */
@@ -35,6 +36,7 @@ import {
   type Permission,
   type Principal,
 } from 'svc-auth';
+import type { AuthorizationServer } from 'svc-auth/oauth';
 import { redactTokens } from 'svc-auth/scanning';
 import { readJson, segments, writeInput } from './input';
 import { leakRoutes } from './leaks';
@@ -62,6 +64,16 @@ export interface ReferenceServerOptions {
   routes?: Readonly<Record<string, PathHandler>> | undefined;
   /** The version `/mcp` tells MCP clients. Default `'0.0.0'`. */
   version?: string | undefined;
+  /**
+   * The `Auth` of `/mcp`, when it is not `auth`: a token is for one resource (its `aud`), so an
+   * `Auth` that trusts an authorization server trusts it for one audience. Default `auth`.
+   */
+  mcpAuth?: Auth | undefined;
+  /**
+   * An authorization server (`svc-auth/oauth`) mounted on this server: its paths are answered
+   * first, and `/mcp`'s metadata lists its issuer. Default none (clients send PATs).
+   */
+  oauth?: AuthorizationServer | undefined;
 }
 
 /**
@@ -76,6 +88,8 @@ export interface ReferenceServerOptions {
  */
 export interface ReferenceServer {
   readonly server: Server;
+  /** The request listener of `server`, to serve the same routes from another node:http server. */
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
   /** Start listening (default host `127.0.0.1`, port 8080; port 0 picks a free one); resolves to the base URL. */
   listen(options?: { host?: string; port?: number }): Promise<string>;
   /** Stop accepting and drop open connections. */
@@ -172,13 +186,24 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
   }
 
   // Exact paths first: the caller's, then the MCP and credential revocation endpoints, which no caller's route may shadow.
-  const exact: Record<string, PathHandler> = { ...options.routes, ...mcpRoutes(options), ...leakRoutes(options) };
+  const oauth = options.oauth;
+  const exact: Record<string, PathHandler> = {
+    ...options.routes,
+    ...mcpRoutes({ ...options, authorizationServer: oauth?.issuer }),
+    ...leakRoutes(options),
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const seen: LogFields = {};
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     try {
+      if (oauth?.owns(path) === true) {
+        // The authorization server answers its own requests (pages, OAuth errors) and never rejects.
+        seen.reason = 'oauth';
+        await oauth.handle(req, res);
+        return;
+      }
       const own = Object.hasOwn(exact, path) ? exact[path] : undefined;
       if (own !== undefined) {
         Object.assign(seen, await own(req, res));
@@ -212,13 +237,15 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
 
   // Hostile clients: a slow client that never finishes its headers or body is cut off,
   // and headers beyond 16 KiB get 431, so one client cannot hold the server's memory.
+  const listener = (req: IncomingMessage, res: ServerResponse): void => void handle(req, res);
   const server = createServer(
     { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: 1_000 },
-    (req, res) => void handle(req, res),
+    listener,
   );
 
   return {
     server,
+    handle: listener,
     listen({ host = '127.0.0.1', port = 8080 } = {}) {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         return Promise.reject(new ValidationError([{ path: 'port', message: 'expected an integer from 0 to 65535' }]));

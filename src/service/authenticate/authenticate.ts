@@ -97,7 +97,17 @@ export function createAuthenticator(
   }
 
   // Trusted issuers' access tokens (T10) take their own path; null without `trustedIssuers`.
-  const issuers = issuerPath(opts, { rolesOf, grants, principals });
+  const issuers = issuerPath(opts, {
+    rolesOf,
+    grants,
+    principals,
+    chainOf: (id) => {
+      const now = readChainNow(id);
+      return now === undefined ? call('token store', () => store.readChain(id)) : now;
+    },
+    nowMs,
+    seen: (id, at) => recorder?.seen(id, at),
+  });
 
   function stateOf(p: Principal): PrincipalState {
     const state = principals.stateOf(p);

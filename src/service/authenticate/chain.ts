@@ -106,3 +106,39 @@ export function chainExpiryMs(chain: readonly TokenRecord[]): number {
   for (const r of chain) min = Math.min(min, r.expiresAt.getTime());
   return min;
 }
+
+/** Why a recorded issuer's access token without its records is refused, in words its holder can act on. */
+const GRANT_NOT_ON_RECORD = 'this access token is not on record (its grant ended, or it was not recorded): sign in again';
+
+/**
+ * Check the chain of a recorded trusted issuer's access token (T10 with
+ * `recorded`): exactly the token's own session record (id = its `jti`, the
+ * same expiry) under its grant's session record, both its user's, neither
+ * revoked nor expired. Reasons as {@link checkChain}; no record at all is
+ * `unknown` with a message that says to sign in again.
+ *
+ * @example
+ * ```ts
+ * checkGrantChain(await store.readChain(claims.jti), { jti, sub: claims.userId, exp: claims.exp }, Date.now());
+ * ```
+ */
+export function checkGrantChain(chain: unknown, claims: { jti: string; sub: string; exp: number }, nowMs: number): readonly TokenRecord[] {
+  if (chain === null || chain === undefined) throw new AuthenticationError('unknown', GRANT_NOT_ON_RECORD);
+  if (!Array.isArray(chain) || !chain.every(isRecordShaped)) {
+    throw new UnavailableError('token store returned something that is not a record chain');
+  }
+  try {
+    const [head, grant] = chain;
+    if (chain.length !== 2 || head === undefined || grant === undefined) throw new AuthenticationError('unknown', GRANT_NOT_ON_RECORD);
+    if (head.id !== claims.jti || head.kind !== 'session' || grant.kind !== 'session') throw new AuthenticationError('unknown');
+    if (head.parentId !== grant.id || grant.parentId !== null) throw new AuthenticationError('unknown');
+    if (head.ownerId !== claims.sub || grant.ownerId !== claims.sub) throw new AuthenticationError('unknown');
+    if (head.expiresAt.getTime() !== claims.exp * 1000) throw new AuthenticationError('unknown');
+    if (head.revokedAt !== null || grant.revokedAt !== null) throw new AuthenticationError('revoked');
+    if (nowMs >= head.expiresAt.getTime() || nowMs >= grant.expiresAt.getTime()) throw new AuthenticationError('expired');
+    return chain;
+  } catch (err) {
+    if (err instanceof SvcAuthError) throw err;
+    throw new UnavailableError('token store returned a malformed record', { cause: err });
+  }
+}

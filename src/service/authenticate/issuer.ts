@@ -14,6 +14,8 @@ import type { Permission } from '../../core/vocabulary';
 import { IssuerVerifier, type IssuerClaims } from '../../tokens';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
+import type { TokenRecord } from '../../stores';
+import { checkGrantChain } from './chain';
 import type { GrantCache } from './grant-cache';
 import type { PrincipalFactory } from './principal';
 
@@ -63,6 +65,11 @@ export function issuerPath(
     readonly rolesOf: (userId: string) => UserRoles | Promise<UserRoles>;
     readonly grants: GrantCache;
     readonly principals: PrincipalFactory;
+    /** A record chain, read now (without a promise when the store can): a recorded issuer's tokens have one. */
+    readonly chainOf: (id: string) => readonly TokenRecord[] | null | Promise<readonly TokenRecord[] | null>;
+    readonly nowMs: () => number;
+    /** Last used, of the grant's record (throttled, off the request path). */
+    readonly seen: (id: string, at: number) => void;
   },
 ): IssuerPath | null {
   if (opts.trustedIssuers.length === 0) return null;
@@ -124,8 +131,21 @@ export function issuerPath(
     cached: (token, nowSec) => verifier.verifyCached(token, nowSec),
     route: (token, nowSec) => verifier.route(token, nowSec),
     principal(claims) {
-      const got = deps.rolesOf(claims.userId);
-      return got instanceof Promise ? got.then((roles) => make(claims, roles)) : make(claims, got);
+      const withRoles = (): Principal | Promise<Principal> => {
+        const got = deps.rolesOf(claims.userId);
+        return got instanceof Promise ? got.then((roles) => make(claims, roles)) : make(claims, got);
+      };
+      if (claims.jti === null) return withRoles();
+      // A recorded issuer: the token's record and its grant's are read on every request (T5).
+      const jti = claims.jti;
+      const checked = (chain: readonly TokenRecord[] | null): Principal | Promise<Principal> => {
+        const at = deps.nowMs();
+        const ok = checkGrantChain(chain, { jti, sub: claims.userId, exp: claims.exp }, at);
+        deps.seen((ok[1] as TokenRecord).id, at);
+        return withRoles();
+      };
+      const chain = deps.chainOf(jti);
+      return chain instanceof Promise ? chain.then(checked) : checked(chain);
     },
   };
 }

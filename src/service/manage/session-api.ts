@@ -72,7 +72,11 @@ export function sessionApi(ctx: ServiceContext, p: Principal): SessionApi {
       const all = await ctx.call('token store', () => ctx.store.listByOwner(userId));
       if (!Array.isArray(all)) throw new UnavailableError('token store listByOwner did not return a list');
       const at = ctx.nowMs();
-      return all.filter((r) => r.kind === 'session' && r.ownerId === userId).map((r) => toSessionInfo(r, at, p.tokenId));
+      // A session record with a parent is an access token of an authorization server's grant
+      // (svc-auth/oauth): the grant is listed once, and ending it ends its access tokens (T6).
+      return all
+        .filter((r) => r.kind === 'session' && r.ownerId === userId && r.parentId === null)
+        .map((r) => toSessionInfo(r, at, p.tokenId));
     },
 
     async revoke(id: string): Promise<SessionInfo> {

@@ -12,3 +12,5 @@ export type { ChainSource } from './batch';
 export { groupByRoot } from './rows';
 export { KnownRecords, freshOf } from './known';
 export type { Fresh } from './known';
+export { borrow, clientErrors, type ClientErrors } from './client';
+export { parseTableName, type TableName } from './sql';

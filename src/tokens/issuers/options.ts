@@ -31,7 +31,7 @@ export const ISSUER_ALGORITHMS: readonly IssuerAlgorithm[] = Object.freeze([
 /** At most this many trusted issuers: each costs a key set in memory and, cold, a fetch. */
 export const MAX_TRUSTED_ISSUERS = 16;
 
-const KEYS = ['issuer', 'audience', 'userIdClaim', 'jwksUri', 'algorithms'];
+const KEYS = ['issuer', 'audience', 'userIdClaim', 'jwksUri', 'algorithms', 'recorded'];
 const MAX_URL = 1024;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 // A claim name as IdPs write them, namespaced ones included (Auth0: `https://example.com/uid`);
@@ -107,7 +107,8 @@ export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: 
       if (typeof key !== 'string' || !KEYS.includes(key))
         issues.push({ code: 'unrecognized_keys', path: at(String(key).slice(0, 64)), message: 'unknown option' });
     }
-    const { issuer, audience, userIdClaim = 'sub', jwksUri, algorithms = ISSUER_ALGORITHMS } = entry;
+    const { issuer, audience, userIdClaim = 'sub', jwksUri, algorithms = ISSUER_ALGORITHMS, recorded = false } = entry;
+    if (typeof recorded !== 'boolean') issues.push({ path: at('recorded'), message: 'must be a boolean' });
     const issuerProblem = urlProblem(issuer);
     if (issuerProblem !== undefined) issues.push({ path: at('issuer'), message: issuerProblem });
     else if (issuer === ownIssuer) {
@@ -141,6 +142,7 @@ export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: 
         userIdClaim: userIdClaim as string,
         jwksUri: jwksUri === undefined ? null : new URL(jwksUri as string),
         algorithms: Object.freeze([...new Set(algorithms as IssuerAlgorithm[])]),
+        recorded: recorded === true,
       }),
     );
   });

@@ -53,6 +53,14 @@ export interface TrustedIssuer {
   jwksUri?: string;
   /** Algorithms accepted from this issuer. Default: every {@link IssuerAlgorithm}. */
   algorithms?: IssuerAlgorithm[];
+  /**
+   * Every token of this issuer must have a session record in this service's token store, its
+   * id the token's `jti`, under the record of its grant, read on every request like a session's
+   * (T5): revoking the grant's record ends all its access tokens on their next request. Set by
+   * `svc-auth/oauth`'s `trustedIssuerFor`, for the authorization server that writes those
+   * records into the same `Auth`. Default `false`.
+   */
+  recorded?: boolean;
 }
 
 /** @internal a trusted issuer after validation, defaults filled in. */
@@ -62,6 +70,7 @@ export interface IssuerConfig {
   readonly userIdClaim: string;
   readonly jwksUri: URL | null;
   readonly algorithms: readonly IssuerAlgorithm[];
+  readonly recorded: boolean;
 }
 
 /**
@@ -75,4 +84,6 @@ export interface IssuerClaims {
   /** Expiry, whole seconds since the epoch. */
   readonly exp: number;
   readonly permissions: readonly Permission[] | null;
+  /** The token's `jti` when its issuer is `recorded` (then required), else `null`. */
+  readonly jti: string | null;
 }

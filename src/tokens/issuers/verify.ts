@@ -42,6 +42,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const MAX_CANDIDATES = 8;
 /** A verified token is verified again after this many seconds, so a key the issuer withdrew stops working. */
 const FRESH_SEC = KEYS_MAX_AGE_MS / 1000;
+/** A recorded issuer's `jti`: what a token store keeps as a record id (oidc-provider writes 43 base64url characters). */
+const RECORD_ID = /^[A-Za-z0-9_-]{16,128}$/;
 
 interface Entry {
   readonly claims: IssuerClaims;
@@ -172,7 +174,10 @@ export class IssuerVerifier {
     }
     const permissions = scopePermissions(payload);
     if (permissions === undefined) throw fail('malformed', 'scope or scp is not a list of words');
-    const claims: IssuerClaims = Object.freeze({ issuer: config.issuer, userId, exp: Math.floor(exp), permissions });
+    // A recorded issuer's token is found by its jti (a record id, as ours are).
+    const jti = config.recorded ? payload.jti : null;
+    if (config.recorded && (typeof jti !== 'string' || !RECORD_ID.test(jti))) throw fail('malformed', 'jti is missing or not a record id');
+    const claims: IssuerClaims = Object.freeze({ issuer: config.issuer, userId, exp: Math.floor(exp), permissions, jti: jti ?? null });
     this.#cache.set(token, Object.freeze({ claims, freshUntil: nowSec + FRESH_SEC }));
     return claims;
   }

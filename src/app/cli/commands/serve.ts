@@ -34,6 +34,15 @@ Endpoints (send 'Authorization: Bearer <token>'):
   POST /api/credentials/revoke                      revoke leaked tokens (no credential);
       body {"credentials": ["<token>", ...]}, answer 202 whatever was sent
 
+It is also an OAuth 2.1 authorization server for MCP clients and command
+lines (issuer = the base URL; needs the optional package oidc-provider, else
+it says "OAuth is off" on stderr and serves PATs only):
+  GET /.well-known/oauth-authorization-server       RFC 8414 metadata
+  /oauth/register, /oauth/authorize, /oauth/token, /oauth/revoke,
+  /oauth/device_authorization, /oauth/device        DCR, code flow with PKCE,
+      refresh, revocation, device flow; sign-in picks a member (dev only: no
+      password); state in SVC_HOME/oauth.json
+
 A request to /mcp with an Origin header (a browser) is refused with 403
 unless that origin is the server's own or given with --allow-origin: a web
 page cannot reach the endpoint through DNS rebinding. Clients that are not

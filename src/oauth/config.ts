@@ -1,0 +1,202 @@
+/**
+ * The oidc-provider configuration of the server, as data: what is on (code
+ * flow with PKCE S256, DCR for public clients, resource indicators with JWT
+ * access tokens, refresh rotation, revocation, device flow), what is off
+ * (implicit, PAR, userinfo, logout pages, introspection, dev interactions),
+ * every lifetime, and the few functions that say this server's rules.
+ * @module
+ */
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { PERMISSIONS } from '../core/vocabulary';
+import type { ResolvedOptions } from './options';
+import type { AdapterClass, OAuthSecrets } from './storage';
+import { deviceConfirmPage, deviceDonePage, deviceInputPage, errorPage, PAGE_HEADERS } from './pages';
+
+/** @internal The oidc-provider error classes the configuration throws. */
+export interface ProviderErrors {
+  InvalidTarget: new (description: string) => Error;
+  InvalidRequest: new (description: string) => Error;
+}
+
+/** @internal Hooks the server adds to the configuration (session records). */
+export interface ConfigHooks {
+  /** The existing grant may be reused (no consent asked) only while its record is live; else it is dropped. */
+  usableGrant(grantId: string): Promise<boolean>;
+  /** Called with each JWT access token just before it is signed; may reject to refuse the token. */
+  accessToken(
+    ctx: KoaContextWithOIDC,
+    token: { jti: string; grantId?: string | undefined; accountId?: string | undefined; clientId?: string | undefined },
+    payload: Record<string, unknown>,
+  ): Promise<void>;
+}
+
+const SCOPE = PERMISSIONS.join(' ');
+
+/** The errors a person meets on a page, in words; the server's own description follows in brackets. */
+const ERROR_WORDS: Readonly<Record<string, string>> = {
+  invalid_client: 'The app that sent you here is not known to this server.',
+  invalid_redirect_uri: 'The app asked to send you back to an address it did not register, so you were not sent there.',
+  invalid_request: 'The app sent a request this server cannot use.',
+  server_error: 'Something went wrong on this server.',
+};
+
+/** Endpoint paths under the prefix. */
+export function routesOf(prefix: string): Record<string, string> {
+  return {
+    authorization: `${prefix}/authorize`,
+    token: `${prefix}/token`,
+    registration: `${prefix}/register`,
+    jwks: `${prefix}/jwks`,
+    revocation: `${prefix}/revoke`,
+    device_authorization: `${prefix}/device_authorization`,
+    code_verification: `${prefix}/device`,
+    end_session: `${prefix}/logout`,
+    userinfo: `${prefix}/userinfo`,
+    introspection: `${prefix}/introspect`,
+    pushed_authorization_request: `${prefix}/par`,
+    backchannel_authentication: `${prefix}/backchannel`,
+    challenge: `${prefix}/challenge`,
+    credential: `${prefix}/credential`,
+  };
+}
+
+function setPage(ctx: KoaContextWithOIDC, html: string): void {
+  for (const [k, v] of Object.entries(PAGE_HEADERS)) ctx.set(k, v);
+  ctx.body = html;
+}
+
+/** @internal The configuration handed to `new Provider(issuer, configuration)`. */
+export function providerConfiguration(
+  o: ResolvedOptions,
+  secrets: OAuthSecrets,
+  Adapter: AdapterClass,
+  errors: ProviderErrors,
+  hooks: ConfigHooks,
+): Configuration {
+  const clientName = (ctx: KoaContextWithOIDC): string => ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? 'the app';
+  return {
+    adapter: Adapter,
+    clients: [],
+    jwks: { keys: secrets.signingKeys },
+    cookies: {
+      keys: [...secrets.cookieKeys],
+      names: { session: 'svc_oauth_session', interaction: 'svc_oauth_interaction', resume: 'svc_oauth_resume' },
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    // Browser clients (a web MCP inspector) may call the token endpoint from the origin of one of their
+    // redirect URIs; every client here is public.
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' &&
+      client.clientAuthMethod === 'none' &&
+      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    claims: { openid: ['sub'] },
+    // The seven permissions are listed as scopes of their own (not only the resources') so that
+    // a client may register with them; a registered `scope` is not kept as a limit (storage/adapter.ts).
+    scopes: ['openid', 'offline_access', ...PERMISSIONS],
+    responseTypes: ['code'],
+    clientAuthMethods: ['none'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'EdDSA',
+    },
+    enabledJWA: { idTokenSigningAlgValues: ['EdDSA'] },
+    pkce: { required: () => true },
+    routes: routesOf(o.prefix),
+    interactions: { url: (_ctx, interaction) => `${o.prefix}/interaction/${interaction.uid}` },
+    // `state` is required (CSRF on the client's redirect); checked after the redirect URI, so the
+    // refusal goes back to the client as `invalid_request`. A request that names no svc permission
+    // asks for all seven (what the user's roles allow), shown as such on the consent page.
+    extraParams: {
+      state(ctx, value) {
+        if (ctx.oidc.route === 'authorization' && (typeof value !== 'string' || value === '')) {
+          throw new errors.InvalidRequest('the state parameter is required');
+        }
+      },
+      scope(ctx, value) {
+        const asked = typeof value === 'string' ? value.split(' ') : [];
+        if (ctx.oidc.params !== undefined && !asked.some((s) => (PERMISSIONS as readonly string[]).includes(s)))
+          ctx.oidc.params.scope = [...asked.filter(Boolean), ...PERMISSIONS].join(' ');
+      },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: o.registration, initialAccessToken: false, issueRegistrationAccessToken: false },
+      // A token of another client is not revoked, and the answer is the same 200 (RFC 7009 2.2): no oracle.
+      revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      claimsParameter: { enabled: false },
+      introspection: { enabled: false },
+      clientCredentials: { enabled: false },
+      deviceFlow: {
+        enabled: true,
+        charset: 'base-20',
+        mask: '****-****',
+        userCodeInputSource: (ctx, form, _out, err) =>
+          setPage(ctx, deviceInputPage(o.name, ctx.oidc.urlFor('code_verification'), form, err)),
+        userCodeConfirmSource: (ctx, form, client, _info, userCode) =>
+          setPage(
+            ctx,
+            deviceConfirmPage(o.name, ctx.oidc.urlFor('code_verification'), form, client.clientName ?? client.clientId, userCode),
+          ),
+        successSource: (ctx) => setPage(ctx, deviceDonePage(o.name, clientName(ctx))),
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx, _client, oneOf) => oneOf ?? o.resources[0],
+        useGrantedResource: () => true,
+        getResourceServerInfo(_ctx, indicator) {
+          if (!o.resources.includes(indicator)) throw new errors.InvalidTarget('this server issues tokens for its own resources only');
+          return {
+            scope: SCOPE,
+            audience: indicator,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: o.accessTokenTtlSec,
+            jwt: { sign: { alg: 'EdDSA' } },
+          };
+        },
+      },
+    },
+    formats: {
+      customizers: {
+        async jwt(ctx, token, jwt) {
+          const t = token as unknown as { jti: string; grantId?: string; accountId?: string; clientId?: string };
+          await hooks.accessToken(ctx, t, jwt.payload);
+        },
+      },
+    },
+    // An existing grant skips the consent page only while its session record is live: a grant the
+    // person ended (sessions.revoke, svc auth sessions) is asked for again, not silently reused.
+    async loadExistingGrant(ctx) {
+      const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client?.clientId ?? '');
+      if (typeof grantId !== 'string') return undefined;
+      const grant = await ctx.oidc.provider.Grant.find(grantId);
+      if (grant === undefined) return undefined;
+      return (await hooks.usableGrant(grantId)) ? grant : undefined;
+    },
+    rotateRefreshToken: true,
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    ttl: {
+      AccessToken: o.accessTokenTtlSec,
+      AuthorizationCode: 60,
+      DeviceCode: 600,
+      Grant: o.refreshTokenTtlSec,
+      IdToken: 3_600,
+      Interaction: 600,
+      RefreshToken: o.refreshTokenTtlSec,
+      Session: 86_400,
+    },
+    renderError(ctx, out) {
+      ctx.type = 'html';
+      const error = String(out.error);
+      const detail = typeof out.error_description === 'string' ? out.error_description : 'The request could not be completed.';
+      const said = ERROR_WORDS[error];
+      setPage(ctx, errorPage(o.name, `Sign-in failed (${error})`, said === undefined ? detail : `${said} (${detail})`));
+    },
+  };
+}

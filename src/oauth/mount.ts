@@ -1,0 +1,112 @@
+/**
+ * The server on node:http: which paths are its own, and the one function that
+ * answers them. Every answer leaves through here: the pages (interactions/),
+ * or oidc-provider after the request's resource indicators were given their
+ * one spelling (resources.ts). A failure is answered `server_error` (JSON,
+ * RFC 6749 5.2) with no stack and no token; the log gets one line.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+import { routesOf } from './config';
+import type { ResolvedOptions } from './options';
+import { canonicalizeBody, canonicalUrl } from './resources';
+import type { AuthorizationServer } from './types';
+
+const WELL_KNOWN = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'] as const;
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const MAX_POLLERS = 10_000;
+
+function oauthError(res: ServerResponse, status: number, error: string, description: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error, error_description: description });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/**
+ * Device polling faster than the interval gets `slow_down` (RFC 8628 3.5), per
+ * device code, in this process (bounded: the oldest code is forgotten first).
+ */
+function pollGuard(intervalSec: number): (deviceCode: string) => boolean {
+  const last = new Map<string, number>();
+  return (deviceCode) => {
+    const key = createHash('sha256').update(deviceCode).digest('base64url');
+    const now = Date.now();
+    const before = last.get(key);
+    last.delete(key);
+    if (last.size >= MAX_POLLERS) last.delete(last.keys().next().value as string);
+    last.set(key, now);
+    return before !== undefined && now - before < intervalSec * 1000 - 250;
+  };
+}
+
+/** @internal The {@link AuthorizationServer} over `provider` and the interaction routes. */
+export function mount(
+  o: ResolvedOptions,
+  provider: Provider,
+  interactions: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>,
+): AuthorizationServer {
+  const callback = provider.callback();
+  const prefix = o.prefix;
+  const routes = routesOf(prefix);
+  const withBody = new Set([routes.token, routes.authorization, routes.device_authorization]);
+  const tooFast = pollGuard(o.devicePollIntervalSec);
+  const owns = (path: string): boolean => (WELL_KNOWN as readonly string[]).includes(path) || path.startsWith(`${prefix}/`);
+
+  async function answer(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (await interactions(req, res, path)) return;
+    // A device code form posted without the sign-in cookie (the page was opened elsewhere, or the
+    // cookie expired) has no form to check against: start again.
+    if (req.method === 'POST' && path === routes.code_verification && !/(?:^|;\s*)svc_oauth_session=/.test(req.headers.cookie ?? '')) {
+      res.writeHead(303, { location: routes.code_verification, 'cache-control': 'no-store' });
+      res.end();
+      return;
+    }
+    req.url = canonicalUrl(req.url ?? '/', o.resources);
+    const type = String(req.headers['content-type'] ?? '').toLowerCase();
+    if (req.method === 'POST' && withBody.has(path) && type.startsWith('application/x-www-form-urlencoded')) {
+      const read = await canonicalizeBody(req, o.resources);
+      if (read.status === 'too_large') return oauthError(res, 413, 'invalid_request', 'the request body is too large');
+      if (read.status !== 'ok') return oauthError(res, 400, 'invalid_request', 'the request body could not be read');
+      const code = read.params.get('device_code');
+      if (path === routes.token && read.params.get('grant_type') === DEVICE_GRANT && code !== null && tooFast(code)) {
+        return oauthError(res, 400, 'slow_down', `poll at most once every ${o.devicePollIntervalSec} seconds`);
+      }
+    }
+    await callback(req, res);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (!owns(path)) return false;
+    try {
+      await answer(req, res, path);
+    } catch (err) {
+      o.log(`oauth: server_error on ${req.method ?? 'GET'} ${path.slice(0, 200)}: ${err instanceof Error ? err.name : 'unknown'}`);
+      oauthError(res, 500, 'server_error', 'the server could not complete the request');
+    }
+    return true;
+  }
+
+  return Object.freeze({
+    issuer: o.issuer,
+    metadataUrl: `${o.issuer}${WELL_KNOWN[0]}`,
+    paths: Object.freeze({ exact: Object.freeze([...WELL_KNOWN]), prefix: `${prefix}/` }),
+    owns,
+    handle,
+    middleware: () => (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => {
+      void handle(req, res).then((handled) => {
+        if (!handled) next();
+      });
+    },
+  });
+}

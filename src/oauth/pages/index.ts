@@ -1,0 +1,8 @@
+/**
+ * The pages a person sees: sign-in, consent, the device flow, errors.
+ * @module
+ */
+export { PAGE_HEADERS } from './layout';
+export { signInPage, consentPage, errorPage, type ClientView } from './interaction';
+export { deviceInputPage, deviceConfirmPage, deviceDonePage } from './device';
+export { permissionsIn } from './words';

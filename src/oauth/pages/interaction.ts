@@ -1,0 +1,98 @@
+/**
+ * The sign-in and consent pages. Each is one form posted back to the server
+ * with a form token (CSRF) in a hidden field; nothing needs JavaScript. The
+ * consent page says who asks (the client's own name, marked as the client's
+ * claim, and its verified site when its id is a metadata document URL), where
+ * the browser goes next (the redirect host), and what is asked, in words.
+ * @module
+ */
+import type { Permission } from '../../core/vocabulary';
+import { esc, page } from './layout';
+import { permissionWords } from './words';
+
+/** @internal Who asks, as the pages show it. */
+export interface ClientView {
+  /** The client's name as it registered it (unverified), or its id when it gave none. */
+  readonly name: string;
+  /** The host of its metadata document URL: a site the server fetched the client from. */
+  readonly site?: string | undefined;
+}
+
+/** @internal The sign-in page: a select of users when the list is known, else a text input. */
+export function signInPage(v: {
+  app: string;
+  action: string;
+  csrf: string;
+  client: ClientView;
+  users: readonly string[];
+  error?: string | undefined;
+}): string {
+  const field =
+    v.users.length > 0
+      ? `<label for="user">Sign in as</label>
+<select id="user" name="user" required autofocus>
+${v.users.map((u) => `<option value="${esc(u)}">${esc(u)}</option>`).join('\n')}
+</select>`
+      : `<label for="user">User id</label>
+<input type="text" id="user" name="user" required autofocus autocomplete="username" spellcheck="false" maxlength="256">`;
+  const body = `<p>to continue to <strong>${esc(v.client.name)}</strong>${v.client.site === undefined ? '' : ` <span class="muted">(${esc(v.client.site)})</span>`}</p>
+${v.error === undefined ? '' : `<p class="note" role="alert">${esc(v.error)}</p>`}
+<form method="post" action="${esc(v.action)}">
+<input type="hidden" name="csrf" value="${esc(v.csrf)}">
+${field}
+<div class="actions"><button type="submit" class="primary">Continue</button></div>
+</form>
+<footer>This is a development sign-in: choose the member to act as. No password is asked.</footer>`;
+  return page(v.app, `Sign in to ${v.app}`, body);
+}
+
+/** @internal One permission on the consent page: `fresh` when this grant does not hold it yet. */
+export interface AskedPermission {
+  readonly permission: Permission;
+  readonly fresh: boolean;
+}
+
+/** @internal The consent page. `redirectHost` is absent for a device (the device flow redirects nowhere). */
+export function consentPage(v: {
+  app: string;
+  action: string;
+  csrf: string;
+  client: ClientView;
+  user: string;
+  permissions: readonly AskedPermission[];
+  redirectHost?: string | undefined;
+}): string {
+  const items = v.permissions
+    .map(
+      ({ permission, fresh }) =>
+        `<li>${esc(permissionWords(permission))}${fresh ? '' : ' <span class="muted">(already allowed)</span>'}<br><code>${esc(permission)}</code></li>`,
+    )
+    .join('\n');
+  const site = v.client.site === undefined ? '' : `<div><dt>Client site</dt><dd>${esc(v.client.site)}</dd></div>`;
+  const next =
+    v.redirectHost === undefined
+      ? `<div><dt>Sign-in for</dt><dd>a device or command line</dd></div>`
+      : `<div><dt>Returns you to</dt><dd>${esc(v.redirectHost)}</dd></div>`;
+  const body = `<p><strong>${esc(v.client.name)}</strong> <span class="muted">(name given by the app)</span> wants to act as you, <strong>${esc(v.user)}</strong>, with these permissions:</p>
+<ul class="perms">
+${items}
+</ul>
+<dl class="facts">
+${site}
+${next}
+</dl>
+<p class="muted">It can never do more than your own roles allow. Allow only apps you trust${v.redirectHost === undefined ? '' : ', and check the host above'}.</p>
+<form method="post" action="${esc(v.action)}">
+<input type="hidden" name="csrf" value="${esc(v.csrf)}">
+<div class="actions">
+<button type="submit" name="decision" value="deny">Deny</button>
+<button type="submit" name="decision" value="approve" class="primary">Allow</button>
+</div>
+</form>`;
+  return page(v.app, `Allow ${v.client.name}?`, body);
+}
+
+/** @internal A page that tells a person what went wrong and what to do, never how (no stack, no internals). */
+export function errorPage(app: string, title: string, message: string): string {
+  return page(app, title, `<p>${esc(message)}</p>\n<p class="muted">You can close this page and start again from the app.</p>`);
+}

@@ -1,0 +1,79 @@
+/**
+ * Resource indicators (RFC 8707): which resources tokens are issued for, and
+ * one spelling per resource. The MCP SDK names the API at the server's root
+ * `<base>/` (a URL's href always has a path) while the API's audience is
+ * `<base>`: both are the same resource, so `<resource>/` is rewritten to
+ * `<resource>` in every request before oidc-provider reads it (query and
+ * form body alike: a code asked for as one and redeemed as the other must
+ * still match).
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * @internal The one spelling of `value` when it names a configured resource with
+ * a trailing slash (`<resource>/` -> `<resource>`); `undefined` when it needs none.
+ */
+export function canonicalResource(value: string, resources: readonly string[]): string | undefined {
+  if (!value.endsWith('/')) return undefined;
+  const bare = value.slice(0, -1);
+  return resources.includes(bare) ? bare : undefined;
+}
+
+/** @internal Rewrite the `resource` values of `params` in place; whether anything changed. */
+export function canonicalizeParams(params: URLSearchParams, resources: readonly string[]): boolean {
+  const values = params.getAll('resource');
+  if (!values.some((v) => canonicalResource(v, resources) !== undefined)) return false;
+  params.delete('resource');
+  for (const v of values) params.append('resource', canonicalResource(v, resources) ?? v);
+  return true;
+}
+
+/** @internal `req.url` with its query's `resource` values in their one spelling. */
+export function canonicalUrl(url: string, resources: readonly string[]): string {
+  const at = url.indexOf('?');
+  if (at === -1 || !url.includes('resource=', at)) return url;
+  const params = new URLSearchParams(url.slice(at + 1));
+  return canonicalizeParams(params, resources) ? `${url.slice(0, at)}?${params.toString()}` : url;
+}
+
+/** The largest form body oidc-provider itself reads (56 KiB): a larger one is refused there too. */
+const MAX_BODY = 56 * 1024;
+
+/**
+ * @internal Read a form body whose `resource` values may need rewriting and
+ * give oidc-provider the rewritten body in its place: the request's stream is
+ * consumed here, so the request object is made to read from the new body
+ * (oidc-provider reads `readable`, `iterator()` and `Content-Length`). Resolves
+ * to the (rewritten) parameters, or to why the body could not be read.
+ */
+export async function canonicalizeBody(
+  req: IncomingMessage,
+  resources: readonly string[],
+): Promise<{ status: 'ok'; params: URLSearchParams } | { status: 'too_large' | 'unreadable' }> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_BODY) return { status: 'too_large' };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY) return { status: 'too_large' };
+      chunks.push(chunk as Buffer);
+    }
+  } catch {
+    return { status: 'unreadable' };
+  }
+  let body = Buffer.concat(chunks, size);
+  const params = new URLSearchParams(body.toString('utf8'));
+  if (canonicalizeParams(params, resources)) body = Buffer.from(params.toString());
+  const replay = Readable.from([body]);
+  Object.defineProperty(req, 'readable', { configurable: true, get: () => replay.readable });
+  Object.defineProperty(req, 'iterator', {
+    configurable: true,
+    value: (options?: { destroyOnReturn?: boolean }) => replay.iterator(options),
+  });
+  req.headers['content-length'] = String(body.length);
+  return { status: 'ok', params };
+}

@@ -1,0 +1,88 @@
+/**
+ * The bridge from oidc-provider's adapter interface (one adapter object per
+ * model, `upsert(id, payload, expiresIn)` and so on) to an {@link OAuthStorage}.
+ * Two of the server's own rules live here, where oidc-provider looks clients
+ * up: a client id that is a metadata document URL is resolved by fetching the
+ * document (never stored), and a registered client's `scope` is not kept as a
+ * limit, so that a client can later ask for more (a step-up after a 403) and
+ * the person decides on the consent page.
+ * @module
+ */
+import type { OAuthEntry, OAuthEntryKind, OAuthStorage } from './types';
+
+/** @internal What the adapter needs besides the storage. */
+export interface AdapterHooks {
+  /** Is `id` a metadata document client id? */
+  isDocument(id: string): boolean;
+  /** The client metadata of a document client id; rejects with an oidc-provider error when refused. */
+  documentClient(id: string): Promise<OAuthEntry>;
+  /** Every token of `grantId` was revoked (refresh token revoked, code replayed): its session records go too. */
+  grantRevoked(grantId: string): Promise<void>;
+  now(): Date;
+}
+
+/** @internal The adapter class oidc-provider instantiates once per model name. */
+export type AdapterClass = new (name: string) => {
+  upsert(id: string, payload: OAuthEntry, expiresIn?: number): Promise<void>;
+  find(id: string): Promise<OAuthEntry | undefined>;
+  findByUserCode(userCode: string): Promise<OAuthEntry | undefined>;
+  findByUid(uid: string): Promise<OAuthEntry | undefined>;
+  consume(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  revokeByGrantId(grantId: string): Promise<void>;
+};
+
+/** Longest id looked up: oidc-provider's own ids are 43 characters, document client ids at most 2 048. */
+const MAX_ID = 2_048;
+
+/** @internal An oidc-provider adapter class over `storage`. */
+export function adapterClass(storage: OAuthStorage, hooks: AdapterHooks): AdapterClass {
+  return class StorageAdapter {
+    readonly #kind: OAuthEntryKind;
+
+    constructor(name: string) {
+      this.#kind = name as OAuthEntryKind;
+    }
+
+    async upsert(id: string, payload: OAuthEntry, expiresIn?: number): Promise<void> {
+      const expiresAt = typeof expiresIn === 'number' && expiresIn > 0 ? new Date(hooks.now().getTime() + expiresIn * 1000) : null;
+      await storage.set(this.#kind, id, payload, expiresAt);
+    }
+
+    async find(id: string): Promise<OAuthEntry | undefined> {
+      if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID) return undefined;
+      if (this.#kind === 'Client') {
+        if (hooks.isDocument(id)) return hooks.documentClient(id);
+        const client = await storage.get('Client', id);
+        if (client !== undefined) delete client.scope;
+        return client;
+      }
+      return storage.get(this.#kind, id);
+    }
+
+    findByUserCode(userCode: string): Promise<OAuthEntry | undefined> {
+      if (typeof userCode !== 'string' || userCode.length > 64) return Promise.resolve(undefined);
+      return storage.findByUserCode(userCode);
+    }
+
+    findByUid(uid: string): Promise<OAuthEntry | undefined> {
+      if (typeof uid !== 'string' || uid.length > 128) return Promise.resolve(undefined);
+      return storage.findByUid(uid);
+    }
+
+    consume(id: string): Promise<void> {
+      return storage.consume(this.#kind, id, hooks.now());
+    }
+
+    destroy(id: string): Promise<void> {
+      return storage.destroy(this.#kind, id);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await storage.revokeByGrantId(grantId);
+      // oidc-provider calls this once per token model of the grant, AccessToken always among them:
+      // the session records are revoked once, on that call, and awaited before the answer is sent.
+      if (this.#kind === 'AccessToken') await hooks.grantRevoked(grantId);
+    }
+  };
+}

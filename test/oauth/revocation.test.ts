@@ -1,0 +1,158 @@
+/**
+ * Access tokens are JWTs the server does not store: they end with their grant
+ * through session records (a record per grant, a child record per access
+ * token, read on every request by the recorded trusted issuer).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuth, type Auth } from '../../src/service';
+import { generateKeyRing } from '../../src/tokens';
+import { trustedIssuerFor } from '../../src/entries/oauth';
+import { authorizeUrl, Browser, codeFlow, pkce, REDIRECT, register, signInAndConsent, startServer, token, type Running } from './support';
+
+describe('revoking a grant ends its access tokens on their next request', () => {
+  let s: Running;
+  let mcp: Auth;
+  beforeAll(async () => {
+    s = await startServer();
+    mcp = createAuth({
+      issuer: 'svc-rs',
+      keys: await generateKeyRing(),
+      members: { rolesOf: (u) => (u === 'alice' ? { orgs: { acme: 'owner' } } : {}) },
+      tokens: s.tokens,
+      trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
+    });
+  });
+  afterAll(() => s.close());
+
+  const revoke = (clientId: string, value: string): Promise<Response> =>
+    fetch(`${s.base}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: value, client_id: clientId }).toString(),
+    });
+
+  it('revoking the refresh token (RFC 7009): the access tokens of that grant fail with reason revoked', async () => {
+    const { tokens, clientId } = await codeFlow(s.base);
+    const first = tokens.access_token as string;
+    const refreshed = await token(s.base, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+    });
+    const second = refreshed.body.access_token as string;
+    await expect(mcp.authenticate(first)).resolves.toMatchObject({ userId: 'alice' });
+    await expect(mcp.authenticate(second)).resolves.toMatchObject({ userId: 'alice' });
+    expect((await revoke(clientId, refreshed.body.refresh_token as string)).status).toBe(200);
+    await expect(mcp.authenticate(first)).rejects.toMatchObject({ reason: 'revoked' });
+    await expect(mcp.authenticate(second)).rejects.toMatchObject({ reason: 'revoked' });
+  });
+
+  it('refresh token replay: the replay ends the grant, and its access tokens with it', async () => {
+    const { tokens, clientId } = await codeFlow(s.base);
+    await token(s.base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId });
+    const replay = await token(s.base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId });
+    expect(replay.body.error).toBe('invalid_grant');
+    await expect(mcp.authenticate(tokens.access_token as string)).rejects.toMatchObject({ reason: 'revoked' });
+  });
+
+  it('code replay: the second redemption ends the grant, and the access token of the first fails', async () => {
+    const client = await register(s.base);
+    const { verifier, challenge } = pkce();
+    const url = authorizeUrl(s.base, {
+      client_id: client.client_id,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'repo:read',
+      state: 's',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: `${s.base}/mcp`,
+    });
+    const { url: back } = await signInAndConsent(new Browser(), s.base, url);
+    const fields = {
+      grant_type: 'authorization_code',
+      code: new URL(back).searchParams.get('code') as string,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: verifier,
+    };
+    const first = await token(s.base, fields);
+    await expect(mcp.authenticate(first.body.access_token as string)).resolves.toBeDefined();
+    expect((await token(s.base, fields)).body.error).toBe('invalid_grant');
+    await expect(mcp.authenticate(first.body.access_token as string)).rejects.toMatchObject({ reason: 'revoked' });
+  });
+
+  it('the user sees the grant among their sessions (once, not one entry per access token) and ends it: tokens and refresh fail, the next sign-in asks again', async () => {
+    const browser = new Browser();
+    const { tokens, clientId } = await codeFlow(s.base, { browser });
+    await token(s.base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId });
+    const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
+    const grants = (await s.auth.client(me).sessions.list()).filter((x) => x.name === 'oauth-Test-Client' && x.status === 'active');
+    expect(grants.length).toBeGreaterThanOrEqual(1);
+    const mine = grants.at(-1);
+    await s.auth.client(me).sessions.revoke(mine?.id as string);
+    await expect(mcp.authenticate(tokens.access_token as string)).rejects.toMatchObject({ reason: 'revoked' });
+    // The ended grant's refresh token no longer mints access tokens ...
+    const after = await token(s.base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId });
+    expect(after.status).toBe(400);
+    // ... and the same browser and client are asked to consent again (not waved through), then get a working token.
+    const { verifier, challenge } = pkce();
+    const url = authorizeUrl(s.base, {
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'repo:read',
+      state: 's',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: `${s.base}/mcp`,
+    });
+    const { url: back, consentHtml } = await signInAndConsent(browser, s.base, url);
+    expect(consentHtml).toContain('Allow Test Client?');
+    const fresh = await token(s.base, {
+      grant_type: 'authorization_code',
+      code: new URL(back).searchParams.get('code') as string,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: verifier,
+    });
+    await expect(mcp.authenticate(fresh.body.access_token as string)).resolves.toMatchObject({ userId: 'alice' });
+  });
+
+  it('a grant the person ended is never reused silently: the very next sign-in of that client asks again', async () => {
+    const browser = new Browser();
+    const { clientId } = await codeFlow(s.base, { browser });
+    const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
+    const grant = (await s.auth.client(me).sessions.list()).filter((x) => x.name === 'oauth-Test-Client' && x.status === 'active').at(-1);
+    await s.auth.client(me).sessions.revoke(grant?.id as string);
+    const { verifier, challenge } = pkce();
+    const url = authorizeUrl(s.base, {
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'repo:read',
+      state: 's',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: `${s.base}/mcp`,
+    });
+    const { url: back, consentHtml } = await signInAndConsent(browser, s.base, url);
+    expect(consentHtml).toContain('Allow Test Client?');
+    const r = await token(s.base, {
+      grant_type: 'authorization_code',
+      code: new URL(back).searchParams.get('code') as string,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: verifier,
+    });
+    await expect(mcp.authenticate(r.body.access_token as string)).resolves.toMatchObject({ userId: 'alice' });
+  });
+
+  it('auth.revokeToken(grant id), server-side, ends the grant’s tokens too', async () => {
+    const { tokens } = await codeFlow(s.base);
+    const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
+    const newest = (await s.auth.client(me).sessions.list()).filter((x) => x.name.startsWith('oauth-') && x.status === 'active').at(-1);
+    await s.auth.revokeToken(newest?.id as string);
+    await expect(mcp.authenticate(tokens.access_token as string)).rejects.toMatchObject({ reason: 'revoked' });
+  });
+});

@@ -1,0 +1,251 @@
+/**
+ * Shared set-up of the authorization server tests: a real node:http server on
+ * loopback mounting the server, a fetch-based "browser" that keeps cookies and
+ * follows redirects one at a time, and the steps of the code flow (register,
+ * authorize with PKCE, sign in, consent, redeem).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAuth, type Auth } from '../../src/service';
+import { MemoryTokenStore } from '../../src/stores';
+import { generateKeyRing } from '../../src/tokens';
+import {
+  createAuthorizationServer,
+  MemoryOAuthStorage,
+  type AuthorizationServer,
+  type AuthorizationServerOptions,
+  type OAuthStorage,
+} from '../../src/entries/oauth';
+
+export interface Running {
+  base: string;
+  auth: Auth;
+  /** The token store of `auth`, where the server records its grants and access tokens. */
+  tokens: MemoryTokenStore;
+  oauth: AuthorizationServer;
+  storage: OAuthStorage;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** Listen on a free loopback port first: the issuer is the base URL. */
+export async function listen(
+  handler?: (req: IncomingMessage, res: ServerResponse) => void,
+  port = 0,
+): Promise<{ server: Server; base: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** An AS on loopback with alice and bob as members (memory storage unless given). */
+export async function startServer(
+  extra: Partial<AuthorizationServerOptions> = {},
+  port = 0,
+  extraTokens?: MemoryTokenStore,
+): Promise<Running> {
+  const { server, base } = await listen(undefined, port);
+  const tokens = extraTokens ?? new MemoryTokenStore();
+  const auth =
+    extra.auth ??
+    createAuth({
+      issuer: 'svc-test',
+      keys: await generateKeyRing(),
+      members: { rolesOf: (u) => (u === 'alice' ? { orgs: { acme: 'owner' } } : u === 'bob' ? { orgs: { acme: 'viewer' } } : {}) },
+      tokens,
+    });
+  const storage = extra.storage ?? new MemoryOAuthStorage();
+  const logs: string[] = [];
+  const oauth = await createAuthorizationServer({
+    auth,
+    issuer: base,
+    signIn: { users: () => ['alice', 'bob'] },
+    storage,
+    log: (l) => logs.push(l),
+    ...extra,
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    void oauth.handle(req, res).then((handled) => {
+      if (!handled) res.writeHead(404).end('not here');
+    });
+  });
+  return {
+    base,
+    auth,
+    tokens,
+    oauth,
+    storage,
+    logs,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** A browser: cookies per name, redirects followed by hand. */
+export class Browser {
+  readonly jar = new Map<string, string>();
+
+  async request(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.jar.size > 0) headers.set('cookie', [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '));
+    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair = ''] = c.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq);
+      const value = pair.slice(eq + 1);
+      if (/expires=Thu, 01 Jan 1970/i.test(c) || value === '') this.jar.delete(name);
+      else this.jar.set(name, value);
+    }
+    return res;
+  }
+
+  /** GET `url`, following redirects while they stay on `origin`; the last response and its URL. */
+  async walk(url: string, origin: string): Promise<{ res: Response; url: string }> {
+    let at = url;
+    for (let i = 0; i < 20; i++) {
+      const res = await this.request(at);
+      const loc = res.headers.get('location');
+      if (loc === null || res.status < 300 || res.status >= 400) return { res, url: at };
+      at = new URL(loc, at).href;
+      if (!at.startsWith(origin)) return { res, url: at };
+    }
+    throw new Error('too many redirects');
+  }
+
+  /** POST a form as the page would (Origin of the page), then follow redirects on `origin`. */
+  async submit(
+    action: string,
+    fields: Record<string, string>,
+    origin: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ res: Response; url: string }> {
+    const res = await this.request(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin, ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
+    const loc = res.headers.get('location');
+    if (loc === null) return { res, url: action };
+    const next = new URL(loc, action).href;
+    return next.startsWith(origin) ? this.walk(next, origin) : { res, url: next };
+  }
+}
+
+/** The post form of a page: its action and hidden fields. */
+export function formOf(html: string, base: string): { action: string; hidden: Record<string, string> } {
+  const m = /<form[^>]* method="post" action="([^"]+)"[^>]*>/.exec(html);
+  if (m === null) throw new Error(`no form in page: ${html.slice(0, 300)}`);
+  const hidden: Record<string, string> = {};
+  for (const h of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g))
+    hidden[h[1] as string] = (h[2] as string).replaceAll('&amp;', '&');
+  return { action: new URL((m[1] as string).replaceAll('&amp;', '&'), base).href, hidden };
+}
+
+export interface Pkce {
+  verifier: string;
+  challenge: string;
+}
+export function pkce(): Pkce {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export const REDIRECT = 'http://127.0.0.1:9/callback';
+
+/** Register a public client by DCR. */
+export async function register(
+  base: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ client_id: string } & Record<string, unknown>> {
+  const res = await fetch(`${base}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Test Client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...extra }),
+  });
+  const body = (await res.json()) as { client_id: string } & Record<string, unknown>;
+  if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+export function authorizeUrl(base: string, params: Record<string, string | undefined>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) p.set(k, v);
+  return `${base}/oauth/authorize?${p.toString()}`;
+}
+
+/** Sign in as `user` and decide on the consent page; the URL the browser was sent to at the end. */
+export async function signInAndConsent(
+  browser: Browser,
+  base: string,
+  url: string,
+  { user = 'alice', decision = 'approve' }: { user?: string; decision?: 'approve' | 'deny' } = {},
+): Promise<{ url: string; consentHtml?: string }> {
+  let step = await browser.walk(url, base);
+  if (!step.url.startsWith(base)) return { url: step.url };
+  let html = await step.res.text();
+  if (html.includes('name="user"')) {
+    const form = formOf(html, base);
+    step = await browser.submit(form.action, { ...form.hidden, user }, base);
+    if (!step.url.startsWith(base)) return { url: step.url };
+    html = await step.res.text();
+  }
+  const form = formOf(html, base);
+  const done = await browser.submit(form.action, { ...form.hidden, decision }, base);
+  return { url: done.url, consentHtml: html };
+}
+
+/** The whole code flow for a fresh DCR client: tokens for `resource` with `scope`. */
+export async function codeFlow(
+  base: string,
+  {
+    scope = 'repo:read',
+    resource = `${base}/mcp`,
+    user = 'alice',
+    browser = new Browser(),
+    clientId,
+  }: { scope?: string; resource?: string; user?: string; browser?: Browser; clientId?: string } = {},
+): Promise<{ clientId: string; tokens: Record<string, unknown>; browser: Browser }> {
+  const id = clientId ?? (await register(base)).client_id;
+  const { verifier, challenge } = pkce();
+  const url = authorizeUrl(base, {
+    client_id: id,
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    scope,
+    state: 'st-1',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource,
+  });
+  const { url: back } = await signInAndConsent(browser, base, url, { user });
+  const code = new URL(back).searchParams.get('code');
+  if (code === null) throw new Error(`no code: ${back}`);
+  const tokens = await token(base, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    client_id: id,
+    code_verifier: verifier,
+    resource,
+  });
+  if (tokens.status !== 200) throw new Error(`token failed: ${JSON.stringify(tokens.body)}`);
+  return { clientId: id, tokens: tokens.body, browser };
+}
+
+/** POST the token endpoint. */
+export async function token(
+  base: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+}
