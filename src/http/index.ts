@@ -15,3 +15,4 @@ export type { AuthCheck, PermissionOptions, ErrorHandlerOptions } from './option
 export { adapterKit } from './kit';
 export { nodeResponse } from './respond';
 export { expiration, makeGate } from './gate';
+export { checkMaxBodyBytes, declaredTooLarge, readFetchBytes, readNodeBytes, TOO_LARGE, type RawBody } from './body';
