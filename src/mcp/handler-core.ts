@@ -62,7 +62,11 @@ export function core(options: McpHandlerOptions) {
   const given = checkScopes(options.scopes, 'options.scopes', toolIssues);
   if (toolIssues.length > 0) throw new ValidationError(toolIssues);
   // What a client asks for when it signs in: as given, else what the listed tools need.
-  const scopes = given ?? scopeValue([...(tools?.values() ?? [])].map((t) => t.permission)).split(' ').filter(Boolean);
+  const scopes =
+    given ??
+    scopeValue([...(tools?.values() ?? [])].map((t) => t.permission))
+      .split(' ')
+      .filter(Boolean);
   // Vocabulary words only (checked above), so the attribute can never break the header.
   const scopeAttr = scopes.length === 0 ? '' : `, scope="${scopeValue(scopes)}"`;
   const meta = (resource: string): ProtectedResourceMetadata =>

@@ -67,7 +67,9 @@ export interface ProtectedResourceOptions {
  */
 export function protectedResourceMetadata(options: ProtectedResourceOptions): ProtectedResourceMetadata {
   if (typeof options !== 'object' || options === null)
-    throw new ValidationError([{ path: 'options', message: 'expected { resource, authorizationServers?, resourceName?, scopesSupported? }' }]);
+    throw new ValidationError([
+      { path: 'options', message: 'expected { resource, authorizationServers?, resourceName?, scopesSupported? }' },
+    ]);
   const doc: ProtectedResourceMetadata = { resource: checkUrl(options.resource, 'options.resource'), bearer_methods_supported: ['header'] };
   const servers = options.authorizationServers;
   if (servers !== undefined) {

@@ -65,9 +65,7 @@ export function checkToolPermissions(value: unknown, path: string, issues: Issue
  * the scope challenge (its OAuth scope alone refuses; `scope` is what to ask for).
  */
 export type Precheck =
-  | { kind: 'tool'; message: JSONRPCMessage }
-  | { kind: 'scope'; scope: string; permission: Permission; tool: string }
-  | undefined;
+  { kind: 'tool'; message: JSONRPCMessage } | { kind: 'scope'; scope: string; permission: Permission; tool: string } | undefined;
 
 /** The resource a tool call names, from its raw arguments (the schema checks them later); `undefined` when it cannot be told. */
 function resourceOf(entry: ToolEntry, params: object): unknown {

@@ -128,7 +128,8 @@ describe('huge and odd bodies do not crash the pre-check', () => {
         ]) {
           const r = await post(narrowed, body);
           expect(r.status).not.toBe(500);
-          if (r.status === 403) expect(scopesOf(r.headers.get('www-authenticate')).every((s) => PERMISSIONS.includes(s as never))).toBe(true);
+          if (r.status === 403)
+            expect(scopesOf(r.headers.get('www-authenticate')).every((s) => PERMISSIONS.includes(s as never))).toBe(true);
         }
       }),
       { numRuns: 60 },
@@ -139,12 +140,19 @@ describe('huge and odd bodies do not crash the pre-check', () => {
     const huge = await post(narrowed, call('thing_put', { org: 'a'.repeat(900_000), repo: 'web', name: 'Doc/a' }));
     // The resource cannot be told from such arguments: the broader question (the role holds repo:write somewhere) decides.
     expect(huge.status).toBe(403);
-    const deep = await post(narrowed, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    const deep = await post(
+      narrowed,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+    );
     expect(deep.status).not.toBe(500);
-    const proto = await post(narrowed, '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"thing_put","arguments":{"__proto__":{"org":"acme"}}}}');
+    const proto = await post(
+      narrowed,
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"thing_put","arguments":{"__proto__":{"org":"acme"}}}}',
+    );
     // `__proto__` is an own key out of JSON.parse: the arguments name no org the role holds, so a tool error.
     expect(proto.status).toBe(200);
-    for (const body of ['null', '"tools/call"', '42', '{"method":"tools/call"}', 'not json', '']) expect((await post(narrowed, body)).status).not.toBe(500);
+    for (const body of ['null', '"tools/call"', '42', '{"method":"tools/call"}', 'not json', ''])
+      expect((await post(narrowed, body)).status).not.toBe(500);
   });
 
   it('a batch is never challenged as a whole: the server answers each message', async () => {

@@ -36,9 +36,18 @@ const ok = (text: string): CallToolResult => ({ content: [{ type: 'text', text }
 function serverFor(auth: Auth, principal: Principal, filter = true): McpServer {
   const server = new McpServer({ name: 't', version: '1' });
   const repo = { org: z.string(), repo: z.string() };
-  if (!filter || canUseTool(principal, READ)) server.registerTool('repo_head', { inputSchema: repo }, guardTool(auth, READ, () => ok('abc')));
+  if (!filter || canUseTool(principal, READ))
+    server.registerTool(
+      'repo_head',
+      { inputSchema: repo },
+      guardTool(auth, READ, () => ok('abc')),
+    );
   if (!filter || canUseTool(principal, WRITE))
-    server.registerTool('thing_put', { inputSchema: { ...repo, name: z.string() } }, guardTool(auth, WRITE, () => ok('written')));
+    server.registerTool(
+      'thing_put',
+      { inputSchema: { ...repo, name: z.string() } },
+      guardTool(auth, WRITE, () => ok('written')),
+    );
   return server;
 }
 
@@ -105,7 +114,9 @@ describe('the scope a client asks for: every 401 of /mcp and the metadata agree'
     const doc = (await h.metadata(new Request(META)).json()) as Record<string, unknown>;
     expect(doc['scopes_supported']).toEqual(['repo:read', 'repo:write']);
     const bad = await call(h, 'not-a-token', put());
-    expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer realm="svc", error="invalid_token", error_description="[^"]+", resource_metadata="[^"]+", scope="repo:read repo:write"$/);
+    expect(bad.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="svc", error="invalid_token", error_description="[^"]+", resource_metadata="[^"]+", scope="repo:read repo:write"$/,
+    );
   });
 
   it('the scopes option sets both; [] leaves the attribute and scopes_supported out', async () => {
@@ -122,8 +133,15 @@ describe('the scope a client asks for: every 401 of /mcp and the metadata agree'
   });
 
   it('misuse fails when the handlers are built, with a typed ValidationError naming the option', () => {
-    const build = (extra: Record<string, unknown>) => caught(() => mcpNodeHandlers({ auth, server: () => new McpServer({ name: 't', version: '1' }), ...extra }));
-    for (const scopes of [['repo:read', 'repo:read'], ['openid'], 'repo:read', ['repo:read', 'scope="x"'], new Array(8).fill('repo:read')]) {
+    const build = (extra: Record<string, unknown>) =>
+      caught(() => mcpNodeHandlers({ auth, server: () => new McpServer({ name: 't', version: '1' }), ...extra }));
+    for (const scopes of [
+      ['repo:read', 'repo:read'],
+      ['openid'],
+      'repo:read',
+      ['repo:read', 'scope="x"'],
+      new Array(8).fill('repo:read'),
+    ]) {
       const err = build({ scopes });
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as ValidationError).issues[0]?.pathText).toMatch(/^options\.scopes/);
@@ -201,7 +219,9 @@ describe('the 403 insufficient_scope challenge: only when the granted scope is w
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result)).not.toMatch(/insufficient_scope/);
     // An unnarrowed session (no scope claim) holds what the role holds: the call runs.
-    expect((await toolResult(await call(handlers(), await idp.token('alice'), put()))).content).toEqual([{ type: 'text', text: 'written' }]);
+    expect((await toolResult(await call(handlers(), await idp.token('alice'), put()))).content).toEqual([
+      { type: 'text', text: 'written' },
+    ]);
   });
 
   it('a refusal by the scope found inside a tool (no tools option) is a tool error that names the scope to ask for', async () => {

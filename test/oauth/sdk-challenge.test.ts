@@ -182,7 +182,11 @@ const scopeOf = (t: OAuthTokens | undefined): unknown => decodeJwt(t?.access_tok
     expect(provider.consentText).toContain('MCP SDK step-up client');
     expect(provider.consentText).toContain(new URL(callback.base).host);
     await transport.finishAuth(provider.code as string);
-    expect(decodeJwt(provider.saved?.access_token as string)).toMatchObject({ aud: `${running.url}/mcp`, sub: 'alice', scope: 'repo:read repo:write' });
+    expect(decodeJwt(provider.saved?.access_token as string)).toMatchObject({
+      aud: `${running.url}/mcp`,
+      sub: 'alice',
+      scope: 'repo:read repo:write',
+    });
 
     transport = new StreamableHTTPClientTransport(mcp, opts);
     const client = new Client({ name: 'sdk', version: '1' });
