@@ -9,6 +9,7 @@ import { AuthenticationError, ValidationError, type IssueInput } from '../errors
 import { httpError, type HttpErrorBody } from '../http';
 import type { Principal } from '../core/policy';
 import { bearerFromRequest } from '../tokens';
+import { reportDenied } from '../service';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
 import { checkOptions } from '../core/vocabulary';
 import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
@@ -214,6 +215,8 @@ export function core(options: McpHandlerOptions) {
     const refusal = refuseUnusableTool(tools, principal, body);
     if (refusal === undefined) return undefined;
     if (refusal.kind === 'tool') return { status: 200, headers: { ...JSON_HEADERS }, body: refusal.message };
+    // A refusal like guardTool's, for the audit trail, when the call named its resource.
+    if (refusal.resource !== undefined) reportDenied(auth, principal, refusal.resource, refusal.permission, 'scope');
     return insufficientScope(refusal.scope, refusal.permission, resource);
   }
 

@@ -65,7 +65,9 @@ export function checkToolPermissions(value: unknown, path: string, issues: Issue
  * the scope challenge (its OAuth scope alone refuses; `scope` is what to ask for).
  */
 export type Precheck =
-  { kind: 'tool'; message: JSONRPCMessage } | { kind: 'scope'; scope: string; permission: Permission; tool: string } | undefined;
+  | { kind: 'tool'; message: JSONRPCMessage }
+  | { kind: 'scope'; scope: string; permission: Permission; tool: string; resource: string | undefined }
+  | undefined;
 
 /** The resource a tool call names, from its raw arguments (the schema checks them later); `undefined` when it cannot be told. */
 function resourceOf(entry: ToolEntry, params: object): unknown {
@@ -98,8 +100,10 @@ export function refuseUnusableTool(tools: ToolPermissions | undefined, principal
     const entry = tools.get(name);
     if (entry === undefined || canUseTool(principal, entry)) return undefined;
     const { permission } = entry;
-    const shortfall = scopeShortfall(principal, permission, resourceOf(entry, params));
-    if (shortfall !== undefined) return { kind: 'scope', scope: shortfall.scope, permission, tool: name };
+    const resource = resourceOf(entry, params);
+    const shortfall = scopeShortfall(principal, permission, resource);
+    const named = typeof resource === 'string' ? resource : undefined;
+    if (shortfall !== undefined) return { kind: 'scope', scope: shortfall.scope, permission, tool: name, resource: named };
     const message = `this credential may never use ${name}: it holds ${permission} on no resource (its role or its scopes leave it out)`;
     return { kind: 'tool', message: { jsonrpc: '2.0', id, result: toolError('forbidden', message, { tool: name, permission }) } };
   } catch {

@@ -6,6 +6,7 @@
  * OAuth token's granted scope is what refuses (never for a PAT, never for a
  * refusal by the role: a new consent cannot change those).
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -21,7 +22,8 @@ import {
   type McpToolPolicy,
 } from '../../src/mcp';
 import { ValidationError } from '../../src/errors';
-import { createAuth, type Auth } from '../../src/service';
+import { createAuth, type Auth, type AuthEvent } from '../../src/service';
+import { PERMISSIONS } from '../../src/core/vocabulary';
 import type { Principal, UserRoles } from '../../src/core/policy';
 import { generateKeyRing } from '../../src/tokens';
 import { API_AUDIENCE, startCompanyIdp, type CompanyIdp } from '../support/company-idp';
@@ -56,6 +58,7 @@ const META = 'https://svc.test/.well-known/oauth-protected-resource/mcp';
 
 let idp: CompanyIdp;
 let auth: Auth;
+const events: AuthEvent[] = [];
 const roles = new Map<string, UserRoles>([
   ['alice', { orgs: { acme: 'editor' } }],
   ['bob', { orgs: { acme: 'viewer' } }],
@@ -70,6 +73,7 @@ beforeAll(async () => {
     keys: await generateKeyRing(),
     members: { rolesOf: (u) => roles.get(u) ?? {} },
     trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE }],
+    onEvent: (e) => void events.push(e),
   });
 });
 afterAll(async () => {
@@ -162,6 +166,13 @@ describe('the 403 insufficient_scope challenge: only when the granted scope is w
         'error_description="this token was not granted repo:write: sign in again and allow it"',
     );
     expect(await r.json()).toMatchObject({ error: 'forbidden', reason: 'scope', scope: 'repo:read repo:write' });
+    await auth.flush();
+    expect(events.filter((e) => e.type === 'access.denied').at(-1)).toMatchObject({
+      resource: 'acme/web',
+      permission: 'repo:write',
+      reason: 'scope',
+      actor: { kind: 'session', userId: 'alice' },
+    });
     // The same token may read: no challenge where the scope holds.
     expect((await toolResult(await call(handlers(), token, put({ org: 'acme', repo: 'web' }, 'repo_head')))).isError).toBeUndefined();
   });
@@ -188,6 +199,22 @@ describe('the 403 insufficient_scope challenge: only when the granted scope is w
       server.closeAllConnections();
       server.close();
     }
+  });
+
+  it('granted plus needed, for any approved scope: a 403 exactly when repo:write was left out', async () => {
+    const h = handlers();
+    await fc.assert(
+      fc.asyncProperty(fc.subarray([...PERMISSIONS]), async (granted) => {
+        const r = await call(h, await idp.token('alice', { scope: ['openid', ...granted].join(' ') }), put());
+        if (granted.includes('repo:write')) expect(r.status).toBe(200);
+        else {
+          expect(r.status).toBe(403);
+          const want = PERMISSIONS.filter((p) => p === 'repo:write' || granted.includes(p)).join(' ');
+          expect(r.headers.get('www-authenticate')).toContain(` scope="${want}", `);
+        }
+      }),
+      { numRuns: 25 },
+    );
   });
 
   it('a token whose scope named no svc permission asks for just the one needed', async () => {
