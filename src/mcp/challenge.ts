@@ -2,7 +2,7 @@
  * OAuth scope challenges of `/mcp` (MCP authorization 2025-11-25, RFC 6750
  * section 3): the `scope` a client should ask for when it signs in (on every
  * 401, and as the metadata's `scopes_supported`), and the 403
- * `insufficient_scope` answer when an OAuth token's granted scope, and only
+ * `insufficient_scope` answer (H3) when an OAuth token's granted scope, and only
  * that, refuses a tool. Scope values are svc permissions, nothing else: they
  * come from the vocabulary, never from the request, so no request can put a
  * `"` or a new attribute into the header.

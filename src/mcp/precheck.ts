@@ -8,7 +8,7 @@
  * token's granted scope alone (the role would allow it), the answer is the
  * HTTP 403 scope challenge instead (challenge.ts): a new consent can lift it.
  *
- * This is the one place a scope refusal can still become an HTTP status: once
+ * This is the one place a scope refusal can still become an HTTP status (H3): once
  * the MCP server runs the tool, the SDK's transport owns the response (the
  * node transport writes its status itself, and one HTTP answer may carry the
  * results of several messages), so a refusal found inside a tool stays a
