@@ -72,8 +72,24 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, con
   }
 }
 
+interface Bridge {
+  env: Record<string, string>;
+  configDir: string;
+  /** The URLs mcp-remote's browser opener was given so far. */
+  opened: () => Promise<string[]>;
+}
+
+interface Started {
+  client: Client;
+  transport: StdioClientTransport;
+  connecting: Promise<void>;
+  opened: string | undefined;
+  stderr: () => string;
+  tell: () => string;
+}
+
 /** One temporary HOME for mcp-remote, with its config dir and a BROWSER script that logs each URL it is given. */
-async function bridgeHome(dir: string): Promise<{ env: Record<string, string>; configDir: string; opened: () => Promise<string[]> }> {
+async function bridgeHome(dir: string): Promise<Bridge> {
   const configDir = join(dir, 'mcp-auth');
   await mkdir(configDir, { recursive: true });
   const log = join(dir, 'opened.txt');
@@ -102,6 +118,8 @@ describeWithChromium()('mcp-remote with no header signs in by OAuth against svc 
   let browser: Chromium | undefined;
   const children: ChildProcess[] = [];
   const clients: Client[] = [];
+  // What the first sign-in left for the revocation case: its HOME and pinned callback port.
+  let signedIn: { bridge: Bridge; port: number; transport: StdioClientTransport } | undefined;
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -110,7 +128,7 @@ describeWithChromium()('mcp-remote with no header signs in by OAuth against svc 
     expect((await svc(home, ['member', 'set', '--user', 'bob', '--resource', 'acme/web', '--role', 'viewer'])).code).toBe(0);
     ({ url, child: server, stderr: serverStderr } = await serve(home));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
-  });
+  }, FLOW_MS);
 
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => undefined);
@@ -122,7 +140,7 @@ describeWithChromium()('mcp-remote with no header signs in by OAuth against svc 
       await exited(server);
     }
     await cleanup();
-  });
+  }, FLOW_MS);
 
   async function page(): Promise<Page> {
     const context = await (browser as Chromium).newContext({ javaScriptEnabled: false, viewport: { width: 720, height: 860 } });
@@ -146,27 +164,34 @@ describeWithChromium()('mcp-remote with no header signs in by OAuth against svc 
     return new URL(p.url());
   }
 
-  it('registers, opens the browser, gets a code on its callback port, and then lists and calls tools', async () => {
-    const bridge = await bridgeHome(join(home, '..', 'bridge-ok'));
-    const port = await freePort();
-    const transport = new StdioClientTransport({
-      command: MCP_REMOTE,
-      args: [`${url}/mcp`, String(port)],
-      env: bridge.env,
-      stderr: 'pipe',
-    });
+  /**
+   * Start mcp-remote on the stdio of an SDK client. It signs in before it reads its stdin, so
+   * `initialize` waits for the whole flow; `opened` is the URL its browser was sent to (the
+   * `nth` of this HOME), or undefined when it connected without asking.
+   */
+  async function bridge(b: Bridge, port: number, nth = 0): Promise<Started> {
+    const transport = new StdioClientTransport({ command: MCP_REMOTE, args: [`${url}/mcp`, String(port)], env: b.env, stderr: 'pipe' });
     let stderr = '';
     transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const client = new Client({ name: 'svc-auth-mcp-remote-oauth-test', version: '1.0.0' });
     clients.push(client);
-    // mcp-remote signs in before it reads its stdin, so `initialize` waits for the whole flow.
     const connecting = client.connect(transport, { timeout: 2 * FLOW_MS });
     connecting.catch(() => undefined);
     const tell = (): string => `mcp-remote stderr:\n${stderr}`;
-    const authUrl = await Promise.race([
-      waitFor('mcp-remote to open the browser', async () => (await bridge.opened())[0], tell),
-      connecting.then(() => Promise.reject(new Error(`connected without a sign-in\n${tell()}`))),
+    const opened = await Promise.race([
+      waitFor('mcp-remote to open the browser', async () => (await b.opened())[nth], tell),
+      connecting.then(() => undefined),
     ]);
+    return { client, transport, connecting, opened, stderr: () => stderr, tell };
+  }
+
+  it('registers, opens the browser, gets a code on its callback port, and then lists and calls tools', async () => {
+    const b = await bridgeHome(join(home, '..', 'bridge-ok'));
+    const port = await freePort();
+    const { client, transport, connecting, opened, stderr, tell } = await bridge(b, port);
+    signedIn = { bridge: b, port, transport };
+    expect(opened, `connected without a sign-in\n${tell()}`).toBeDefined();
+    const authUrl = opened as string;
     const asked = new URL(authUrl);
     expect(`${asked.origin}${asked.pathname}`).toBe(`${url}/oauth/authorize`);
     expect(Object.fromEntries(asked.searchParams)).toMatchObject({
@@ -202,28 +227,28 @@ describeWithChromium()('mcp-remote with no header signs in by OAuth against svc 
     expect(got.structuredContent).toMatchObject({ content: 'signed in through mcp-remote' });
 
     // The tokens are in the temporary HOME's config dir, never in the real one, and no log shows them.
-    const [file, ...more] = await savedFiles(bridge.configDir, '_tokens.json');
+    const [file, ...more] = await savedFiles(b.configDir, '_tokens.json');
     expect(more).toEqual([]);
     const saved = JSON.parse(await readFile(file as string, 'utf8')) as { access_token: string; refresh_token: string };
     expect(decodeJwt(saved.access_token)).toMatchObject({ iss: url, aud: `${url}/mcp`, sub: 'alice' });
     expect(saved.refresh_token).toBeTruthy();
     expect(existsSync(join(homedir(), '.mcp-auth', 'mcp-remote-v1', (file as string).split('/').at(-1) as string))).toBe(false);
     for (const secret of [saved.access_token, saved.refresh_token, code]) {
-      expect(stderr.includes(secret), 'a token value is in mcp-remote stderr').toBe(false);
+      expect(stderr().includes(secret), 'a token value is in mcp-remote stderr').toBe(false);
       expect(serverStderr().includes(secret), 'a token value is in svc serve stderr').toBe(false);
     }
   });
 
   it('a denied consent makes mcp-remote exit 1 with "access_denied", not hang, and saves no token', async () => {
-    const bridge = await bridgeHome(join(home, '..', 'bridge-deny'));
+    const b = await bridgeHome(join(home, '..', 'bridge-deny'));
     const port = await freePort();
-    const child = spawn(MCP_REMOTE, [`${url}/mcp`, String(port)], { env: bridge.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(MCP_REMOTE, [`${url}/mcp`, String(port)], { env: b.env, stdio: ['pipe', 'pipe', 'pipe'] });
     children.push(child);
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const ended = exited(child);
     const tell = (): string => `mcp-remote stderr:\n${stderr}`;
-    const authUrl = await waitFor('mcp-remote to open the browser', async () => (await bridge.opened())[0], tell);
+    const authUrl = await waitFor('mcp-remote to open the browser', async () => (await b.opened())[0], tell);
 
     const p = await page();
     const back = await consent(p, authUrl, port, 'deny', 'mcp-remote-deny');
@@ -234,6 +259,35 @@ describeWithChromium()('mcp-remote with no header signs in by OAuth against svc 
     const bounded = new Promise<'hung'>((r) => setTimeout(() => r('hung'), FLOW_MS).unref());
     expect(await Promise.race([ended, bounded]), tell()).toEqual({ code: 1, signal: null });
     expect(stderr).toContain('Authorization failed: access_denied');
-    expect(await savedFiles(bridge.configDir, '_tokens.json')).toEqual([]);
+    expect(await savedFiles(b.configDir, '_tokens.json')).toEqual([]);
+  });
+
+  it('after the person ends the grant (svc auth sessions --revoke), the next mcp-remote start asks again', async () => {
+    expect(signedIn, 'needs the first sign-in').toBeDefined();
+    const { bridge: b, port, transport: first } = signedIn as NonNullable<typeof signedIn>;
+    await first.close(); // the first mcp-remote exits: its tokens stay on disk, its callback port is free
+    expect((await svc(home, ['auth', 'login', '--user', 'alice'])).code).toBe(0);
+    const listed = await svc(home, ['auth', 'sessions', '--json']);
+    const grants = (JSON.parse(listed.stdout) as { id: string; name: string; status: string }[]).filter((x) => x.name.startsWith('oauth-'));
+    expect(
+      grants.map((g) => g.status),
+      listed.stdout,
+    ).toEqual(['active']);
+    // `=`: an id is base64url and may begin with '-'.
+    const revoked = await svc(home, ['auth', 'sessions', `--revoke=${(grants[0] as { id: string }).id}`]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+
+    const before = serverStderr().length;
+    const again = await bridge(b, port, 1);
+    expect(again.opened, `mcp-remote reused a revoked grant\n${again.tell()}`).toBeDefined();
+    const p = await page();
+    await consent(p, again.opened as string, port, 'approve');
+    await p.context().close();
+    await again.connecting;
+    // The saved access token was refused, then the saved refresh token (the grant is over): a new sign-in.
+    const log = serverStderr().slice(before);
+    expect(log).toMatch(/^POST \/mcp 401 .*\n(?:.*\n)*POST \/oauth\/token 400 /m);
+    const who = (await again.client.callTool({ name: 'whoami', arguments: {} })) as CallToolResult;
+    expect(who.structuredContent, again.tell()).toMatchObject({ kind: 'session', user: 'alice' });
   });
 });
