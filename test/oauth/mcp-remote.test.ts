@@ -123,8 +123,8 @@ describeWithChromium('the mcp-remote OAuth tests')(
       await cleanup();
     }, FLOW_MS);
 
-    async function page(): Promise<Page> {
-      const context = await (browser as Chromium).newContext({ javaScriptEnabled: false, viewport: { width: 720, height: 860 } });
+    async function page(javaScriptEnabled = false): Promise<Page> {
+      const context = await (browser as Chromium).newContext({ javaScriptEnabled, viewport: { width: 720, height: 860 } });
       return context.newPage();
     }
 
@@ -146,12 +146,12 @@ describeWithChromium('the mcp-remote OAuth tests')(
     }
 
     /**
-     * Start mcp-remote on the stdio of an SDK client. It signs in before it reads its stdin, so
-     * `initialize` waits for the whole flow; `opened` is the URL its browser was sent to (the
-     * `nth` of this HOME), or undefined when it connected without asking.
+     * Start `mcp-remote <base>/mcp ...args` on the stdio of an SDK client. It signs in before it
+     * reads its stdin, so `initialize` waits for the whole flow. `opened` is what `asks` found (the
+     * URL it sent the person to), or undefined when it connected without asking.
      */
-    async function bridge(b: Bridge, port: number, nth = 0): Promise<Started> {
-      const transport = new StdioClientTransport({ command: MCP_REMOTE, args: [`${url}/mcp`, String(port)], env: b.env, stderr: 'pipe' });
+    async function bridge(b: Bridge, args: string[], asks: (stderr: string) => Promise<string | undefined>): Promise<Started> {
+      const transport = new StdioClientTransport({ command: MCP_REMOTE, args: [`${url}/mcp`, ...args], env: b.env, stderr: 'pipe' });
       let stderr = '';
       transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
       const client = new Client({ name: 'svc-auth-mcp-remote-oauth-test', version: '1.0.0' });
@@ -160,7 +160,7 @@ describeWithChromium('the mcp-remote OAuth tests')(
       connecting.catch(() => undefined);
       const tell = (): string => `mcp-remote stderr:\n${stderr}`;
       const opened = await Promise.race([
-        waitFor('mcp-remote to open the browser', async () => (await b.opened())[nth], tell),
+        waitFor('mcp-remote to ask for a sign-in', () => asks(stderr), tell),
         connecting.then(() => undefined),
       ]);
       return { client, transport, connecting, opened, stderr: () => stderr, tell };
@@ -169,7 +169,7 @@ describeWithChromium('the mcp-remote OAuth tests')(
     it('registers, opens the browser, gets a code on its callback port, and then lists and calls tools', async () => {
       const b = await bridgeHome(join(home, '..', 'bridge-ok'));
       const port = await freePort();
-      const { client, transport, connecting, opened, stderr, tell } = await bridge(b, port);
+      const { client, transport, connecting, opened, stderr, tell } = await bridge(b, [String(port)], async () => (await b.opened())[0]);
       signedIn = { bridge: b, port, transport };
       expect(opened, `connected without a sign-in\n${tell()}`).toBeDefined();
       const authUrl = opened as string;
@@ -261,7 +261,7 @@ describeWithChromium('the mcp-remote OAuth tests')(
       expect(revoked.code, revoked.stderr).toBe(0);
 
       const before = serverStderr().length;
-      const again = await bridge(b, port, 1);
+      const again = await bridge(b, [String(port)], async () => (await b.opened())[1]);
       expect(again.opened, `mcp-remote reused a revoked grant\n${again.tell()}`).toBeDefined();
       const p = await page();
       await consent(p, again.opened as string, port, 'approve');
@@ -272,6 +272,27 @@ describeWithChromium('the mcp-remote OAuth tests')(
       expect(log).toMatch(/^POST \/mcp 401 .*\n(?:.*\n)*POST \/oauth\/token 400 /m);
       const who = (await again.client.callTool({ name: 'whoami', arguments: {} })) as CallToolResult;
       expect(who.structuredContent, again.tell()).toMatchObject({ kind: 'session', user: 'alice' });
+    });
+
+    it('with --device-code (a browser that cannot reach its callback port) it prints a URL with the code; approving signs it in', async () => {
+      const b = await bridgeHome(join(home, '..', 'bridge-device'));
+      const device = await bridge(b, ['--device-code'], async (err) => /visit:\n\[\d+\] +(\S+)/.exec(err)?.[1]);
+      expect(device.opened, device.tell()).toMatch(new RegExp(`^${url}/oauth/device\\?user_code=\\w{4}-\\w{4}$`));
+      // JavaScript on: the link with the code is oidc-provider's self-submitting form (without
+      // JavaScript, a bare "Continue" button) before the confirm page.
+      const p = await page(true);
+      await p.goto(device.opened as string);
+      await p.click('button[value=yes][name=confirm]');
+      await p.selectOption('select#user', 'alice');
+      await p.click('button[type=submit]');
+      expect(await p.locator('main').innerText()).toContain('a device or command line');
+      await p.click('button[value=approve]');
+      expect(await p.locator('h1').innerText()).toBe('Device connected');
+      await p.context().close();
+      await device.connecting;
+      const who = (await device.client.callTool({ name: 'whoami', arguments: {} })) as CallToolResult;
+      expect(who.structuredContent, device.tell()).toMatchObject({ kind: 'session', user: 'alice' });
+      expect(await b.opened(), 'no browser is opened on the machine of mcp-remote').toEqual([]);
     });
   },
 );
