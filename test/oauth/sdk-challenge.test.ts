@@ -6,7 +6,7 @@
  * code from the redirect, tools/list and a call, a refresh, revocation, and a
  * scope step-up after the 403 challenge. Screenshots go to test-artifacts/.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -15,21 +15,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
 import { chromium, type Browser as Chromium, type BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exited, serve, svc, tempHome } from '../cli/helpers';
+import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
 import { listen } from './support';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** A person at the browser: signs in as alice when asked, approves, and the app's callback receives the code. */
 class Person {
@@ -129,7 +120,7 @@ function recordingFetch(seen: { status: number; challenge: string | null }[]): t
 
 const scopeOf = (t: OAuthTokens | undefined): unknown => decodeJwt(t?.access_token as string)['scope'];
 
-(existsSync(CHROMIUM) ? describe : describe.skip)('the MCP SDK client against svc serve, a person in chromium', () => {
+describeWithChromium('the MCP SDK client')('the MCP SDK client against svc serve, a person in chromium', () => {
   let home: string;
   let cleanup: () => Promise<void>;
   let running: Awaited<ReturnType<typeof serve>>;
@@ -149,7 +140,7 @@ const scopeOf = (t: OAuthTokens | undefined): unknown => decodeJwt(t?.access_tok
       res.writeHead(200, { 'content-type': 'text/html' }).end('<title>back in the app</title><p>done</p>');
     });
     callback = { base: cb.base, seen, close: () => void cb.server.close() };
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_FLAGS] });
     context = await browser.newContext({ viewport: { width: 720, height: 860 } });
     person = new Person(context, callback);
   });
