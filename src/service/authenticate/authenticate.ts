@@ -9,7 +9,7 @@
 import { AuthenticationError, UnavailableError, ValidationError } from '../../errors';
 import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
-import type { TokenRecord, TokenStore } from '../../stores';
+import { SHARED_CHAIN, type SharedChainSource, type TokenRecord, type TokenStore } from '../../stores';
 import { bearerFromRequest, type BearerRequest, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState } from '../context';
@@ -127,14 +127,23 @@ export function createAuthenticator(
     return checkChain(chain, claims, at);
   }
 
+  // The store's shared views (stores/views.ts), when it offers them: this path
+  // only reads the records it is given and hands none on (principals carry ids,
+  // names and a fresh expiry Date), so a copy per request bought nothing.
+  const shared = (store as SharedChainSource)[SHARED_CHAIN];
+
   /**
    * A store that offers `readChainSync` answers without a promise and a
    * deadline per request; `undefined` means it declined (then `readChain`).
    * Any throw fails closed as `UnavailableError` (T5).
    */
   function readChainNow(jti: string): readonly TokenRecord[] | null | undefined {
-    if (typeof store.readChainSync !== 'function') return undefined;
     try {
+      if (typeof shared === 'function') {
+        const chain = shared.call(store, jti);
+        if (chain !== undefined) return chain;
+      }
+      if (typeof store.readChainSync !== 'function') return undefined;
       return store.readChainSync(jti);
     } catch (err) {
       throw failure(err, 'token store');
