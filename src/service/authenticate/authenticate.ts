@@ -10,7 +10,15 @@ import { AuthenticationError, UnavailableError, ValidationError } from '../../er
 import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import { SHARED_CHAIN, type SharedChainSource, type TokenRecord, type TokenStore } from '../../stores';
-import { bearerFromRequest, type BearerRequest, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../../tokens';
+import {
+  bearerTextFromRequest,
+  type BearerRequest,
+  checkBearerText,
+  LIFETIMES,
+  MAX_TOKEN_CHARS,
+  TokenVerifier,
+  type TokenClaims,
+} from '../../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import type { PrincipalState } from '../context';
 import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../events';
@@ -178,6 +186,9 @@ export function createAuthenticator(
       const at = nowMs();
       const nowSec = Math.floor(at / 1000);
       claims = verifier.verifyCached(token, nowSec);
+      // A header's token was read without checking its characters (bearerTextFromRequest):
+      // a cache hit is a text verified before, anything else is checked here, first (H1).
+      if (claims === undefined && req !== undefined) checkBearerText(token);
       if (claims === undefined && issuers !== null) {
         // Not one of ours seen before: maybe a trusted issuer's (undefined: it is not, ours answers).
         const foreign = issuers.cached(token, nowSec) ?? issuers.route(token, nowSec);
@@ -239,11 +250,11 @@ export function createAuthenticator(
     // measurable share of a guarded request. Still never throws synchronously.
     let token: string;
     try {
-      token = bearerFromRequest(req);
+      token = bearerTextFromRequest(req);
     } catch (err) {
       // No header, another scheme, two tokens: refused before any token is read,
       // and reported like every other refusal (every adapter comes through here).
-      // bearerFromRequest throws only AuthenticationError; anything else still refuses.
+      // bearerTextFromRequest throws only AuthenticationError; anything else still refuses.
       const refusal = err instanceof AuthenticationError ? err : new AuthenticationError('malformed');
       refused(refusal, undefined); // reported; nothing was verified, so there is no token id to add
       return Promise.reject(refusal);
