@@ -41,6 +41,32 @@ export interface SharedChainSource {
   [SHARED_CHAIN]?(id: string): readonly TokenRecord[] | null | undefined;
 }
 
+/**
+ * @internal The asynchronous twin of {@link SHARED_CHAIN}, for a store whose
+ * records live elsewhere (PostgreSQL): `readChain`'s answer as shared frozen
+ * views, or `undefined` to decline (then the service calls `readChain` under
+ * its own deadline). A store answers only when it bounds the read itself
+ * within `withinMs` and rejects on every failure: the caller arms no timer.
+ *
+ * @example
+ * ```ts
+ * const chain = await ((store as SharedReadSource)[SHARED_READ]?.(jti, 5000) ?? store.readChain(jti));
+ * ```
+ */
+export const SHARED_READ: unique symbol = Symbol('svc-auth.sharedRead');
+
+/**
+ * @internal A store that can answer {@link SHARED_READ}.
+ *
+ * @example
+ * ```ts
+ * const read = (store as SharedReadSource)[SHARED_READ];
+ * ```
+ */
+export interface SharedReadSource {
+  [SHARED_READ]?(id: string, withinMs: number): Promise<TokenRecord[] | null> | undefined;
+}
+
 interface Held {
   entry: Entry;
   // What can change on an entry (`TokenTable` replaces arrays, never edits them):

@@ -9,7 +9,7 @@
 import { AuthenticationError, UnavailableError, ValidationError } from '../../errors';
 import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
-import { SHARED_CHAIN, type SharedChainSource, type TokenRecord, type TokenStore } from '../../stores';
+import { SHARED_CHAIN, SHARED_READ, type SharedChainSource, type SharedReadSource, type TokenRecord, type TokenStore } from '../../stores';
 import {
   bearerTextFromRequest,
   type BearerRequest,
@@ -135,6 +135,32 @@ export function createAuthenticator(
     return checkChain(chain, claims, at);
   }
 
+  // The request path's own read: the store's shared views when it offers them
+  // (stores/views.ts; nothing here hands a record on), else readChain. A store
+  // that answers SHARED_READ bounds the read itself within storeTimeoutMs and
+  // rejects on every failure, so no second deadline (a promise, four microtask
+  // ticks and a timer per request) is armed here; anything it throws or
+  // rejects with is still UnavailableError (T5).
+  const sharedRead = (store as SharedReadSource)[SHARED_READ];
+  async function readRequestChain(claims: ChainClaims, at: number): Promise<readonly TokenRecord[]> {
+    let own: Promise<TokenRecord[] | null> | undefined;
+    try {
+      own = typeof sharedRead === 'function' ? sharedRead.call(store, claims.jti, opts.storeTimeoutMs) : undefined;
+    } catch (err) {
+      throw failure(err, 'token store');
+    }
+    let chain: TokenRecord[] | null;
+    if (own === undefined) chain = await call('token store', () => store.readChain(claims.jti));
+    else {
+      try {
+        chain = await own;
+      } catch (err) {
+        throw failure(err, 'token store');
+      }
+    }
+    return checkChain(chain, claims, at);
+  }
+
   // The store's shared views (stores/views.ts), when it offers them: this path
   // only reads the records it is given and hands none on (principals carry ids,
   // names and a fresh expiry Date), so a copy per request bought nothing.
@@ -201,7 +227,7 @@ export function createAuthenticator(
       // Every kind has a record, sessions too (T3, T5). The frozen claims serve
       // as the chain claims as they are (no copy per request).
       const now = readChainNow(claims.jti);
-      const chain = now === undefined ? await readValidChain(claims, at) : checkChain(now, claims, at);
+      const chain = now === undefined ? await readRequestChain(claims, at) : checkChain(now, claims, at);
       const head = chain[0] as TokenRecord;
       if (isRestricted(chain)) {
         client = addressOf(req, address, opts.trustProxy);

@@ -24,6 +24,7 @@ import {
 import { first, rowToRecord } from './rows';
 import { ChainReader, type Found, type ReadQuery } from './chains';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
+import { SHARED_READ } from '../views';
 import { checkMark, checkUses, soonestFirst } from '../usage';
 import { usageValues, usesJson } from './usage';
 
@@ -90,7 +91,7 @@ export class PostgresTokenStore implements TokenStore {
     this.chains = new ChainBatcher<Found>(
       {
         fetch: (ids, ms) => this.run(ms, (client) => reader.fetch(client, ids)),
-        decode: (found) => reader.decode(found),
+        decode: (found, shared) => reader.decode(found, shared),
       },
       { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs: timeout },
     );
@@ -181,6 +182,25 @@ export class PostgresTokenStore implements TokenStore {
     // An id PostgreSQL cannot hold was never stored: unknown, not a database error.
     if (id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id)) return null;
     return this.chains.read(id);
+  }
+
+  /**
+   * @internal `readChain` for the service's request path (see stores/views.ts):
+   * the same statement, shared with concurrent calls, answered with frozen
+   * views made once per remembered record instead of fresh copies. Every
+   * failure rejects (`UnavailableError`) and the read ends within this store's
+   * `statementTimeoutMs` (its batch deadline), so the caller needs no timer of
+   * its own. Declines (`undefined`) when `readChain` has been replaced on the
+   * instance or in a subclass, or when `withinMs`, the caller's deadline, is
+   * shorter than this store's.
+   */
+  [SHARED_READ](id: string, withinMs: number): Promise<TokenRecord[] | null> | undefined {
+    // The caller relies on this store's own deadline: decline when it is longer than the caller's.
+    if (this.readChain !== PostgresTokenStore.prototype.readChain || typeof id !== 'string' || !(withinMs >= this.timeoutMs)) {
+      return undefined;
+    }
+    if (id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id)) return Promise.resolve(null);
+    return this.chains.read(id, true);
   }
 
   /**
