@@ -9,7 +9,7 @@
 import { AuthenticationError, UnavailableError, ValidationError } from '../../errors';
 import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
-import { SHARED_CHAIN, SHARED_READ, type SharedChainSource, type SharedReadSource, type TokenRecord, type TokenStore } from '../../stores';
+import type { TokenRecord, TokenStore } from '../../stores';
 import {
   bearerTextFromRequest,
   type BearerRequest,
@@ -20,6 +20,7 @@ import {
   type TokenClaims,
 } from '../../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
+import { chainReads } from './reads';
 import type { PrincipalState } from '../context';
 import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../events';
 import { principalFactory } from './principal';
@@ -104,6 +105,8 @@ export function createAuthenticator(
     return isThenable(got) ? call('membership source', () => got) : got;
   }
 
+  const { readValidChain, readRequestChain, readChainNow } = chainReads(store, call, opts.storeTimeoutMs);
+
   // Trusted issuers' access tokens (T10) take their own path; null without `trustedIssuers`.
   const issuers = issuerPath(opts, {
     rolesOf,
@@ -128,60 +131,6 @@ export function createAuthenticator(
       throw new ValidationError([{ path: 'principal', message }]);
     }
     return state;
-  }
-
-  async function readValidChain(claims: ChainClaims, at: number): Promise<readonly TokenRecord[]> {
-    const chain = await call('token store', () => store.readChain(claims.jti));
-    return checkChain(chain, claims, at);
-  }
-
-  // The request path's own read: the store's shared views when it offers them
-  // (stores/views.ts; nothing here hands a record on), else readChain. A store
-  // that answers SHARED_READ bounds the read itself within storeTimeoutMs and
-  // rejects on every failure, so no second deadline (a promise, four microtask
-  // ticks and a timer per request) is armed here; anything it throws or
-  // rejects with is still UnavailableError (T5).
-  const sharedRead = (store as SharedReadSource)[SHARED_READ];
-  async function readRequestChain(claims: ChainClaims, at: number): Promise<readonly TokenRecord[]> {
-    let own: Promise<TokenRecord[] | null> | undefined;
-    try {
-      own = typeof sharedRead === 'function' ? sharedRead.call(store, claims.jti, opts.storeTimeoutMs) : undefined;
-    } catch (err) {
-      throw failure(err, 'token store');
-    }
-    let chain: TokenRecord[] | null;
-    if (own === undefined) chain = await call('token store', () => store.readChain(claims.jti));
-    else {
-      try {
-        chain = await own;
-      } catch (err) {
-        throw failure(err, 'token store');
-      }
-    }
-    return checkChain(chain, claims, at);
-  }
-
-  // The store's shared views (stores/views.ts), when it offers them: this path
-  // only reads the records it is given and hands none on (principals carry ids,
-  // names and a fresh expiry Date), so a copy per request bought nothing.
-  const shared = (store as SharedChainSource)[SHARED_CHAIN];
-
-  /**
-   * A store that offers `readChainSync` answers without a promise and a
-   * deadline per request; `undefined` means it declined (then `readChain`).
-   * Any throw fails closed as `UnavailableError` (T5).
-   */
-  function readChainNow(jti: string): readonly TokenRecord[] | null | undefined {
-    try {
-      if (typeof shared === 'function') {
-        const chain = shared.call(store, jti);
-        if (chain !== undefined) return chain;
-      }
-      if (typeof store.readChainSync !== 'function') return undefined;
-      return store.readChainSync(jti);
-    } catch (err) {
-      throw failure(err, 'token store');
-    }
   }
 
   /** The compiled layers of a chain's scoped records (scopes as the grant cache read them); only on a grant-cache miss. */

@@ -21,12 +21,12 @@ import {
   readOptions,
   type PostgresTokenStoreOptions,
 } from './options';
-import { first, rowToRecord } from './rows';
+import { first, insertValues, rowToRecord } from './rows';
 import { ChainReader, type Found, type ReadQuery } from './chains';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
 import { SHARED_READ } from '../views';
 import { checkMark, checkUses, soonestFirst } from '../usage';
-import { usageValues, usesJson } from './usage';
+import { usesJson } from './usage';
 
 export type { PostgresTokenStoreOptions };
 
@@ -134,22 +134,7 @@ export class PostgresTokenStore implements TokenStore {
     const entry = toEntry(record, 'date', 'record');
     checkStorable(entry, 'record');
     const nowMs = timeOf(now, 'now');
-    const values: unknown[] = [
-      entry.id,
-      entry.kind,
-      entry.ownerId,
-      entry.name,
-      entry.description,
-      entry.scopes === null ? null : JSON.stringify(entry.scopes),
-      entry.parentId,
-      new Date(entry.createdAt),
-      new Date(entry.expiresAt),
-      entry.revokedAt === null ? null : new Date(entry.revokedAt),
-      entry.committerIdentity,
-      new Date(nowMs),
-      entry.kind === 'pat',
-      ...usageValues(entry),
-    ];
+    const values = insertValues(entry, nowMs);
     const verdict = await this.run(this.timeoutMs, async (client) => {
       if (entry.kind !== 'pat') return first(await client.query({ text: this.sql.insert, values }));
       await client.query('BEGIN');
@@ -184,23 +169,12 @@ export class PostgresTokenStore implements TokenStore {
     return this.chains.read(id);
   }
 
-  /**
-   * @internal `readChain` for the service's request path (see stores/views.ts):
-   * the same statement, shared with concurrent calls, answered with frozen
-   * views made once per remembered record instead of fresh copies. Every
-   * failure rejects (`UnavailableError`) and the read ends within this store's
-   * `statementTimeoutMs` (its batch deadline), so the caller needs no timer of
-   * its own. Declines (`undefined`) when `readChain` has been replaced on the
-   * instance or in a subclass, or when `withinMs`, the caller's deadline, is
-   * shorter than this store's.
-   */
+  /** @internal `readChain` as shared views, for the service's request path (the contract: SHARED_READ in stores/views.ts). */
   [SHARED_READ](id: string, withinMs: number): Promise<TokenRecord[] | null> | undefined {
-    // The caller relies on this store's own deadline: decline when it is longer than the caller's.
-    if (this.readChain !== PostgresTokenStore.prototype.readChain || typeof id !== 'string' || !(withinMs >= this.timeoutMs)) {
+    // Declines when readChain was replaced, or when the caller's deadline is shorter than this store's own.
+    if (this.readChain !== PostgresTokenStore.prototype.readChain || typeof id !== 'string' || !(withinMs >= this.timeoutMs))
       return undefined;
-    }
-    if (id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id)) return Promise.resolve(null);
-    return this.chains.read(id, true);
+    return id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id) ? Promise.resolve(null) : this.chains.read(id, true);
   }
 
   /**
