@@ -79,6 +79,12 @@ export async function interleaved(list: Contender[], rounds = QUICK ? 5 : 21, ms
 /** The heading of the section `npm run bench:http` (bench/peers/run.ts) writes into RESULTS.md. */
 export const PEER_HEADING = "## Peer HTTP: svc-auth beside each framework's own auth (issue 23)";
 
+/**
+ * The heading of the hand-written section on the request-path work of issue 23
+ * (in-process CPU per call, bench/builds.ts): kept by a full `npm run bench`.
+ */
+export const REQUEST_PATH_HEADING = '## Request-path work (issue 23), instruction/CPU counts';
+
 /** The `## ` section of `md` whose heading starts like `heading`, up to the next `## ` heading; undefined if none. */
 export function sectionOf(md: string, heading: string): string | undefined {
   const prefix = heading.split(':')[0] as string;

@@ -9,13 +9,14 @@
  *
  * Each benchmark reads `--quick` from the command line itself. Only a full run
  * of every benchmark writes RESULTS.md, keeping the section of the peer HTTP
- * benchmark (`npm run bench:http`, bench/peers/run.ts), which runs apart.
+ * benchmark (`npm run bench:http`, bench/peers/run.ts), which runs apart, and
+ * the hand-written section on the request-path work of issue 23.
  */
 import { cpus, totalmem, platform, arch } from 'node:os';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
-import { PEER_HEADING, sectionOf } from './report';
+import { PEER_HEADING, REQUEST_PATH_HEADING, sectionOf } from './report';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ORDER = ['policy', 'glob', 'tokens', 'auth', 'issuers', 'http', 'memory', 'postgres', 'http-postgres'];
@@ -47,7 +48,8 @@ for (const name of files) {
 const out = [...header, ...sections.map((s) => s + '\n')].join('\n');
 if (wanted.length === 0 && !quick) {
   const results = join(here, 'RESULTS.md');
-  const peers = existsSync(results) ? sectionOf(readFileSync(results, 'utf8'), PEER_HEADING) : undefined;
-  writeFileSync(results, peers === undefined ? out : `${out}\n${peers.trim()}\n`);
+  const old = existsSync(results) ? readFileSync(results, 'utf8') : '';
+  const kept = [PEER_HEADING, REQUEST_PATH_HEADING].map((h) => sectionOf(old, h)).filter((s) => s !== undefined);
+  writeFileSync(results, [out, ...kept.map((s) => `${s.trim()}\n`)].join('\n'));
 }
 process.stdout.write(out);

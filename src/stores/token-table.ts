@@ -11,6 +11,7 @@ import { timeOf, toEntry, toRecord, type DateForm, type Entry } from './record-c
 import type { Scope } from '../core/scopes';
 import type { InsertResult, TokenRecord } from './types';
 import { checkMark, checkUses, dueForWarning, mergeUsedFrom } from './usage';
+import { RecordViews } from './views';
 
 interface OwnerIndex {
   /** The owner id, shared by all of the owner's entries. */
@@ -38,6 +39,8 @@ export class TokenTable {
   // Most tokens repeat a few scope lists; sharing one frozen copy saves about
   // 300 bytes per record. Capped so that all-distinct lists cannot double memory.
   private readonly scopeLists = new Map<string, readonly Scope[]>();
+  // Made on the first shared read: a table the file store loads per operation never needs one.
+  private views: RecordViews | undefined;
 
   /** Number of records held. */
   get size(): number {
@@ -83,6 +86,27 @@ export class TokenTable {
       if (parent === undefined || seen.has(parent.id)) break;
       seen.add(parent.id);
       chain.push(toRecord(parent));
+      entry = parent;
+    }
+    return chain;
+  }
+
+  /**
+   * `readChain` for the service's request path: the same chain as shared frozen
+   * views (see views.ts), which the caller must only read and never hand on.
+   */
+  readChainShared(id: string): TokenRecord[] | null {
+    let entry = this.byId.get(id);
+    if (entry === undefined) return null;
+    const views = (this.views ??= new RecordViews(MAX_VIEWS));
+    const chain: TokenRecord[] = [views.of(entry)];
+    let seen: Set<string> | undefined;
+    while (entry.parentId !== null) {
+      seen ??= new Set<string>([entry.id]);
+      const parent = this.byId.get(entry.parentId);
+      if (parent === undefined || seen.has(parent.id)) break;
+      seen.add(parent.id);
+      chain.push(views.of(parent));
       entry = parent;
     }
     return chain;
@@ -228,6 +252,8 @@ export class TokenTable {
 }
 
 const MAX_SHARED_SCOPE_LISTS = 4096;
+// Views kept for the request path: the hot tokens of a busy server (about 500 bytes each).
+const MAX_VIEWS = 10_000;
 
 function addTo(map: Map<string, string | string[]>, key: string, id: string): void {
   const cur = map.get(key);

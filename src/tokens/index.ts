@@ -20,7 +20,7 @@ export { expiredClaimsOf } from './verify';
 export { REDACTED } from './redact';
 export { TOKEN_TYPES } from './claims';
 export { SignatureCache } from './signature-cache';
-export { isHeaderProblem } from './bearer';
+export { isHeaderProblem, bearerTextFromRequest, checkBearerText } from './bearer';
 export {
   checkTrustedIssuers,
   IssuerVerifier,

@@ -10,8 +10,17 @@ import { AuthenticationError, UnavailableError, ValidationError } from '../../er
 import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import type { TokenRecord, TokenStore } from '../../stores';
-import { bearerFromRequest, type BearerRequest, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type TokenClaims } from '../../tokens';
+import {
+  bearerTextFromRequest,
+  type BearerRequest,
+  checkBearerText,
+  LIFETIMES,
+  MAX_TOKEN_CHARS,
+  TokenVerifier,
+  type TokenClaims,
+} from '../../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
+import { chainReads } from './reads';
 import type { PrincipalState } from '../context';
 import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../events';
 import { principalFactory } from './principal';
@@ -96,6 +105,8 @@ export function createAuthenticator(
     return isThenable(got) ? call('membership source', () => got) : got;
   }
 
+  const { readValidChain, readRequestChain, readChainNow } = chainReads(store, call, opts.storeTimeoutMs);
+
   // Trusted issuers' access tokens (T10) take their own path; null without `trustedIssuers`.
   const issuers = issuerPath(opts, {
     rolesOf,
@@ -120,25 +131,6 @@ export function createAuthenticator(
       throw new ValidationError([{ path: 'principal', message }]);
     }
     return state;
-  }
-
-  async function readValidChain(claims: ChainClaims, at: number): Promise<readonly TokenRecord[]> {
-    const chain = await call('token store', () => store.readChain(claims.jti));
-    return checkChain(chain, claims, at);
-  }
-
-  /**
-   * A store that offers `readChainSync` answers without a promise and a
-   * deadline per request; `undefined` means it declined (then `readChain`).
-   * Any throw fails closed as `UnavailableError` (T5).
-   */
-  function readChainNow(jti: string): readonly TokenRecord[] | null | undefined {
-    if (typeof store.readChainSync !== 'function') return undefined;
-    try {
-      return store.readChainSync(jti);
-    } catch (err) {
-      throw failure(err, 'token store');
-    }
   }
 
   /** The compiled layers of a chain's scoped records (scopes as the grant cache read them); only on a grant-cache miss. */
@@ -169,6 +161,9 @@ export function createAuthenticator(
       const at = nowMs();
       const nowSec = Math.floor(at / 1000);
       claims = verifier.verifyCached(token, nowSec);
+      // A header's token was read without checking its characters (bearerTextFromRequest):
+      // a cache hit is a text verified before, anything else is checked here, first (H1).
+      if (claims === undefined && req !== undefined) checkBearerText(token);
       if (claims === undefined && issuers !== null) {
         // Not one of ours seen before: maybe a trusted issuer's (undefined: it is not, ours answers).
         const foreign = issuers.cached(token, nowSec) ?? issuers.route(token, nowSec);
@@ -181,7 +176,7 @@ export function createAuthenticator(
       // Every kind has a record, sessions too (T3, T5). The frozen claims serve
       // as the chain claims as they are (no copy per request).
       const now = readChainNow(claims.jti);
-      const chain = now === undefined ? await readValidChain(claims, at) : checkChain(now, claims, at);
+      const chain = now === undefined ? await readRequestChain(claims, at) : checkChain(now, claims, at);
       const head = chain[0] as TokenRecord;
       if (isRestricted(chain)) {
         client = addressOf(req, address, opts.trustProxy);
@@ -230,11 +225,11 @@ export function createAuthenticator(
     // measurable share of a guarded request. Still never throws synchronously.
     let token: string;
     try {
-      token = bearerFromRequest(req);
+      token = bearerTextFromRequest(req);
     } catch (err) {
       // No header, another scheme, two tokens: refused before any token is read,
       // and reported like every other refusal (every adapter comes through here).
-      // bearerFromRequest throws only AuthenticationError; anything else still refuses.
+      // bearerTextFromRequest throws only AuthenticationError; anything else still refuses.
       const refusal = err instanceof AuthenticationError ? err : new AuthenticationError('malformed');
       refused(refusal, undefined); // reported; nothing was verified, so there is no token id to add
       return Promise.reject(refusal);

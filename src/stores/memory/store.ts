@@ -7,6 +7,7 @@
 import { settle } from '../settle';
 import { TokenTable } from '../token-table';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
+import { SHARED_CHAIN } from '../views';
 
 /**
  * A {@link TokenStore} in memory. Each operation completes synchronously inside
@@ -56,6 +57,15 @@ export class MemoryTokenStore implements TokenStore {
   readChainSync(id: string): TokenRecord[] | null | undefined {
     if (this.readChain !== MemoryTokenStore.prototype.readChain) return undefined;
     return this.table.readChain(id);
+  }
+
+  /**
+   * @internal `readChainSync` for the service's request path (see views.ts):
+   * shared frozen views instead of fresh copies; declines like `readChainSync`.
+   */
+  [SHARED_CHAIN](id: string): TokenRecord[] | null | undefined {
+    if (this.readChain !== MemoryTokenStore.prototype.readChain || typeof id !== 'string') return undefined;
+    return this.table.readChainShared(id);
   }
 
   listByOwner(ownerId: string): Promise<TokenRecord[]> {

@@ -28,9 +28,10 @@ export interface ChainSource<F> {
   fetch(ids: readonly string[], timeoutMs: number): Promise<ReadonlyMap<string, F>>;
   /**
    * One chain as records, nearest first; called once per caller, so each caller
-   * gets its own copies. Throws (UnavailableError) on a malformed row.
+   * gets its own copies, unless the caller asked for `shared` views (the
+   * service's request path, see stores/views.ts). Throws (UnavailableError) on a malformed row.
    */
-  decode(found: F): TokenRecord[];
+  decode(found: F, shared: boolean): TokenRecord[];
 }
 
 /** @internal Limits of a {@link ChainBatcher}. */
@@ -46,6 +47,8 @@ export interface BatchLimits {
 interface Waiter {
   readonly resolve: (chain: TokenRecord[] | null) => void;
   readonly reject: (err: unknown) => void;
+  /** Shared frozen views will do (the service's request path); else fresh copies. */
+  readonly shared: boolean;
 }
 
 /** Callers of one id in a batch that has not been sent. */
@@ -75,13 +78,16 @@ export class ChainBatcher<F> {
     private readonly limits: BatchLimits,
   ) {}
 
-  /** The record of `id` and its ancestors, nearest first, or `null` when unknown. */
-  read(id: string): Promise<TokenRecord[] | null> {
+  /**
+   * The record of `id` and its ancestors, nearest first, or `null` when
+   * unknown; `shared`: the caller only reads them (see {@link ChainSource.decode}).
+   */
+  read(id: string, shared = false): Promise<TokenRecord[] | null> {
     return new Promise((resolve, reject) => {
       if (this.pending.size === 0) this.pendingSince = Date.now();
       const same = this.pending.get(id);
-      if (same !== undefined) same.waiters.push({ resolve, reject });
-      else this.pending.set(id, { waiters: [{ resolve, reject }] });
+      if (same !== undefined) same.waiters.push({ resolve, reject, shared });
+      else this.pending.set(id, { waiters: [{ resolve, reject, shared }] });
       this.schedule();
     });
   }
@@ -153,7 +159,7 @@ export class ChainBatcher<F> {
       // Each id is decoded on its own: a malformed row fails only the callers whose chain holds it.
       for (const w of p.waiters) {
         try {
-          w.resolve(this.source.decode(own));
+          w.resolve(this.source.decode(own, w.shared));
         } catch (err) {
           w.reject(err);
         }

@@ -16,13 +16,15 @@ import type { TokenRecord } from '../types';
  * remembered ones the lean read showed unchanged), or the error that one of its
  * rows is malformed (which fails only the callers of that id).
  */
-export type Found = { readonly entries: readonly Entry[] } | { readonly error: unknown };
+export type Found = { readonly entries: readonly Entry[]; views?: readonly TokenRecord[] } | { readonly error: unknown };
 
 /** @internal A read's query config (named when statements are prepared). */
 export interface ReadQuery {
   name?: string;
   text: string;
   values: unknown[];
+  /** `'array'`: rows as arrays of column values (no object per row; see `freshOf`). */
+  rowMode?: 'array';
 }
 
 /**
@@ -78,19 +80,27 @@ export class ChainReader {
       wanted.size === 1
         ? this.query('version', this.sql.readVersion, [...wanted])
         : this.query('versions', this.sql.readVersions, [JSON.stringify([...wanted])]);
+    // Three columns read once each: as arrays, pg builds no object per row.
+    query.rowMode = 'array';
     const fresh = freshOf((await client.query(query)).rows);
     for (const [id, chain] of chains) {
-      const entries = known.unchanged(chain, fresh);
-      if (entries === undefined) rest.push(id);
-      else out.set(id, { entries });
+      const hit = known.unchangedWithViews(chain, fresh);
+      if (hit === undefined) rest.push(id);
+      else out.set(id, hit);
     }
     return rest;
   }
 
-  /** One found chain as fresh records (called once per caller: each gets its own copies). */
-  decode(found: Found): TokenRecord[] {
+  /**
+   * One found chain as records, called once per caller: fresh copies for each,
+   * or for `shared` (the service's request path) frozen views made once, kept
+   * with the remembered record (see known.ts) or with this answer.
+   */
+  decode(found: Found, shared: boolean): TokenRecord[] {
     if ('error' in found) throw found.error;
-    return found.entries.map(toRecord);
+    if (!shared) return found.entries.map(toRecord);
+    found.views ??= found.entries.map(toRecord);
+    return found.views.slice();
   }
 
   /** The rows of one chain of the full read as checked entries, each remembered with its version; once per id. */

@@ -17,7 +17,8 @@
  * @module
  */
 import type { QueryResultRow } from 'pg';
-import type { Entry } from '../record-codec';
+import { toRecord, type Entry } from '../record-codec';
+import type { TokenRecord } from '../types';
 import { MAX_CHAIN_DEPTH } from './sql';
 
 /** @internal one row of the lean read, as the store checks it. */
@@ -29,6 +30,11 @@ export interface Fresh {
 interface Known {
   readonly version: string;
   readonly entry: Entry;
+  /**
+   * The frozen view of `entry` for the service's request path, made on first
+   * use: a remembered entry never changes (a changed row is a new Known).
+   */
+  view: TokenRecord | undefined;
 }
 
 // A chain read follows at most MAX_CHAIN_DEPTH parents: a remembered chain longer
@@ -63,7 +69,7 @@ export class KnownRecords {
       const oldest = this.#byId.keys().next();
       if (oldest.done !== true) this.#byId.delete(oldest.value);
     }
-    this.#byId.set(entry.id, { version, entry });
+    this.#byId.set(entry.id, { version, entry, view: undefined });
   }
 
   /** The ids of `id`'s chain, nearest first, when every record of it is remembered. */
@@ -84,28 +90,52 @@ export class KnownRecords {
    * unchanged: same version and same revocation. `undefined` otherwise.
    */
   unchanged(ids: readonly string[], fresh: ReadonlyMap<string, Fresh>): Entry[] | undefined {
-    const out: Entry[] = [];
+    return this.#unchanged(ids, fresh)?.map((k) => k.entry);
+  }
+
+  /**
+   * {@link KnownRecords.unchanged}, with each entry's shared frozen view (for
+   * the service's request path; see stores/views.ts).
+   */
+  unchangedWithViews(ids: readonly string[], fresh: ReadonlyMap<string, Fresh>): { entries: Entry[]; views: TokenRecord[] } | undefined {
+    const known = this.#unchanged(ids, fresh);
+    if (known === undefined) return undefined;
+    const entries: Entry[] = [];
+    const views: TokenRecord[] = [];
+    for (const k of known) {
+      entries.push(k.entry);
+      views.push((k.view ??= toRecord(k.entry)));
+    }
+    return { entries, views };
+  }
+
+  #unchanged(ids: readonly string[], fresh: ReadonlyMap<string, Fresh>): Known[] | undefined {
+    const out: Known[] = [];
     for (const id of ids) {
       const known = this.#byId.get(id);
       const now = fresh.get(id);
       if (known === undefined || now === undefined) return undefined;
       if (now.version !== known.version || now.revokedAt !== known.entry.revokedAt) return undefined;
-      out.push(known.entry);
+      out.push(known);
     }
     return out;
   }
 }
 
 /**
- * @internal The rows of the lean read by id. A row whose values do not parse is
- * left out, which sends its chains through the full read (that then fails closed).
+ * @internal The rows of the lean read by id: objects (`id`, `row_version`,
+ * `revoked_at`) or, as the store reads them, arrays in that column order. A row
+ * whose values do not parse is left out, which sends its chains through the
+ * full read (that then fails closed).
  */
-export function freshOf(rows: readonly QueryResultRow[]): Map<string, Fresh> {
+export function freshOf(rows: readonly (QueryResultRow | readonly unknown[])[]): Map<string, Fresh> {
   const out = new Map<string, Fresh>();
   for (const row of rows) {
-    const { id, row_version: version } = row;
+    let id: unknown, version: unknown, revoked: unknown;
+    if (Array.isArray(row)) [id, version, revoked] = row as readonly unknown[];
+    else ({ id, row_version: version, revoked_at: revoked } = row as QueryResultRow);
     if (typeof id !== 'string' || typeof version !== 'string') continue;
-    const revokedAt = timeOrNull(row.revoked_at);
+    const revokedAt = timeOrNull(revoked);
     if (revokedAt !== undefined) out.set(id, { version, revokedAt });
   }
   return out;

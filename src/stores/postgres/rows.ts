@@ -1,13 +1,14 @@
 /**
  * Rows of the token table as records: a row that is not a valid record fails
- * closed, so nothing is ever decided on it.
+ * closed, so nothing is ever decided on it. And a record as the values of the
+ * store's insert.
  * @module
  */
 import type { QueryResultRow } from 'pg';
 import { UnavailableError } from '../../errors';
 import { toEntry, toRecord, type Entry } from '../record-codec';
 import type { TokenRecord } from '../types';
-import { usageOfRow } from './usage';
+import { usageOfRow, usageValues } from './usage';
 
 /** @internal the first row of a result, if any. */
 export function first(result: { rows: QueryResultRow[] }): QueryResultRow | undefined {
@@ -60,4 +61,31 @@ export function groupByRoot(rows: readonly QueryResultRow[]): Map<string, QueryR
     else list.push(row);
   }
   return out;
+}
+
+/**
+ * @internal The parameters of the store's insert for a checked entry, stored at `nowMs`.
+ *
+ * @example
+ * ```ts
+ * await client.query({ text: sql.insert, values: insertValues(entry, Date.now()) });
+ * ```
+ */
+export function insertValues(entry: Entry, nowMs: number): unknown[] {
+  return [
+    entry.id,
+    entry.kind,
+    entry.ownerId,
+    entry.name,
+    entry.description,
+    entry.scopes === null ? null : JSON.stringify(entry.scopes),
+    entry.parentId,
+    new Date(entry.createdAt),
+    new Date(entry.expiresAt),
+    entry.revokedAt === null ? null : new Date(entry.revokedAt),
+    entry.committerIdentity,
+    new Date(nowMs),
+    entry.kind === 'pat',
+    ...usageValues(entry),
+  ];
 }

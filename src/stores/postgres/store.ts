@@ -21,11 +21,12 @@ import {
   readOptions,
   type PostgresTokenStoreOptions,
 } from './options';
-import { first, rowToRecord } from './rows';
+import { first, insertValues, rowToRecord } from './rows';
 import { ChainReader, type Found, type ReadQuery } from './chains';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
+import { SHARED_READ } from '../views';
 import { checkMark, checkUses, soonestFirst } from '../usage';
-import { usageValues, usesJson } from './usage';
+import { usesJson } from './usage';
 
 export type { PostgresTokenStoreOptions };
 
@@ -90,7 +91,7 @@ export class PostgresTokenStore implements TokenStore {
     this.chains = new ChainBatcher<Found>(
       {
         fetch: (ids, ms) => this.run(ms, (client) => reader.fetch(client, ids)),
-        decode: (found) => reader.decode(found),
+        decode: (found, shared) => reader.decode(found, shared),
       },
       { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs: timeout },
     );
@@ -133,22 +134,7 @@ export class PostgresTokenStore implements TokenStore {
     const entry = toEntry(record, 'date', 'record');
     checkStorable(entry, 'record');
     const nowMs = timeOf(now, 'now');
-    const values: unknown[] = [
-      entry.id,
-      entry.kind,
-      entry.ownerId,
-      entry.name,
-      entry.description,
-      entry.scopes === null ? null : JSON.stringify(entry.scopes),
-      entry.parentId,
-      new Date(entry.createdAt),
-      new Date(entry.expiresAt),
-      entry.revokedAt === null ? null : new Date(entry.revokedAt),
-      entry.committerIdentity,
-      new Date(nowMs),
-      entry.kind === 'pat',
-      ...usageValues(entry),
-    ];
+    const values = insertValues(entry, nowMs);
     const verdict = await this.run(this.timeoutMs, async (client) => {
       if (entry.kind !== 'pat') return first(await client.query({ text: this.sql.insert, values }));
       await client.query('BEGIN');
@@ -181,6 +167,14 @@ export class PostgresTokenStore implements TokenStore {
     // An id PostgreSQL cannot hold was never stored: unknown, not a database error.
     if (id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id)) return null;
     return this.chains.read(id);
+  }
+
+  /** @internal `readChain` as shared views, for the service's request path (the contract: SHARED_READ in stores/views.ts). */
+  [SHARED_READ](id: string, withinMs: number): Promise<TokenRecord[] | null> | undefined {
+    // Declines when readChain was replaced, or when the caller's deadline is shorter than this store's own.
+    if (this.readChain !== PostgresTokenStore.prototype.readChain || typeof id !== 'string' || !(withinMs >= this.timeoutMs))
+      return undefined;
+    return id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id) ? Promise.resolve(null) : this.chains.read(id, true);
   }
 
   /**
