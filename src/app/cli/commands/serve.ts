@@ -6,7 +6,7 @@ import { ValidationError, type IssueInput } from '../../../errors';
 import { checkRanges } from '../../../core/network';
 import { checkTrustedIssuers, type TrustedIssuer } from '../../../tokens';
 import { defineCommand } from '../command';
-import { createDevServer, DEV_ISSUER, type ExpirySweep } from '../../dev';
+import { createDevServer, DEV_ISSUER, recordServe, type ExpirySweep } from '../../dev';
 import { packageVersion } from '../version';
 import { daysFlag } from './token-input';
 
@@ -19,6 +19,8 @@ other commands). Once it listens it prints two lines on stdout: the base URL
 alone (for scripts), then a notice:
   http://127.0.0.1:8080
   listening on http://127.0.0.1:8080
+While it runs, the URL is also recorded in SVC_HOME/serve.json (removed when
+it stops), where 'svc auth login' finds the server.
 and then one line per request on stderr (method, path, status, user, token
 name, decision; never a token). Stop it with Ctrl-C (SIGINT) or SIGTERM.
 
@@ -42,6 +44,9 @@ it says "OAuth is off" on stderr and serves PATs only):
   /oauth/device_authorization, /oauth/device        DCR, code flow with PKCE,
       refresh, revocation, device flow; sign-in picks a member (dev only: no
       password); state in SVC_HOME/oauth.json
+The command line's own client, svc-cli ('svc auth login'), gets tokens with
+full access as the user (no scope; the consent page says so); every other
+client's tokens are limited to the permissions approved.
 
 A request to /mcp with an Origin header (a browser) is refused with 403
 unless that origin is the server's own or given with --allow-origin: a web
@@ -133,6 +138,13 @@ export const serveCommand = defineCommand({
       await server.close();
       throw err;
     }
+    // Recorded before the URL is printed: a script that reads the URL and runs `svc auth login` finds it.
+    const forget = await recordServe(dev.home, url).catch((err: unknown) => {
+      io.stderr(
+        `svc: note: could not record the URL in SVC_HOME/serve.json (${err instanceof Error ? err.message : 'unknown'}); 'svc auth login' needs --server\n`,
+      );
+      return () => Promise.resolve();
+    });
     // The bare URL comes first and alone on its line (DESIGN: scripts read it), then the notice for people.
     io.stdout(`${url}\nlistening on ${url}\n`);
     await new Promise<void>((resolve) => {
@@ -145,6 +157,7 @@ export const serveCommand = defineCommand({
       process.on('SIGTERM', stop);
     });
     await server.close();
+    await forget().catch(() => undefined);
     io.stderr('svc: server stopped\n');
     return 0;
   },
