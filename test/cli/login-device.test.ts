@@ -16,7 +16,16 @@ import { baseEnv, exited, serve, start, svc, tempHome, type Run } from './helper
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 interface Saved {
   user: string;
@@ -110,9 +119,24 @@ describeWithChromium('svc auth login by device code, against svc serve, approved
     expect(JSON.parse(status.stdout)).toMatchObject({ user: 'alice', kind: 'session', source: 'session', server: server.url });
   }, 30_000);
 
+  it('a session saved from a server whose records live in another SVC_HOME: a clear error, not a crash', async () => {
+    const other = await tempHome();
+    try {
+      await svc(other.home, ['member', 'list']); // creates the home
+      await writeFile(join(other.home, 'session.json'), await readFile(sessionPath(), 'utf8'), { mode: 0o600 });
+      const run = await svc(other.home, ['token', 'list']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`issued by ${server.url}, whose session records are not in this SVC_HOME`);
+    } finally {
+      await other.cleanup();
+    }
+  }, 30_000);
+
   it('renews an expired access token with its refresh token (rotation: the old one is refused afterwards)', async () => {
     const before = await saved();
-    await writeFile(sessionPath(), JSON.stringify({ ...before, oauth: { ...before.oauth, expiresAt: '2000-01-01T00:00:00.000Z' } }), { mode: 0o600 });
+    await writeFile(sessionPath(), JSON.stringify({ ...before, oauth: { ...before.oauth, expiresAt: '2000-01-01T00:00:00.000Z' } }), {
+      mode: 0o600,
+    });
     const list = await svc(home, ['token', 'list', '--json']);
     expect(list.code).toBe(0);
     const after = await saved();
@@ -130,7 +154,9 @@ describeWithChromium('svc auth login by device code, against svc serve, approved
     expect(((await replay.json()) as { error: string }).error).toBe('invalid_grant');
     // The grant has ended: a renewal fails, and the CLI says to sign in again.
     const now = await saved();
-    await writeFile(sessionPath(), JSON.stringify({ ...now, oauth: { ...now.oauth, expiresAt: '2000-01-01T00:00:00.000Z' } }), { mode: 0o600 });
+    await writeFile(sessionPath(), JSON.stringify({ ...now, oauth: { ...now.oauth, expiresAt: '2000-01-01T00:00:00.000Z' } }), {
+      mode: 0o600,
+    });
     const refused = await svc(home, ['token', 'list']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("run 'svc auth login' to sign in again");
