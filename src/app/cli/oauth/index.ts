@@ -5,6 +5,6 @@
  * another party's answers; oidc-provider is the server.
  * @module
  */
-export { checkServerUrl, discover, findServer, type ServerEndpoints, type ServerSource } from './server';
-export { deviceLogin, type DeviceOutcome, type DeviceDeps, type GrantedTokens } from './device';
+export { discover, findServer } from './server';
+export { deviceLogin } from './device';
 export { isDue, renew, revokeAtServer, savedFrom } from './session';
