@@ -82,7 +82,11 @@ describe('the svc-cli client (clients.cli)', () => {
     expect(r.status).toBe(200);
     expect(Object.hasOwn(decodeJwt(r.body.access_token as string), 'scope')).toBe(false);
     expect(r.body.refresh_token).not.toBe(body.refresh_token);
-    const again = await token(s.base, { grant_type: 'refresh_token', refresh_token: body.refresh_token as string, client_id: CLI_CLIENT_ID });
+    const again = await token(s.base, {
+      grant_type: 'refresh_token',
+      refresh_token: body.refresh_token as string,
+      client_id: CLI_CLIENT_ID,
+    });
     expect(again).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
@@ -101,7 +105,9 @@ describe('the svc-cli client (clients.cli)', () => {
     });
     expect(fake.client_id).not.toBe(CLI_CLIENT_ID);
     const body = await deviceTokens(s, fake.client_id);
-    expect(decodeJwt(body.access_token as string).scope).toBe('repo:read repo:write repo:configure repo:admin org:read org:configure org:admin');
+    expect(decodeJwt(body.access_token as string).scope).toBe(
+      'repo:read repo:write repo:configure repo:admin org:read org:configure org:admin',
+    );
   });
 
   it('impersonation by the code flow: svc-cli has no redirect URI, so a web page cannot start a sign-in as it', async () => {
