@@ -132,13 +132,16 @@ describeWithChromium('svc auth login by device code, against svc serve, approved
     }
   }, 30_000);
 
-  it('renews an expired access token with its refresh token (rotation: the old one is refused afterwards)', async () => {
+  it('renews an expired access token with its refresh token, once for two commands at once (rotation: the old one is refused afterwards)', async () => {
     const before = await saved();
     await writeFile(sessionPath(), JSON.stringify({ ...before, oauth: { ...before.oauth, expiresAt: '2000-01-01T00:00:00.000Z' } }), {
       mode: 0o600,
     });
-    const list = await svc(home, ['token', 'list', '--json']);
+    // Two commands at once: one renews under the session file's lock, the other waits and uses the new
+    // pair. Were both to send the old refresh token, the server would end the grant (reuse detection).
+    const [list, other] = await Promise.all([svc(home, ['token', 'list', '--json']), svc(home, ['auth', 'status'])]);
     expect(list.code).toBe(0);
+    expect(other.code).toBe(0);
     const after = await saved();
     expect(after.token).not.toBe(before.token);
     expect(after.oauth.refreshToken).not.toBe(before.oauth.refreshToken);
