@@ -66,6 +66,7 @@ describe('the svc-cli client (clients.cli)', () => {
     const claims = decodeJwt(body.access_token as string);
     expect(claims).toMatchObject({ aud: s.base, sub: 'alice', client_id: CLI_CLIENT_ID });
     expect(Object.hasOwn(claims, 'scope')).toBe(false);
+    expect(body.scope).toBeUndefined();
     // The API's Auth accepts it as an unnarrowed session: token management works (issue 20 refuses narrowed ones).
     const api = createAuth({
       issuer: 'svc-api',
