@@ -9,12 +9,14 @@ import { AuthenticationError, ValidationError, type IssueInput } from '../errors
 import { httpError, type HttpErrorBody } from '../http';
 import type { Principal } from '../core/policy';
 import { bearerFromRequest } from '../tokens';
+import { reportDenied } from '../service';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
 import { checkOptions } from '../core/vocabulary';
 import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
 import { checkAllowedOrigins, originAllowed, resourceAt } from './origin';
 import { checkMaxBodyBytes } from './body';
 import { checkToolPermissions, refuseUnusableTool } from './precheck';
+import { checkScopes, scopeValue } from './challenge';
 import { OPTION_KEYS, type McpHandlerOptions } from './handler-options';
 
 /** @internal one answer, before it is written to a node response or made a `Response`. */
@@ -58,12 +60,22 @@ export function core(options: McpHandlerOptions) {
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes, 'options.maxBodyBytes');
   const toolIssues: IssueInput[] = [];
   const tools = checkToolPermissions(options.tools, 'options.tools', toolIssues);
+  const given = checkScopes(options.scopes, 'options.scopes', toolIssues);
   if (toolIssues.length > 0) throw new ValidationError(toolIssues);
+  // What a client asks for when it signs in: as given, else what the listed tools need.
+  const scopes =
+    given ??
+    scopeValue([...(tools?.values() ?? [])].map((t) => t.permission))
+      .split(' ')
+      .filter(Boolean);
+  // Vocabulary words only (checked above), so the attribute can never break the header.
+  const scopeAttr = scopes.length === 0 ? '' : `, scope="${scopeValue(scopes)}"`;
   const meta = (resource: string): ProtectedResourceMetadata =>
     protectedResourceMetadata({
       resource,
       ...(options.authorizationServers === undefined ? {} : { authorizationServers: options.authorizationServers }),
       ...(options.resourceName === undefined ? {} : { resourceName: options.resourceName }),
+      scopesSupported: scopes,
     });
   // Fail now, not on the first request, when the metadata options are wrong.
   meta(fixed ?? 'http://localhost/mcp');
@@ -142,7 +154,8 @@ export function core(options: McpHandlerOptions) {
       if (answer.status === 401) {
         const reason = err instanceof AuthenticationError ? err.reason : 'malformed';
         const text = refusalText(reason, hint);
-        const where = resource === undefined ? '' : metadataLink(resource);
+        // RFC 9728 5.1 and MCP 2025-11-25: where the metadata is, and the scope to ask for.
+        const where = resource === undefined ? '' : `${metadataLink(resource)}${scopeAttr}`;
         // RFC 6750 section 3.1: no error code when the request carried no credential at all.
         headers['www-authenticate'] =
           reason === 'missing'
@@ -193,10 +206,34 @@ export function core(options: McpHandlerOptions) {
     }
   }
 
-  /** The answer to a `tools/call` of a tool this principal can never use, if `body` is one; see `tools`. */
-  function precheck(principal: Principal, body: unknown): Answer | undefined {
+  /**
+   * The answer to a `tools/call` of a tool this principal can never use, if
+   * `body` is one (see `tools`): the 403 scope challenge when only its OAuth
+   * scope refuses, else a tool error.
+   */
+  function precheck(principal: Principal, body: unknown, resource: string): Answer | undefined {
     const refusal = refuseUnusableTool(tools, principal, body);
-    return refusal === undefined ? undefined : { status: 200, headers: { ...JSON_HEADERS }, body: refusal };
+    if (refusal === undefined) return undefined;
+    if (refusal.kind === 'tool') return { status: 200, headers: { ...JSON_HEADERS }, body: refusal.message };
+    // A refusal like guardTool's, for the audit trail, when the call named its resource.
+    if (refusal.resource !== undefined) reportDenied(auth, principal, refusal.resource, refusal.permission, 'scope');
+    return insufficientScope(refusal.scope, refusal.permission, resource);
+  }
+
+  /**
+   * 403 with the MCP scope challenge (2025-11-25; RFC 6750 3.1): `scope` is
+   * the granted permissions plus the needed one, so a client that replaces its
+   * scope with the challenge's (the MCP SDK does) keeps what it had. Every
+   * value in the header is a fixed text or a vocabulary word.
+   */
+  function insufficientScope(scope: string, permission: string, resource: string): Answer {
+    const text = `this token was not granted ${permission}: sign in again and allow it`;
+    const challenge = `Bearer realm="svc", error="insufficient_scope", scope="${scope}"${metadataLink(resource)}, error_description="${text}"`;
+    return {
+      status: 403,
+      headers: { ...JSON_HEADERS, 'www-authenticate': challenge },
+      body: { error: 'forbidden', message: text, reason: 'scope', scope },
+    };
   }
 
   /** The answer to an error that escaped everything else: a 500, the error to `onError`. */

@@ -77,9 +77,25 @@ export interface McpHandlerOptions {
    * (`{ thing_put: { permission: 'repo:write' } }`; an {@link McpToolPolicy}
    * fits). A `tools/call` of a listed tool that this credential can never use
    * (the tools `canUseTool` hides) is answered here with a tool error naming
-   * the permission, instead of the SDK's "Tool thing_put not found".
+   * the permission, instead of the SDK's "Tool thing_put not found". When
+   * the credential is an OAuth token whose granted scope alone leaves the
+   * permission out (the user's role allows it), the answer is an HTTP 403 with
+   * `WWW-Authenticate: Bearer error="insufficient_scope", scope="<granted plus
+   * needed>"`, so that the client asks the user for more (the MCP scope
+   * challenge). An entry with a `resource` function (an `McpToolPolicy` has
+   * one) lets that check ask about the call's own resource: it is called with
+   * the call's raw arguments, before the tool's schema checks them, and a
+   * throw or a result that is not a string counts as "not known".
    */
-  tools?: Readonly<Record<string, { readonly permission: string }>>;
+  tools?: Readonly<Record<string, { readonly permission: string; readonly resource?: (args: never) => unknown }>>;
+  /**
+   * The svc permissions an MCP client should ask for when it signs in with
+   * OAuth: the `scope` attribute of every 401 of `/mcp` and the metadata's
+   * `scopes_supported` (MCP authorization 2025-11-25). Default: the
+   * permissions `tools` names; without `tools`, none (no `scope` attribute).
+   * `[]` for none.
+   */
+  scopes?: readonly string[];
   /** Called with the original error whenever the answer is a 5xx, to log what the client is never shown. */
   onError?: (err: unknown) => void;
   /**
@@ -104,6 +120,7 @@ export const OPTION_KEYS = new Set([
   'allowedOrigins',
   'maxBodyBytes',
   'tools',
+  'scopes',
   'onError',
   'clientAddress',
 ]);

@@ -100,8 +100,14 @@ function write(res: ServerResponse, a: Answer): void {
  * request with the SDK's `StreamableHTTPServerTransport` in stateless mode
  * (JSON responses); GET and DELETE answer 405. A refused credential is a 401
  * with `WWW-Authenticate: Bearer realm="svc", error="invalid_token",
- * error_description="...", resource_metadata="<metadata URL>"` (no error
- * attribute when the header is missing). Before the credential is read, a
+ * error_description="...", resource_metadata="<metadata URL>", scope="..."`
+ * (no error attribute when the header is missing; `scope` is the `scopes`
+ * option, by default the permissions `tools` names, and absent when that is
+ * empty). With `tools`, a call of a tool that an OAuth token's granted scope
+ * alone leaves out is a 403 with `Bearer realm="svc",
+ * error="insufficient_scope", scope="<granted plus needed>",
+ * resource_metadata="..."` (the MCP scope challenge); a PAT, or a refusal by
+ * the user's role, stays a tool error. Before the credential is read, a
  * `Host` no URL can hold is a 400 and a browser `Origin` that is neither the
  * endpoint's own nor in `allowedOrigins` a 403 (DNS rebinding). Once the
  * credential is accepted, a body over `maxBodyBytes` (default 1 MiB) is a 413,
@@ -141,7 +147,7 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
         if (read.tooLarge) return write(res, withClose(c.tooLarge()));
         body = read.parsed;
       }
-      const refused = c.precheck(principal, body);
+      const refused = c.precheck(principal, body, resource);
       if (refused !== undefined) return write(res, refused);
       const server = await c.build(principal, info);
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
@@ -213,7 +219,7 @@ export function mcpFetchHandlers(options: McpHandlerOptions): McpFetchHandlers {
       if (req.method !== 'POST') return respond(c.methodNotAllowed());
       const read = await readFetchBody(req, c.maxBodyBytes);
       if (read.tooLarge) return respond(c.tooLarge());
-      const refused = c.precheck(principal, read.parsed);
+      const refused = c.precheck(principal, read.parsed, resource);
       if (refused !== undefined) return respond(refused);
       const server = await c.build(principal, info);
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });

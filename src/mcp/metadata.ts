@@ -5,8 +5,9 @@
  * only send a bearer token it was given (a PAT).
  * @module
  */
-import { ValidationError } from '../errors';
+import { ValidationError, type IssueInput } from '../errors';
 import { checkUrl } from './auth-info';
+import { checkScopes } from './challenge';
 
 /**
  * The RFC 9728 document served at `/.well-known/oauth-protected-resource/<path>`.
@@ -29,7 +30,11 @@ export interface ProtectedResourceMetadata {
  *
  * @example
  * ```ts
- * const options: ProtectedResourceOptions = { resource: 'https://svc.example/mcp', authorizationServers: ['https://login.svc.example'] };
+ * const options: ProtectedResourceOptions = {
+ *   resource: 'https://svc.example/mcp',
+ *   authorizationServers: ['https://login.svc.example'],
+ *   scopesSupported: ['repo:read', 'repo:write'],
+ * };
  * ```
  */
 export interface ProtectedResourceOptions {
@@ -39,22 +44,32 @@ export interface ProtectedResourceOptions {
   authorizationServers?: readonly (string | URL)[];
   /** A human-readable name. */
   resourceName?: string;
+  /**
+   * The svc permissions a client should ask for (`scopes_supported`); omit or
+   * `[]` for none. The `/mcp` handlers set it from their `scopes` option, so
+   * it agrees with the `scope` of their 401 challenge.
+   */
+  scopesSupported?: readonly string[];
 }
 
 /**
  * The Protected Resource Metadata of an MCP endpoint. Bearer tokens are
  * accepted in the `Authorization` header only.
  *
- * @throws ValidationError when a URL is not an absolute http(s) URL.
+ * @throws ValidationError when a URL is not an absolute http(s) URL, or `scopesSupported` is not a list of svc permissions.
  * @example
  * ```ts
  * protectedResourceMetadata({ resource: 'http://127.0.0.1:8080/mcp' });
  * // { resource: 'http://127.0.0.1:8080/mcp', bearer_methods_supported: ['header'] }
+ * protectedResourceMetadata({ resource: 'http://127.0.0.1:8080/mcp', scopesSupported: ['repo:write', 'repo:read'] });
+ * // { ..., scopes_supported: ['repo:read', 'repo:write'] } (in the vocabulary's order)
  * ```
  */
 export function protectedResourceMetadata(options: ProtectedResourceOptions): ProtectedResourceMetadata {
   if (typeof options !== 'object' || options === null)
-    throw new ValidationError([{ path: 'options', message: 'expected { resource, authorizationServers?, resourceName? }' }]);
+    throw new ValidationError([
+      { path: 'options', message: 'expected { resource, authorizationServers?, resourceName?, scopesSupported? }' },
+    ]);
   const doc: ProtectedResourceMetadata = { resource: checkUrl(options.resource, 'options.resource'), bearer_methods_supported: ['header'] };
   const servers = options.authorizationServers;
   if (servers !== undefined) {
@@ -67,6 +82,10 @@ export function protectedResourceMetadata(options: ProtectedResourceOptions): Pr
     }
     doc.resource_name = options.resourceName;
   }
+  const issues: IssueInput[] = [];
+  const scopes = checkScopes(options.scopesSupported, 'options.scopesSupported', issues);
+  if (issues.length > 0) throw new ValidationError(issues);
+  if (scopes !== undefined && scopes.length > 0) doc.scopes_supported = [...scopes];
   return doc;
 }
 

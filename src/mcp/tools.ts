@@ -13,6 +13,7 @@ import { canEverHold, type Principal } from '../core/policy';
 import { reportDenied, type Auth } from '../service';
 import { isPermission, type Permission } from '../core/vocabulary';
 import { checkAuth, mcpPrincipal } from './auth-info';
+import { scopeShortfall } from './challenge';
 
 /**
  * What a tool needs, read from its arguments: `permission` on `resource(args)`
@@ -135,8 +136,12 @@ const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
  * from the tool's validated arguments, and `auth.authorize` decides. A deny is
  * a tool result with `isError: true` naming the permission, resource (and
  * thing) refused and why (`role`, `scope`, `thing`, `invalid`), in its text
- * and in `_meta['svc-auth/error']` (see {@link toolError}); a PAT cannot
- * gain scope, so there is no OAuth scope challenge. A svc-auth error thrown
+ * and in `_meta['svc-auth/error']` (see {@link toolError}). When an OAuth
+ * token's granted scope alone refuses (the user's role allows it), the facts
+ * also carry `scope`, the permissions to ask for in a new sign-in; the HTTP
+ * 403 scope challenge itself comes from the handlers' `tools` pre-check, since
+ * inside a tool the SDK's transport already owns the response. A PAT cannot
+ * gain scope, so it never gets one. A svc-auth error thrown
  * by the handler (`not_found`, `validation`, ...) is a tool error with its code.
  *
  * @throws ValidationError when the policy is not usable (checked here, once).
@@ -174,11 +179,15 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
         reportDenied(a, principal, String(resource), pol.permission, d.reason, typeof thing === 'string' ? thing : undefined);
         const on = thing === undefined ? String(resource) : `${String(resource)} (thing ${String(thing)})`;
         const why = DENIED_BECAUSE[d.reason] ?? d.reason;
-        return toolError('forbidden', `${pol.permission} on ${on} was refused (${d.reason}): ${why}`.slice(0, 2048), {
+        // An OAuth token whose granted scope alone refuses: say what to ask for (the HTTP 403 challenge is the pre-check's).
+        const more = d.reason === 'scope' ? scopeShortfall(principal, pol.permission, resource) : undefined;
+        const next = more === undefined ? '' : `; sign in again and allow ${more.scope}`;
+        return toolError('forbidden', `${pol.permission} on ${on} was refused (${d.reason}): ${why}${next}`.slice(0, 2048), {
           permission: pol.permission,
           resource: String(resource).slice(0, 256),
           ...(thing === undefined ? {} : { thing: String(thing).slice(0, 1024) }),
           reason: d.reason,
+          ...(more === undefined ? {} : { scope: more.scope }),
         });
       }
       return await handler(args, extra, principal);

@@ -35,6 +35,6 @@ export type {
 } from './events';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
-export { principalScopes } from './authenticate';
+export { principalScopes, scopeNarrowing } from './authenticate';
 export { guarded, readClock } from './deadlines';
 export { sessionRecordsOf } from './records';

@@ -5,6 +5,8 @@
  * on its next request.
  * @module
  */
+import type { UsedFrom } from '../stores';
+import type { LastUse } from './management-types';
 
 /**
  * A session as `client(p).sessions` shows it. It never carries the token value.
@@ -34,6 +36,14 @@ export interface SessionInfo {
   revokedAt: Date | null;
   /** When `authenticate` last accepted it (recorded at most once per `lastUsedIntervalMs`); `null` if never. */
   lastUsedAt: Date | null;
+  /**
+   * The last recorded use: when, from which client address, with which user agent (each
+   * `null` when not known), so that a person can tell a sign-in they do not recognise;
+   * `null` if never used. The same view as `TokenInfo.lastUsed`.
+   */
+  lastUsed: LastUse | null;
+  /** The last few distinct client addresses it was used from (at most 5), newest first. */
+  usedFrom: UsedFrom[];
   /** Whether this is the session the caller authenticated with. */
   current: boolean;
 }

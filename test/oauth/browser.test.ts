@@ -3,39 +3,17 @@
  * driven by playwright-core (no browser download), with JavaScript off, as a
  * person would use them. Screenshots go to test-artifacts/ (not committed).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chromium, type Browser as Chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
 import { authorizeUrl, listen, pkce, register, startServer, token, type Running } from './support';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
-function describeWithChromium(): typeof describe | typeof describe.skip {
-  if (existsSync(CHROMIUM)) return describe;
-  if (process.env.CI) {
-    describe('browser pages', () => {
-      it('needs Debian chromium in CI', () => {
-        expect.fail(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-      });
-    });
-  } else console.warn(`${CHROMIUM} is missing: skipping the browser tests (apt-get install -y chromium)`);
-  return describe.skip;
-}
-
-describeWithChromium()('the pages in Debian chromium (playwright-core), JavaScript off', () => {
+describeWithChromium('the browser pages')('the pages in Debian chromium (playwright-core), JavaScript off', () => {
   let s: Running;
   let browser: Chromium;
   let callback: { base: string; seen: URLSearchParams[]; close(): void };
@@ -49,7 +27,7 @@ describeWithChromium()('the pages in Debian chromium (playwright-core), JavaScri
       res.writeHead(200, { 'content-type': 'text/html' }).end('<title>back in the app</title><p>done</p>');
     });
     callback = { base, seen, close: () => void server.close() };
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_FLAGS] });
   });
   afterAll(async () => {
     await browser?.close();

@@ -119,6 +119,21 @@ describe('a session is read on every request (T5)', () => {
     expect(mine?.lastUsedAt?.getTime()).toBe(T0 + 30_000);
   });
 
+  it('last used: a session shows where it was used from (address and user agent), so a strange sign-in stands out', async () => {
+    const s = await setup({ lastUsedIntervalMs: 10_000 });
+    const { token, p } = await signIn(s);
+    s.clock.advance(30_000);
+    await s.auth.authenticate(token, { address: '203.0.113.7', userAgent: 'curl/8.5.0' });
+    await s.auth.flush();
+    s.clock.advance(30_000);
+    await s.auth.authenticate(token, { address: '198.51.100.2', userAgent: 'svc-cli' });
+    await s.auth.flush();
+    const [mine] = await s.auth.client(p).sessions.list();
+    expect(mine?.lastUsed).toEqual({ at: new Date(T0 + 60_000), address: '198.51.100.2', userAgent: 'svc-cli' });
+    expect(mine?.usedFrom.map((u) => u.address)).toEqual(['198.51.100.2', '203.0.113.7']);
+    expect(Object.isFrozen(mine)).toBe(true);
+  });
+
   it('hostile: a session JWT naming a PAT record, another user, or a session row given a parent is unknown', async () => {
     const s = await setup();
     const ring = await sharedRing();
@@ -204,6 +219,8 @@ describe('client(p).sessions', () => {
       expiresAt: new Date(T0 + 12 * HOUR),
       revokedAt: new Date(T0),
       lastUsedAt: null,
+      lastUsed: null,
+      usedFrom: [],
       current: false,
     });
     expect(Object.isFrozen(list[0])).toBe(true);

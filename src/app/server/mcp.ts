@@ -4,7 +4,10 @@
  * `svc-auth/mcp`, plus its Protected Resource Metadata, which lists the
  * server's authorization server when it has one (`svc serve` does: MCP
  * clients sign in there with OAuth); a PAT (or a session) in
- * `Authorization: Bearer <token>` works either way.
+ * `Authorization: Bearer <token>` works either way. A 401 names the scope to
+ * ask for (`repo:read repo:write`); an OAuth token approved without the
+ * permission a tool needs gets a 403 scope challenge, so the client asks the
+ * person for more.
  *
  * Tools (names and arguments are part of the contract; results carry the same
  * fields as the HTTP endpoints, as JSON text and as `structuredContent`):
@@ -185,7 +188,10 @@ export function mcpRoutes(options: {
     auth,
     resourceName: 'svc dev instance',
     server: (principal) => mcpServerFor(principal, parts),
-    // A call of a tool the credential cannot see is answered with the permission it lacks.
+    // A call of a tool the credential cannot see is answered with the permission it lacks; an OAuth
+    // token whose approved scope alone leaves it out gets the 403 scope challenge (every tool that
+    // needs a permission is listed, so no scope refusal is left for inside a tool). The 401's
+    // `scope`, and the metadata's `scopes_supported`, are what these tools need: repo:read repo:write.
     tools: { repo_head: READ_REPO, thing_get: READ_THING, thing_put: WRITE_THING },
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.authorizationServer === undefined ? {} : { authorizationServers: [options.authorizationServer] }),

@@ -11,8 +11,9 @@
  * Internal: not exported from the package root.
  * @module
  */
-import { GRANT_SLOT, type Principal } from '../../core/policy';
+import { GRANT_SLOT, type Principal, type UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
+import type { Permission } from '../../core/vocabulary';
 import type { TokenRecord } from '../../stores';
 import type { PrincipalState } from '../context';
 
@@ -45,6 +46,35 @@ export function principalScopes(p: unknown): readonly Scope[] | null | undefined
     if (state === undefined) return undefined;
     if (state.narrowing !== undefined) return state.narrowing;
     return state.chain?.find((r) => r.scopes !== null)?.scopes ?? null;
+  } catch {
+    // A throwing getter or Proxy trap: not a principal.
+    return undefined;
+  }
+}
+
+/**
+ * @internal what a trusted issuer's session was narrowed to by its token's
+ * `scope` claim (T10): the svc permissions granted (none when the claim named
+ * none), and the roles read when it was authenticated (the role cap, which no
+ * consent changes). `undefined` for every other principal (a PAT, a component
+ * token, a session without a `scope` claim) and for anything that is not a
+ * principal some `auth.authenticate` returned. svc-auth/mcp asks it to tell a
+ * refusal by the granted scope (a new consent lifts it: an OAuth scope
+ * challenge) from a refusal by the role (it cannot). Never throws.
+ *
+ * @example
+ * ```ts
+ * scopeNarrowing(await auth.authenticate(oauthAccessToken)); // { granted: ['repo:read'], roles: { orgs: { acme: 'editor' } } }
+ * scopeNarrowing(await auth.authenticate(pat));              // undefined
+ * ```
+ */
+export function scopeNarrowing(p: unknown): { readonly granted: readonly Permission[]; readonly roles: UserRoles } | undefined {
+  try {
+    if (typeof p !== 'object' || p === null) return undefined;
+    const state = (p as { [STATE_SLOT]?: PrincipalState })[STATE_SLOT];
+    if (state?.narrowing === undefined) return undefined;
+    // The narrowing is one global-tier entry, or none (issuer.ts): its permissions are the grant.
+    return { granted: state.narrowing.flatMap((s) => s.permissions), roles: state.roles };
   } catch {
     // A throwing getter or Proxy trap: not a principal.
     return undefined;

@@ -4,7 +4,7 @@
  * and which record a name designates (T7).
  * @module
  */
-import type { TokenRecord } from '../../stores';
+import type { TokenRecord, UsedFrom } from '../../stores';
 import type { SessionInfo } from '../session-types';
 import type { LastUse, TokenInfo } from '../types';
 
@@ -45,7 +45,7 @@ export function toInfo(record: TokenRecord, nowMs: number): TokenInfo {
     parentId: record.parentId,
     lastUsedAt: record.lastUsedAt instanceof Date ? new Date(record.lastUsedAt.getTime()) : null,
     lastUsed: lastUseOf(record),
-    usedFrom: (record.usedFrom ?? []).map((u) => ({ address: u.address, at: new Date(u.at.getTime()), userAgent: u.userAgent })),
+    usedFrom: usedFromOf(record),
     allowedIps: record.allowedIps == null ? null : [...record.allowedIps],
   });
 }
@@ -61,6 +61,11 @@ function lastUseOf(record: TokenRecord): LastUse | null {
   const newest = record.usedFrom?.[0];
   const same = newest !== undefined && newest.at.getTime() === at.getTime();
   return { at: new Date(at.getTime()), address: same ? newest.address : null, userAgent: same ? newest.userAgent : null };
+}
+
+/** The `usedFrom` entries of a record, copied (the view never shares the record's dates). */
+function usedFromOf(record: TokenRecord): UsedFrom[] {
+  return (record.usedFrom ?? []).map((u) => ({ address: u.address, at: new Date(u.at.getTime()), userAgent: u.userAgent }));
 }
 
 /**
@@ -81,6 +86,8 @@ export function toSessionInfo(record: TokenRecord, nowMs: number, currentId: str
     expiresAt: new Date(record.expiresAt.getTime()),
     revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt.getTime()),
     lastUsedAt: record.lastUsedAt instanceof Date ? new Date(record.lastUsedAt.getTime()) : null,
+    lastUsed: lastUseOf(record),
+    usedFrom: usedFromOf(record),
     current: record.id === currentId,
   });
 }
