@@ -11,21 +11,11 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { decodeJwt } from 'jose';
 import { chromium, type Browser as Chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
 import { baseEnv, exited, serve, start, svc, tempHome, type Run } from './helpers';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 interface Saved {
   user: string;
@@ -33,9 +23,7 @@ interface Saved {
   oauth: { server: string; clientId: string; refreshToken: string; expiresAt: string };
 }
 
-const describeWithChromium = existsSync(CHROMIUM) || process.env.CI ? describe : describe.skip;
-
-describeWithChromium('svc auth login by device code, against svc serve, approved in chromium', () => {
+describeWithChromium('svc auth login by device code')('svc auth login by device code, against svc serve, approved in chromium', () => {
   let home: string;
   let cleanup: () => Promise<void>;
   let server: { url: string; child: ChildProcess };
@@ -48,7 +36,7 @@ describeWithChromium('svc auth login by device code, against svc serve, approved
     ({ home, cleanup } = await tempHome());
     expect((await svc(home, ['member', 'set', '--user', 'alice', '--resource', 'acme', '--role', 'editor'])).code).toBe(0);
     server = await serve(home);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_FLAGS] });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -195,10 +183,14 @@ describeWithChromium('svc auth login by device code, against svc serve, approved
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('no server answers there');
     // A cleanly stopped svc serve removes its record: then login says to start one or pass --user.
-    server = await serve(home);
+    const again = await serve(home);
+    server = again;
     server.child.kill('SIGTERM');
-    await exited(server.child);
-    expect(existsSync(join(home, 'serve.json'))).toBe(false);
+    const ended = await exited(server.child);
+    expect({ ended, left: existsSync(join(home, 'serve.json')), stderr: again.stderr() }).toMatchObject({
+      ended: { code: 0 },
+      left: false,
+    });
     const none = await svc(home, ['auth', 'login']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("start 'svc serve'");

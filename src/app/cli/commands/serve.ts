@@ -138,6 +138,17 @@ export const serveCommand = defineCommand({
       await server.close();
       throw err;
     }
+    // Listening for the stop signals before anything announces the server: a script that reads the URL
+    // and stops the server at once must get a clean stop (the record removed), not the default death.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
     // Recorded before the URL is printed: a script that reads the URL and runs `svc auth login` finds it.
     const forget = await recordServe(dev.home, url).catch((err: unknown) => {
       io.stderr(
@@ -147,17 +158,11 @@ export const serveCommand = defineCommand({
     });
     // The bare URL comes first and alone on its line (DESIGN: scripts read it), then the notice for people.
     io.stdout(`${url}\nlistening on ${url}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
-    await server.close();
+    await stopped;
+    // The record goes first: from the moment the server stops, 'svc auth login' must not be sent to it,
+    // and a failure while closing must not leave the record behind.
     await forget().catch(() => undefined);
+    await server.close();
     io.stderr('svc: server stopped\n');
     return 0;
   },
