@@ -14,6 +14,7 @@
 export {
   createAuthorizationServer,
   trustedIssuerFor,
+  CLI_CLIENT_ID,
   MemoryOAuthStorage,
   type AuthorizationServer,
   type AuthorizationServerOptions,

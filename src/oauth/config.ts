@@ -10,6 +10,7 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { PERMISSIONS } from '../core/vocabulary';
 import type { ResolvedOptions } from './options';
 import type { AdapterClass, OAuthSecrets } from './storage';
+import { applyScopeRule, cliClientMetadata, isCliClient } from './cli-client';
 import { deviceConfirmPage, deviceDonePage, deviceInputPage, errorPage, PAGE_HEADERS } from './pages';
 
 /** @internal The oidc-provider error classes the configuration throws. */
@@ -76,7 +77,8 @@ export function providerConfiguration(
   const clientName = (ctx: KoaContextWithOIDC): string => ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? 'the app';
   return {
     adapter: Adapter,
-    clients: [],
+    // The command line's first-party client (cli-client.ts), when `clients.cli` is on.
+    clients: o.cli ? [cliClientMetadata()] : [],
     jwks: { keys: secrets.signingKeys },
     cookies: {
       keys: [...secrets.cookieKeys],
@@ -148,10 +150,13 @@ export function providerConfiguration(
       },
       resourceIndicators: {
         enabled: true,
-        defaultResource: (_ctx, _client, oneOf) => oneOf ?? o.resources[0],
+        // The command line's tokens are for the API (the issuer itself), never for another resource.
+        defaultResource: (_ctx, client, oneOf) => oneOf ?? (isCliClient(o.cli, client.clientId) ? o.issuer : o.resources[0]),
         useGrantedResource: () => true,
-        getResourceServerInfo(_ctx, indicator) {
+        getResourceServerInfo(_ctx, indicator, client) {
           if (!o.resources.includes(indicator)) throw new errors.InvalidTarget('this server issues tokens for its own resources only');
+          if (isCliClient(o.cli, client.clientId) && indicator !== o.issuer)
+            throw new errors.InvalidTarget('the svc command line gets tokens for the API resource only');
           return {
             scope: SCOPE,
             audience: indicator,
@@ -166,6 +171,7 @@ export function providerConfiguration(
       customizers: {
         async jwt(ctx, token, jwt) {
           const t = token as unknown as { jti: string; grantId?: string; accountId?: string; clientId?: string };
+          applyScopeRule(o.cli, t.clientId, jwt.payload);
           await hooks.accessToken(ctx, t, jwt.payload);
         },
       },

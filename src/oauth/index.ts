@@ -8,6 +8,7 @@
  */
 export { createAuthorizationServer } from './server';
 export { trustedIssuerFor } from './trust';
+export { CLI_CLIENT_ID } from './cli-client';
 export type {
   AuthorizationServer,
   AuthorizationServerOptions,

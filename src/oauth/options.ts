@@ -27,6 +27,8 @@ export interface ResolvedOptions {
   readonly signIn: ResolvedSignIn;
   readonly storage: OAuthStorage;
   readonly registration: boolean;
+  /** The first-party `svc-cli` client is registered (its tokens carry no scope). */
+  readonly cli: boolean;
   /** `undefined` when metadata documents are off. */
   readonly documents: DocumentPolicy | undefined;
   readonly resources: readonly string[];
@@ -167,8 +169,10 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   const issuer = checkIssuer(o.issuer, issues);
   const signIn = checkSignIn(o.signIn, issues);
   const clients = o.clients === undefined ? {} : isPlainObject(o.clients) ? o.clients : undefined;
-  if (clients === undefined) issues.push({ path: 'clients', message: 'must be { registration?, metadataDocuments? }' });
-  else checkOptions(clients, ['registration', 'metadataDocuments'], 'clients', issues);
+  if (clients === undefined) issues.push({ path: 'clients', message: 'must be { registration?, metadataDocuments?, cli? }' });
+  else checkOptions(clients, ['registration', 'metadataDocuments', 'cli'], 'clients', issues);
+  const cli = clients?.cli ?? false;
+  if (typeof cli !== 'boolean') issues.push({ path: 'clients.cli', message: 'must be a boolean' });
   const registration = clients?.registration ?? true;
   if (typeof registration !== 'boolean') issues.push({ path: 'clients.registration', message: 'must be a boolean' });
   const documents = checkDocuments(clients?.metadataDocuments, issues);
@@ -199,6 +203,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
     signIn,
     storage: o.storage as OAuthStorage,
     registration: registration as boolean,
+    cli: cli === true,
     documents,
     resources,
     accessTokenTtlSec,

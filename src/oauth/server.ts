@@ -11,6 +11,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { UnavailableError } from '../errors';
 import { PERMISSIONS } from '../core/vocabulary';
 import { isDocumentClientId, metadataDocuments, DocumentRefused } from './cimd';
+import { isCliClient } from './cli-client';
 import { providerConfiguration, routesOf } from './config';
 import { errorPage, PAGE_HEADERS } from './pages';
 import { interactionRoutes } from './interactions';
@@ -186,6 +187,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       body.client_id_metadata_document_supported = documents !== undefined;
     } else if (route === 'device_authorization') {
       body.interval = o.devicePollIntervalSec;
+    } else if (route === 'token' && isCliClient(o.cli, (ctx as KoaContextWithOIDC).oidc.client?.clientId)) {
+      // The command line's token carries no scope (cli-client.ts): its answer does not claim one either.
+      delete body.scope;
     }
   });
 

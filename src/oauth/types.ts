@@ -90,6 +90,15 @@ export interface ClientPolicy {
   registration?: boolean;
   /** Client ID Metadata Documents: `true` (default), `false`, or which ones. */
   metadataDocuments?: boolean | MetadataDocumentOptions;
+  /**
+   * Register the first-party public client of the `svc` command line, client id `svc-cli`
+   * (device flow and refresh only, no redirect URIs), whose access tokens are for the API
+   * resource (the issuer) and carry no `scope` claim: like an interactive session, not
+   * narrowed, limited by the user's roles, so `svc` can manage tokens with it. The consent
+   * page says it asks for full access. Every other client's tokens always carry a `scope`.
+   * Default `false` (`svc serve` turns it on).
+   */
+  cli?: boolean;
 }
 
 /**

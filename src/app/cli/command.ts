@@ -141,7 +141,8 @@ export function defineCommand<const F extends FlagDefs, I = undefined, N extends
           const { principal, source } = await signIn(io, dev);
           return run({ flags, input, io, dev, principal, source });
         },
-        spec.open?.(input) ?? {},
+        // A command that acts as the user trusts the server its saved session came from (if any).
+        { ...(spec.open?.(input) ?? {}), ...(spec.needs === 'signed-in' ? { trustSavedSession: true } : {}) },
       );
     },
   };
@@ -162,7 +163,7 @@ function valuesOf<F extends FlagDefs>(parsed: Flags, defs: F): FlagValues<F> {
 async function withInstance<T>(
   io: CliIO,
   fn: (dev: DevInstance) => Promise<T>,
-  options: Pick<OpenOptions, 'trustedIssuers' | 'trustProxy'>,
+  options: Pick<OpenOptions, 'trustedIssuers' | 'trustProxy' | 'trustSavedSession'>,
 ): Promise<T> {
   const dev = await openInstance(io.env, { ...options, notice: (text) => io.stderr(`svc: ${text}\n`) });
   try {

@@ -3,9 +3,10 @@
  * session saved by `svc auth login`.
  * @module
  */
-import { AuthenticationError } from '../../errors';
+import { AuthenticationError, UnavailableError } from '../../errors';
 import type { Principal } from '../../core/policy';
-import type { DevInstance } from '../dev';
+import type { DevInstance, SavedOAuth } from '../dev';
+import { isDue, renew } from './oauth';
 import type { CliIO } from './output';
 
 /** Where the credential came from. */
@@ -21,12 +22,12 @@ export type CredentialSource = 'SVC_TOKEN' | 'session';
  * const { token, source } = await credential(io, dev);
  * ```
  */
-export async function credential(io: CliIO, dev: DevInstance): Promise<{ token: string; source: CredentialSource }> {
+export async function credential(io: CliIO, dev: DevInstance): Promise<{ token: string; source: CredentialSource; oauth?: SavedOAuth }> {
   const fromEnv = io.env.SVC_TOKEN;
   if (fromEnv !== undefined && fromEnv !== '') return { token: fromEnv.trim(), source: 'SVC_TOKEN' };
   const saved = await dev.session.read();
-  if (saved !== undefined) return { token: saved.token, source: 'session' };
-  throw new AuthenticationError('missing', "not logged in: run 'svc auth login --user <id>' or set SVC_TOKEN");
+  if (saved !== undefined) return { token: saved.token, source: 'session', ...(saved.oauth === undefined ? {} : { oauth: saved.oauth }) };
+  throw new AuthenticationError('missing', "not logged in: run 'svc auth login' (or 'svc auth login --user <id>') or set SVC_TOKEN");
 }
 
 const REASON_TEXT: Record<string, string> = {
@@ -51,7 +52,8 @@ const REASON_TEXT: Record<string, string> = {
  * ```
  */
 export async function signIn(io: CliIO, dev: DevInstance): Promise<{ principal: Principal; source: CredentialSource }> {
-  const { token, source } = await credential(io, dev);
+  const { token, source, oauth } = await credential(io, dev);
+  if (oauth !== undefined) return { principal: await signInOAuth(dev, token, oauth), source };
   try {
     return { principal: await dev.auth.authenticate(token), source };
   } catch (err) {
@@ -61,5 +63,46 @@ export async function signIn(io: CliIO, dev: DevInstance): Promise<{ principal: 
     const again = err.reason === 'expired' || err.reason === 'signature' || err.reason === 'revoked' || err.reason === 'unknown';
     const hint = source === 'session' && again ? ": run 'svc auth login --user <id>' again" : '';
     throw new AuthenticationError(err.reason, `${what} not accepted: ${REASON_TEXT[err.reason] ?? err.reason}${hint}`, { cause: err });
+  }
+}
+
+/** Why a saved OAuth session is refused here, in words, with what to do. */
+function oauthRefusal(err: AuthenticationError, server: string): string {
+  switch (err.reason) {
+    case 'unknown':
+      // The token verified with the server's keys, but its record is not in this SVC_HOME's store.
+      return `the saved session was issued by ${server}, whose session records are not in this SVC_HOME: use the SVC_HOME of that server's 'svc serve', or run 'svc auth login' at a server on this SVC_HOME`;
+    case 'revoked':
+      return "the saved session was revoked (signed out elsewhere?): run 'svc auth login' to sign in again";
+    case 'expired':
+      return "the saved session has expired: run 'svc auth login' to sign in again";
+    default:
+      return `the saved session (signed in at ${server}) is not accepted here (${REASON_TEXT[err.reason] ?? err.reason}): run 'svc auth login' to sign in again`;
+  }
+}
+
+/**
+ * A saved session of an authorization server: renewed first when its access token
+ * has expired (or once more when the instance finds it expired), then verified by the
+ * instance, which trusts that server (its keys from the server's JWKS, the record in
+ * this SVC_HOME's store).
+ */
+async function signInOAuth(dev: DevInstance, saved: string, oauth: SavedOAuth): Promise<Principal> {
+  let token = isDue(oauth, Date.now()) ? await renew(dev, saved) : saved;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await dev.auth.authenticate(token);
+    } catch (err) {
+      if (err instanceof AuthenticationError && err.reason === 'expired' && attempt === 0) {
+        token = await renew(dev, token);
+        continue;
+      }
+      if (err instanceof AuthenticationError) throw new AuthenticationError(err.reason, oauthRefusal(err, oauth.server), { cause: err });
+      if (err instanceof UnavailableError) {
+        const why = `the saved session is checked with the keys of ${oauth.server}: start 'svc serve' on this SVC_HOME, or sign in again`;
+        throw new UnavailableError(`${err.message}; ${why}`, { cause: err });
+      }
+      throw err;
+    }
   }
 }

@@ -20,7 +20,11 @@ interface Group {
 
 const GROUPS: readonly Group[] = [
   { name: 'token', summary: 'create, list, show and revoke personal access tokens', commands: tokenCommands },
-  { name: 'auth', summary: 'log in to the dev instance, log out, show who you are, see and end sessions', commands: authCommands },
+  {
+    name: 'auth',
+    summary: 'sign in (device code, or --user on the dev instance), log out, show who you are, see and end sessions',
+    commands: authCommands,
+  },
   { name: 'member', summary: 'give users roles on orgs and repos (dev instance)', commands: memberCommands },
 ];
 
@@ -38,6 +42,7 @@ Getting started:
   T=$(svc token create -n ci --scope acme/web=repo:read)
   svc serve --port 8080 &
   curl -H "Authorization: Bearer $T" http://127.0.0.1:8080/api/repos/acme/web/head
+  svc auth login      # sign in as a person: approve in the browser (svc serve running)
 
 Credentials: SVC_TOKEN when set, else the session saved by 'svc auth login'.
 State: SVC_HOME (default ~/.svc): keys, token records, members, session (files

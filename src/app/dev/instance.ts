@@ -17,6 +17,7 @@ import { generateKeyRing, importKeyRing, type KeyRing, type TrustedIssuer } from
 import { PostgresOAuthStorage, type OAuthStorage } from '../../oauth';
 import { secureHome } from './home-perms';
 import { FileOAuthStorage } from './oauth-file';
+import { savedIssuer, sessionFile, type SavedSession } from './session-file';
 
 /** The JWT issuer of the dev instance. */
 export const DEV_ISSUER = 'svc-dev';
@@ -72,12 +73,6 @@ export function testClock(env: CliEnv): (() => Date) | undefined {
   return () => new Date(ms);
 }
 
-/** What `session.json` holds. The token is a secret: the file is mode 0600. */
-export interface SavedSession {
-  user: string;
-  token: string;
-}
-
 /**
  * An opened dev instance: the `Auth` object over the instance's stores, and
  * the files the commands use directly.
@@ -126,6 +121,12 @@ export interface OpenOptions {
   trustedIssuers?: TrustedIssuer[];
   /** Reverse proxies whose `X-Forwarded-For` the instance believes (`svc serve --trust-proxy`). */
   trustProxy?: string[];
+  /**
+   * Accept the saved session's server as a trusted issuer (its base URL, audience the
+   * same, keys from its JWKS), when the saved session was signed in there and
+   * `SVC_TOKEN` is not set: the commands that act as the signed-in user.
+   */
+  trustSavedSession?: boolean;
 }
 
 /**
@@ -151,7 +152,7 @@ export async function openInstance(env: CliEnv, options: OpenOptions = {}): Prom
   const clock = testClock(env);
   const now = clock ?? (() => new Date());
   const members = new FileMembershipStore(home);
-  const session = new JsonFile<SavedSession>(join(home, 'session.json'), { mode: 0o600, label: 'session file', parse: parseSession });
+  const session = sessionFile(home);
   const keys = await loadKeyRing(home);
   const { tokens, close, pool } = await openTokenStore(home, env);
   const oauthStorage = async (): Promise<OAuthStorage> => {
@@ -175,7 +176,7 @@ export async function openInstance(env: CliEnv, options: OpenOptions = {}): Prom
     return a;
   };
   try {
-    const own = options.trustedIssuers ?? [];
+    const own = [...(options.trustedIssuers ?? []), ...(options.trustSavedSession === true ? await savedIssuer(session, env) : [])];
     const auth = authWith(own);
     // A one-shot command exits right after: write its last-used time before the store closes.
     const flushThenClose = async (): Promise<void> => {
@@ -215,14 +216,6 @@ export async function loadKeyRing(home: string): Promise<KeyRing> {
   } catch (err) {
     throw new UnavailableError(`the key ring ${file.path} is not valid; it was left untouched: repair it or move it away`, { cause: err });
   }
-}
-
-function parseSession(data: unknown): SavedSession {
-  const d = data as { user?: unknown; token?: unknown } | null;
-  if (typeof d?.user !== 'string' || typeof d.token !== 'string') {
-    throw new ValidationError([{ path: '', message: 'expected { "user", "token" }' }]);
-  }
-  return { user: d.user, token: d.token };
 }
 
 async function openTokenStore(

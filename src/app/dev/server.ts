@@ -66,7 +66,8 @@ async function devAuthorizationServer(
       // A dev instance: whoever reaches the page picks a member (no password), as `svc auth login --user` does.
       signIn: { users: async () => [...new Set((await dev.members.list()).map((m) => m.user))].sort() },
       storage: await dev.oauthStorage(),
-      clients: { metadataDocuments: { allowLoopback: true } },
+      // `svc auth login` signs in as the first-party client `svc-cli` (device flow, tokens without scope).
+      clients: { metadataDocuments: { allowLoopback: true }, cli: true },
       log: (line) => log?.(`svc: ${line}`),
     });
   } catch (err) {

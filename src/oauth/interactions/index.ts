@@ -9,8 +9,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import { checkUserId, PERMISSIONS } from '../../core/vocabulary';
-import { consentPage, errorPage, PAGE_HEADERS, permissionsIn, signInPage, type ClientView } from '../pages';
+import { cliConsentPage, consentPage, errorPage, PAGE_HEADERS, permissionsIn, signInPage, type ClientView } from '../pages';
 import type { ResolvedOptions } from '../options';
+import { isCliClient } from '../cli-client';
 import { formProblem, formToken } from './csrf';
 import { readForm } from './form';
 
@@ -76,6 +77,11 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
   }
 
   async function showConsent(res: ServerResponse, d: Details): Promise<void> {
+    if (isCliClient(o.cli, d.params.client_id)) {
+      const user = String(d.session?.accountId);
+      const csrf = formToken(formKey, d.uid, 'consent');
+      return send(res, 200, cliConsentPage({ app: o.name, action: `${base}${d.uid}/consent`, csrf, user }));
+    }
     const details = d.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
     const missing = new Set([...(details.missingOIDCScope ?? []), ...Object.values(details.missingResourceScopes ?? {}).flat()]);
     const asked = permissionsIn(typeof d.params.scope === 'string' ? d.params.scope.split(' ') : []);

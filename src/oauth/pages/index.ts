@@ -3,6 +3,6 @@
  * @module
  */
 export { PAGE_HEADERS } from './layout';
-export { signInPage, consentPage, errorPage, type ClientView } from './interaction';
+export { signInPage, consentPage, cliConsentPage, errorPage, type ClientView } from './interaction';
 export { deviceInputPage, deviceConfirmPage, deviceDonePage } from './device';
 export { permissionsIn } from './words';

@@ -52,6 +52,35 @@ export interface AskedPermission {
   readonly fresh: boolean;
 }
 
+/** The decision buttons, the same on both consent pages. */
+function decisionForm(action: string, csrf: string): string {
+  return `<form method="post" action="${esc(action)}">
+<input type="hidden" name="csrf" value="${esc(csrf)}">
+<div class="actions">
+<button type="submit" name="decision" value="deny">Deny</button>
+<button type="submit" name="decision" value="approve" class="primary">Allow</button>
+</div>
+</form>`;
+}
+
+/**
+ * @internal The consent page of the `svc` command line (`svc auth login`): it asks for full
+ * access, so the page says so in plain words, what that includes, and when to deny.
+ */
+export function cliConsentPage(v: { app: string; action: string; csrf: string; user: string }): string {
+  const body = `<p>The <strong>${esc(v.app)} command line</strong> (<code>svc auth login</code>) asks for <strong>full access as you, ${esc(v.user)}</strong>.</p>
+<ul class="perms">
+<li>It can do everything your roles allow, in every organization and repository.</li>
+<li>It can create, list and revoke your tokens, and end your sessions.</li>
+</ul>
+<dl class="facts">
+<div><dt>Sign-in for</dt><dd>the svc command line, on a device or terminal</dd></div>
+</dl>
+<p class="note">Allow only if you ran <code>svc auth login</code> yourself just now and the code matched. If someone sent you this link, deny.</p>
+${decisionForm(v.action, v.csrf)}`;
+  return page(v.app, 'Allow the svc command line full access?', body);
+}
+
 /** @internal The consent page. `redirectHost` is absent for a device (the device flow redirects nowhere). */
 export function consentPage(v: {
   app: string;
@@ -82,13 +111,7 @@ ${site}
 ${next}
 </dl>
 <p class="muted">It can never do more than your own roles allow. Allow only apps you trust${v.redirectHost === undefined ? '' : ', and check the host above'}.</p>
-<form method="post" action="${esc(v.action)}">
-<input type="hidden" name="csrf" value="${esc(v.csrf)}">
-<div class="actions">
-<button type="submit" name="decision" value="deny">Deny</button>
-<button type="submit" name="decision" value="approve" class="primary">Allow</button>
-</div>
-</form>`;
+${decisionForm(v.action, v.csrf)}`;
   return page(v.app, `Allow ${v.client.name}?`, body);
 }
 

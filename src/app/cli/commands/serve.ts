@@ -6,7 +6,7 @@ import { ValidationError, type IssueInput } from '../../../errors';
 import { checkRanges } from '../../../core/network';
 import { checkTrustedIssuers, type TrustedIssuer } from '../../../tokens';
 import { defineCommand } from '../command';
-import { createDevServer, DEV_ISSUER, type ExpirySweep } from '../../dev';
+import { createDevServer, DEV_ISSUER, recordServe, type ExpirySweep } from '../../dev';
 import { packageVersion } from '../version';
 import { daysFlag } from './token-input';
 
@@ -19,6 +19,8 @@ other commands). Once it listens it prints two lines on stdout: the base URL
 alone (for scripts), then a notice:
   http://127.0.0.1:8080
   listening on http://127.0.0.1:8080
+While it runs, the URL is also recorded in SVC_HOME/serve.json (removed when
+it stops), where 'svc auth login' finds the server.
 and then one line per request on stderr (method, path, status, user, token
 name, decision; never a token). Stop it with Ctrl-C (SIGINT) or SIGTERM.
 
@@ -42,6 +44,9 @@ it says "OAuth is off" on stderr and serves PATs only):
   /oauth/device_authorization, /oauth/device        DCR, code flow with PKCE,
       refresh, revocation, device flow; sign-in picks a member (dev only: no
       password); state in SVC_HOME/oauth.json
+The command line's own client, svc-cli ('svc auth login'), gets tokens with
+full access as the user (no scope; the consent page says so); every other
+client's tokens are limited to the permissions approved.
 
 A request to /mcp with an Origin header (a browser) is refused with 403
 unless that origin is the server's own or given with --allow-origin: a web
@@ -133,9 +138,9 @@ export const serveCommand = defineCommand({
       await server.close();
       throw err;
     }
-    // The bare URL comes first and alone on its line (DESIGN: scripts read it), then the notice for people.
-    io.stdout(`${url}\nlistening on ${url}\n`);
-    await new Promise<void>((resolve) => {
+    // Listening for the stop signals before anything announces the server: a script that reads the URL
+    // and stops the server at once must get a clean stop (the record removed), not the default death.
+    const stopped = new Promise<void>((resolve) => {
       const stop = (): void => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -144,6 +149,19 @@ export const serveCommand = defineCommand({
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    // Recorded before the URL is printed: a script that reads the URL and runs `svc auth login` finds it.
+    const forget = await recordServe(dev.home, url).catch((err: unknown) => {
+      io.stderr(
+        `svc: note: could not record the URL in SVC_HOME/serve.json (${err instanceof Error ? err.message : 'unknown'}); 'svc auth login' needs --server\n`,
+      );
+      return () => Promise.resolve();
+    });
+    // The bare URL comes first and alone on its line (DESIGN: scripts read it), then the notice for people.
+    io.stdout(`${url}\nlistening on ${url}\n`);
+    await stopped;
+    // The record goes first: from the moment the server stops, 'svc auth login' must not be sent to it,
+    // and a failure while closing must not leave the record behind.
+    await forget().catch(() => undefined);
     await server.close();
     io.stderr('svc: server stopped\n');
     return 0;
