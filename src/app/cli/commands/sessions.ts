@@ -22,13 +22,14 @@ request on (the other sessions and your tokens stay valid). Needs a session
 end sessions.
 
 Options:
-      --revoke <id>   end the session with this id (from the list)
+      --revoke <id>   end the session with this id (from the list); an id may
+                      start with '-', so write --revoke=<id>
       --json          print the sessions (or the ended one) as JSON
   -h, --help          show this help
 
 Examples:
   svc auth sessions
-  svc auth sessions --revoke q0Zr3Fh1b2RkZXYtc2Vzc2
+  svc auth sessions --revoke=-q0Zr3Fh1b2RkZXYtc2Vzc2
 `;
 
 /** The table of `svc auth sessions`: times relative to `nowMs`, the current session starred. */
