@@ -7,6 +7,7 @@
  * @module
  */
 import { UnavailableError } from '../../../errors';
+import { readFetchBytes } from '../../../http';
 
 /** Largest answer read, in bytes: metadata and token answers are a few KiB. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
@@ -67,37 +68,18 @@ function originOf(url: string): string {
   return URL.parse(url)?.origin ?? 'an invalid URL';
 }
 
+/** The answer's body, at most {@link MAX_ANSWER_BYTES}: the same bounded reader as the handlers' request bodies. */
 async function readCapped(res: Response, what: string, url: string): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  const tooMuch = (): UnavailableError => new UnavailableError(`${what} sent more than ${MAX_ANSWER_BYTES} bytes (${originOf(url)})`);
-  if (declared > MAX_ANSWER_BYTES) {
-    await res.body?.cancel().catch(() => undefined);
-    throw tooMuch();
-  }
-  const reader = (res.body as ReadableStream<Uint8Array> | null)?.getReader();
-  if (reader === undefined) return new Uint8Array(0);
-  const parts: Uint8Array[] = [];
-  let total = 0;
+  let read;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > MAX_ANSWER_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw tooMuch();
-      }
-      parts.push(value);
-    }
+    read = await readFetchBytes(res, MAX_ANSWER_BYTES);
   } catch (cause) {
-    if (cause instanceof UnavailableError) throw cause;
     throw new UnavailableError(`${what} did not finish its answer (${originOf(url)})`, { cause });
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
+  if (read.tooLarge) {
+    // A declared length over the cap is refused before any byte is read: drop the connection's body too.
+    await res.body?.cancel().catch(() => undefined);
+    throw new UnavailableError(`${what} sent more than ${MAX_ANSWER_BYTES} bytes (${originOf(url)})`);
   }
-  return out;
+  return read.bytes;
 }
