@@ -74,9 +74,23 @@ export class TokenTable {
 
   readChain(id: unknown): TokenRecord[] | null {
     if (typeof id !== 'string') throw new ValidationError([{ path: 'id', message: 'expected a string' }]);
+    return this.chainOf(id, toRecord);
+  }
+
+  /**
+   * `readChain` for the service's request path: the same chain as shared frozen
+   * views (see views.ts), which the caller must only read and never hand on.
+   */
+  readChainShared(id: string): TokenRecord[] | null {
+    const views = (this.views ??= new RecordViews(MAX_VIEWS));
+    return this.chainOf(id, (entry) => views.of(entry));
+  }
+
+  /** The record of `id` and its ancestors, each made by `make`; `null` when `id` is unknown. */
+  private chainOf(id: string, make: (entry: Entry) => TokenRecord): TokenRecord[] | null {
     let entry = this.byId.get(id);
     if (entry === undefined) return null;
-    const chain: TokenRecord[] = [toRecord(entry)];
+    const chain: TokenRecord[] = [make(entry)];
     // A loaded file could hold a parent cycle; the seen set keeps the walk finite.
     // Most chains are a single record: the set is only made for a parent.
     let seen: Set<string> | undefined;
@@ -85,28 +99,7 @@ export class TokenTable {
       const parent = this.byId.get(entry.parentId);
       if (parent === undefined || seen.has(parent.id)) break;
       seen.add(parent.id);
-      chain.push(toRecord(parent));
-      entry = parent;
-    }
-    return chain;
-  }
-
-  /**
-   * `readChain` for the service's request path: the same chain as shared frozen
-   * views (see views.ts), which the caller must only read and never hand on.
-   */
-  readChainShared(id: string): TokenRecord[] | null {
-    let entry = this.byId.get(id);
-    if (entry === undefined) return null;
-    const views = (this.views ??= new RecordViews(MAX_VIEWS));
-    const chain: TokenRecord[] = [views.of(entry)];
-    let seen: Set<string> | undefined;
-    while (entry.parentId !== null) {
-      seen ??= new Set<string>([entry.id]);
-      const parent = this.byId.get(entry.parentId);
-      if (parent === undefined || seen.has(parent.id)) break;
-      seen.add(parent.id);
-      chain.push(views.of(parent));
+      chain.push(make(parent));
       entry = parent;
     }
     return chain;
