@@ -18,6 +18,7 @@ import { issuers, sweeper, tokenApi, sessionApi, managedRecords, toInfo } from '
 import { leakReporter } from './leaks';
 import { resolveOptions, systemClock } from './options';
 import { registerRecords } from './records';
+import { registerClientAddress } from './client-address';
 import type { Auth, AuthOptions } from './types';
 
 /**
@@ -151,5 +152,7 @@ export function createAuth(options: AuthOptions): Auth {
   if (events !== null) registerEvents(frozen, { events, nowMs, owns: (p) => grantOf(p) !== undefined });
   // An authorization server built on this Auth records its grants and access tokens here (svc-auth/oauth).
   registerRecords(frozen, { store, nowMs, call, events });
+  // The leak endpoints count clients by the address allowedIps sees (behind trustProxy: the client, not the proxy).
+  registerClientAddress(frozen, opts.trustProxy);
   return frozen;
 }
