@@ -12,7 +12,7 @@
  * public server, and its keys come from api.github.com. Mounting it on your
  * own server is one more exact path, as below (docs/leaks.md):
  *
- *     const github = githubSecretScanningHandler(auth);
+ *     const github = githubSecretScanningHandler(auth, { tokenTypes: ['acme_svc_pat'] });
  *     routes: { '/hooks/github/secret-scanning': async (req, res) => { await github.node(req, res); return { reason: 'github' }; } }
  * @module
  */
