@@ -9,7 +9,7 @@ import { AuthenticationError, UnavailableError, ValidationError } from '../error
 import { authorize as decide, type Grant } from '../core/policy';
 import { MemoryTokenStore, type TokenRecord } from '../stores';
 import { isKeyRing } from '../tokens';
-import { createAuthenticator } from './authenticate';
+import { checkGrantChain, createAuthenticator } from './authenticate';
 import type { ServiceContext } from './context';
 import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
@@ -136,10 +136,13 @@ export function createAuth(options: AuthOptions): Auth {
       issuer: opts.issuer,
       keys: opts.keys,
       clockToleranceSec: opts.clockToleranceSec,
+      trustedIssuers: opts.trustedIssuers,
       store,
       nowMs,
       call,
       events,
+      // The same check as the request path's, on a chain read now.
+      readGrantChain: async (c, at) => checkGrantChain(await call('token store', () => store.readChain(c.jti)), c, at),
       readValidChain,
     }),
 
