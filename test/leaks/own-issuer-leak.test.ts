@@ -6,13 +6,15 @@
  * leaked one ends its grant (the grant's record and every access token under
  * it), whatever resource it was minted for, and the server refuses the
  * grant's refresh token from then on. A real authorization server on
- * loopback (test/oauth/support.ts), real code flows.
+ * loopback (test/oauth/support.ts), and the real `svc serve` process, with
+ * real code flows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trustedIssuerFor } from '../../src/entries/oauth';
 import { credentialRevocationHandler } from '../../src/leaks';
 import { createAuth, type Auth, type AuthEvent, type TokenLeakedEvent } from '../../src/service';
 import { generateKeyRing } from '../../src/tokens';
+import { exited, serve, svc, tempHome } from '../cli/helpers';
 import { codeFlow, startServer, token, type Running } from '../oauth/support';
 
 const members = { rolesOf: (u: string) => (u === 'alice' ? { orgs: { acme: 'owner' as const } } : {}) };
@@ -123,5 +125,51 @@ describe('leaked access tokens of our own authorization server', () => {
     const forged = `${header}.${payload}.${'A'.repeat(86)}`;
     expect((await api.reportLeaked([forged], { source: 'support' })).outcomes).toEqual(['foreign']);
     await expect(mcp.authenticate(real)).resolves.toMatchObject({ userId: 'alice' });
+  });
+});
+
+describe('svc serve: a leaked token of its own authorization server posted to /api/credentials/revoke', { timeout: 120_000 }, () => {
+  it('202, then /mcp refuses the token and the server refuses the grant’s refresh token', async () => {
+    const { home, cleanup } = await tempHome();
+    try {
+      expect((await svc(home, ['member', 'set', '--user', 'alice', '--resource', 'acme', '--role', 'editor'])).code).toBe(0);
+      const running = await serve(home);
+      try {
+        const base = running.url;
+        const { tokens, clientId } = await codeFlow(base);
+        const leaked = tokens.access_token as string;
+        const mcp = (): Promise<Response> =>
+          fetch(`${base}/mcp`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${leaked}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+            body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+          });
+        expect((await mcp()).status).not.toBe(401);
+        const res = await fetch(`${base}/api/credentials/revoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ credentials: [leaked] }),
+        });
+        expect(res.status).toBe(202);
+        expect(await res.json()).toEqual({ status: 'accepted' });
+        expect((await mcp()).status).toBe(401);
+        const refresh = await token(base, {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token as string,
+          client_id: clientId,
+        });
+        expect(refresh.body.error).toBe('invalid_grant');
+        expect(running.stderr()).not.toContain(leaked);
+      } finally {
+        running.child.kill('SIGTERM');
+        await exited(running.child);
+      }
+    } finally {
+      await cleanup();
+    }
   });
 });
