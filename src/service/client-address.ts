@@ -16,6 +16,11 @@ import { addressOf, addressText } from './authenticate';
  * @internal The client address of `req` as canonical text, or `undefined` when it is not known (a trusted
  * proxy that names no client, a header that cannot be read). `peer`: the connection's address when the
  * request carries none (a fetch `Request`); a node request's socket is read when it is absent. Never throws.
+ *
+ * @example
+ * ```ts
+ * const read: ClientAddressReader = (req, peer) => peer; // what an Auth without trustProxy amounts to
+ * ```
  */
 export type ClientAddressReader = (req: BearerRequest, peer?: string) => string | undefined;
 

@@ -179,6 +179,7 @@ describe('options and frameworks', () => {
     ['an empty tokenTypes', { tokenTypes: [] }, 'options.tokenTypes'],
     ['a tokenTypes name with a space', { tokenTypes: ['acme pat'] }, 'options.tokenTypes'],
     ['a tokenTypes that is a string', { tokenTypes: 'svc_auth_pat' }, 'options.tokenTypes'],
+    ['no options at all', undefined, 'options.tokenTypes'],
   ])('%s is refused when the handler is built', (_what, options, path) => {
     const err = caught(() => githubSecretScanningHandler(w.auth, options as never));
     expect(err).toBeInstanceOf(ValidationError);

@@ -120,6 +120,10 @@ function keysUrl(value: unknown, issues: IssueInput[]): string {
 
 /** @internal check the options of `githubSecretScanningHandler`; throws `ValidationError` listing every problem. */
 export function checkGitHubOptions(options: unknown): CheckedGitHubOptions {
+  if (options === undefined) {
+    // Built as before tokenTypes existed: say what is missing rather than "not an object".
+    throw new ValidationError([{ path: 'options.tokenTypes', message: 'is required: the token types registered with GitHub' }]);
+  }
   if (!isPlainObject(options)) throw new ValidationError([{ path: 'options', message: 'must be an object' }]);
   const issues: IssueInput[] = [];
   checkOptions(options, KEYS, 'options', issues);

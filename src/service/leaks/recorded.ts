@@ -19,7 +19,14 @@
 import { AuthenticationError } from '../../errors';
 import { IssuerVerifier, type IssuerClaims, type IssuerConfig } from '../../tokens';
 
-/** @internal what a recorded issuer's token is: its claims (`jti` set), `'expired'` (ours, nothing to end), or `'foreign'`. */
+/**
+ * @internal what a recorded issuer's token is: its claims (`jti` set), `'expired'` (ours, nothing to end), or `'foreign'`.
+ *
+ * @example
+ * ```ts
+ * const verdict: RecordedVerdict = 'foreign'; // signed by no key of the issuer
+ * ```
+ */
 export type RecordedVerdict = (IssuerClaims & { readonly jti: string }) | 'expired' | 'foreign';
 
 /**
