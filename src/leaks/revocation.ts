@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SvcAuthError, ValidationError, type IssueInput } from '../errors';
 import { checkOptions, isPlainObject } from '../core/vocabulary';
-import type { Auth } from '../service';
+import { clientAddressOf, type Auth } from '../service';
 import {
   closing,
   internal,
@@ -42,12 +42,18 @@ export interface CredentialRevocationOptions {
   source?: string;
   /** The largest body read, in bytes (1 to 104 857 600). Default 1 MiB; over it: 413. */
   maxBodyBytes?: number;
-  /** Per client address; `false` turns it off (when a proxy in front limits already). Default 60 requests an hour. */
+  /**
+   * Per client address, the address `allowedIps` sees: behind the proxies of `createAuth({ trustProxy })`,
+   * the client they name in `X-Forwarded-For`, never the proxy (one client must not use up every
+   * reporter's allowance). `false` turns it off (when a proxy in front limits already). Default 60
+   * requests an hour.
+   */
   rateLimit?: RevocationRateLimit | false;
   /**
-   * The client address a request is counted under. Default: the socket's peer address for the
-   * node form, the `clientAddress` given to the fetch form (none: every client shares one bucket).
-   * Behind a reverse proxy, return the address your proxy reports (never a header a client sets).
+   * The peer address of a request, when the runtime knows it and the request does not carry it.
+   * Default: the socket's for the node form, the `clientAddress` given to the fetch form. As for the
+   * guards, `trustProxy` then applies to it; a client nobody names (none given, a trusted proxy
+   * without `X-Forwarded-For`) is counted in one shared bucket.
    */
   clientAddress?: (req: IncomingMessage | Request) => string | undefined;
   /** Sees the original error of every 5xx answer. */
@@ -90,6 +96,13 @@ function isJsonType(value: string | undefined): boolean {
         .toLowerCase() === 'utf-8'
     );
   });
+}
+
+/** The peer `clientAddress` gives: `undefined` without the option, `''` (unknown, never the socket's) when it gives no string. */
+function peerOf(given: CredentialRevocationOptions['clientAddress'], req: IncomingMessage | Request): string | undefined {
+  if (given === undefined) return undefined;
+  const a: unknown = given(req);
+  return typeof a === 'string' ? a : '';
 }
 
 /** What one request is, whichever form it came in. */
@@ -154,6 +167,12 @@ export function credentialRevocationHandler(auth: Auth, given: CredentialRevocat
   checkFunction(options.clientAddress, 'options.clientAddress');
   checkFunction(options.onError, 'options.onError');
   const limiter = limit === false ? undefined : new RateLimiter(limit);
+  const readAddress = clientAddressOf(auth);
+  /** The address a request is counted under: the one `allowedIps` sees, through the `Auth`'s trusted proxies. */
+  function addressOf(req: IncomingMessage | Request, peer: string | undefined): string | undefined {
+    if (readAddress !== undefined) return readAddress(req, peer);
+    return peer ?? (req instanceof Request ? undefined : req.socket?.remoteAddress);
+  }
   const report = reporter(options.onError);
 
   /** The answer to one request, and whether its body was left unread (the node form then closes the connection). */
@@ -195,7 +214,7 @@ export function credentialRevocationHandler(auth: Auth, given: CredentialRevocat
         const out = await answer({
           method: req.method,
           contentType: nodeHeader(req, 'content-type'),
-          address: options.clientAddress === undefined ? req.socket?.remoteAddress : options.clientAddress(req),
+          address: addressOf(req, peerOf(options.clientAddress, req)),
           body: (max) => (parsedBody === undefined ? readNodeBody(req, max) : Promise.resolve({ parsed: parsedBody })),
         });
         unread = out.unread && parsedBody === undefined;
@@ -209,7 +228,7 @@ export function credentialRevocationHandler(auth: Auth, given: CredentialRevocat
         const out = await answer({
           method: req.method,
           contentType: req.headers.get('content-type') ?? undefined,
-          address: options.clientAddress === undefined ? info?.clientAddress : options.clientAddress(req),
+          address: addressOf(req, options.clientAddress === undefined ? info?.clientAddress : peerOf(options.clientAddress, req)),
           body: (max) => readFetchBody(req, max),
         });
         return toResponse(out.answer);

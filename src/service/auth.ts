@@ -9,7 +9,7 @@ import { AuthenticationError, UnavailableError, ValidationError } from '../error
 import { authorize as decide, type Grant } from '../core/policy';
 import { MemoryTokenStore, type TokenRecord } from '../stores';
 import { isKeyRing } from '../tokens';
-import { createAuthenticator } from './authenticate';
+import { checkGrantChain, createAuthenticator } from './authenticate';
 import type { ServiceContext } from './context';
 import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
@@ -18,6 +18,7 @@ import { issuers, sweeper, tokenApi, sessionApi, managedRecords, toInfo } from '
 import { leakReporter } from './leaks';
 import { resolveOptions, systemClock } from './options';
 import { registerRecords } from './records';
+import { registerClientAddress } from './client-address';
 import type { Auth, AuthOptions } from './types';
 
 /**
@@ -135,10 +136,13 @@ export function createAuth(options: AuthOptions): Auth {
       issuer: opts.issuer,
       keys: opts.keys,
       clockToleranceSec: opts.clockToleranceSec,
+      trustedIssuers: opts.trustedIssuers,
       store,
       nowMs,
       call,
       events,
+      // The same check as the request path's, on a chain read now.
+      readGrantChain: async (c, at) => checkGrantChain(await call('token store', () => store.readChain(c.jti)), c, at),
       readValidChain,
     }),
 
@@ -151,5 +155,7 @@ export function createAuth(options: AuthOptions): Auth {
   if (events !== null) registerEvents(frozen, { events, nowMs, owns: (p) => grantOf(p) !== undefined });
   // An authorization server built on this Auth records its grants and access tokens here (svc-auth/oauth).
   registerRecords(frozen, { store, nowMs, call, events });
+  // The leak endpoints count clients by the address allowedIps sees (behind trustProxy: the client, not the proxy).
+  registerClientAddress(frozen, opts.trustProxy);
   return frozen;
 }

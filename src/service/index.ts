@@ -38,3 +38,4 @@ export type {
 export { principalScopes, scopeNarrowing } from './authenticate';
 export { guarded, readClock } from './deadlines';
 export { sessionRecordsOf } from './records';
+export { clientAddressOf } from './client-address';

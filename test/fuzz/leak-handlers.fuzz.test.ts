@@ -111,8 +111,8 @@ function handlers() {
       credentialRevocationHandler(w.auth, { rateLimit: { requests: 3, windowMs: 60_000 } }),
     ],
     github: [
-      githubSecretScanningHandler(w.auth, { keys: keysDocument(github) }),
-      githubSecretScanningHandler(w.auth, { keys: keysDocument(github), feedback: 'token_raw' }),
+      githubSecretScanningHandler(w.auth, { tokenTypes: ['svc_auth_pat'], keys: keysDocument(github) }),
+      githubSecretScanningHandler(w.auth, { tokenTypes: ['svc_auth_pat'], keys: keysDocument(github), feedback: 'token_raw' }),
     ],
   };
 }

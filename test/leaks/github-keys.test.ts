@@ -30,7 +30,8 @@ afterAll(() => keys.close());
 const BODY = '[{"token":"some_token","type":"svc_auth_pat","url":"","source":"content"}]';
 const request = (key: SigningKey = github, body = BODY): Request =>
   new Request('http://127.0.0.1/hooks/github', { method: 'POST', headers: signed(body, key), body });
-const handler = (options: GitHubSecretScanningOptions = {}) => githubSecretScanningHandler(w.auth, { keysUrl: keys.url, ...options });
+const handler = (options: Partial<GitHubSecretScanningOptions> = {}) =>
+  githubSecretScanningHandler(w.auth, { tokenTypes: ['svc_auth_pat'], keysUrl: keys.url, ...options });
 
 describe('keys from the keys URL', () => {
   it('keys that cannot be had are 503, never an accept: refused connection, 500, oversized, no P-256 key, a hang', async () => {
@@ -39,7 +40,7 @@ describe('keys from the keys URL', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
     const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/keys`;
     await new Promise((r) => closed.close(r));
-    const dead = githubSecretScanningHandler(w.auth, { keysUrl: deadUrl, onError: (e) => seen.push(e) });
+    const dead = githubSecretScanningHandler(w.auth, { tokenTypes: ['svc_auth_pat'], keysUrl: deadUrl, onError: (e) => seen.push(e) });
     const res = await dead.fetch(request());
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ error: 'unavailable' });
@@ -98,7 +99,7 @@ describe('keys from the keys URL', () => {
 
   it('given keys: no request to any keys URL, ever', async () => {
     const before = keys.hits;
-    const h = githubSecretScanningHandler(w.auth, { keys: keysDocument(github) });
+    const h = githubSecretScanningHandler(w.auth, { tokenTypes: ['svc_auth_pat'], keys: keysDocument(github) });
     expect((await h.fetch(request())).status).toBe(200);
     expect((await h.fetch(request(signingKey('other')))).status).toBe(403);
     expect(keys.hits).toBe(before);
@@ -174,6 +175,11 @@ describe('options and frameworks', () => {
     ['keysCacheMs of 1 s', { keysCacheMs: 1_000 }, 'options.keysCacheMs'],
     ['keysRefetchCooldownMs of 0', { keysRefetchCooldownMs: 0 }, 'options.keysRefetchCooldownMs'],
     ['an unknown option', { secret: 'x' }, 'options.secret'],
+    ['no tokenTypes (every type would be judged)', {}, 'options.tokenTypes'],
+    ['an empty tokenTypes', { tokenTypes: [] }, 'options.tokenTypes'],
+    ['a tokenTypes name with a space', { tokenTypes: ['acme pat'] }, 'options.tokenTypes'],
+    ['a tokenTypes that is a string', { tokenTypes: 'svc_auth_pat' }, 'options.tokenTypes'],
+    ['no options at all', undefined, 'options.tokenTypes'],
   ])('%s is refused when the handler is built', (_what, options, path) => {
     const err = caught(() => githubSecretScanningHandler(w.auth, options as never));
     expect(err).toBeInstanceOf(ValidationError);
@@ -181,7 +187,11 @@ describe('options and frameworks', () => {
   });
 
   async function express_(parser: express.RequestHandler, seen: unknown[]): Promise<{ url: string; close(): void }> {
-    const h = githubSecretScanningHandler(w.auth, { keys: keysDocument(github), onError: (e) => seen.push(e) });
+    const h = githubSecretScanningHandler(w.auth, {
+      tokenTypes: ['svc_auth_pat'],
+      keys: keysDocument(github),
+      onError: (e) => seen.push(e),
+    });
     const app = express();
     app.post('/hooks/github', parser, (req, res) => void h.node(req, res, req.body as Uint8Array));
     const server = createServer(app).listen(0, '127.0.0.1');

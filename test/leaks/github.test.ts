@@ -34,8 +34,8 @@ afterAll(async () => {
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
-async function start(w: World, form: Form, options: GitHubSecretScanningOptions = {}): Promise<Running> {
-  const h = githubSecretScanningHandler(w.auth, { keysUrl: keys.url, ...options });
+async function start(w: World, form: Form, options: Partial<GitHubSecretScanningOptions> = {}): Promise<Running> {
+  const h = githubSecretScanningHandler(w.auth, { tokenTypes: ['svc_auth_pat'], keysUrl: keys.url, ...options });
   return form === 'node' ? nodeServer((req, res) => h.node(req, res)) : fetchServer((req) => h.fetch(req));
 }
 
@@ -99,7 +99,7 @@ describe.each(FORMS)('the GitHub endpoint, %s form', (form) => {
   let w: World;
   let server: Running;
   let token: string;
-  const fresh = async (options: GitHubSecretScanningOptions = {}): Promise<void> => {
+  const fresh = async (options: Partial<GitHubSecretScanningOptions> = {}): Promise<void> => {
     await server?.close();
     w = await world(new MemoryTokenStore());
     token = (await w.auth.client(await w.auth.principalFor('alice')).token.create({ name: 'pat' })).token;

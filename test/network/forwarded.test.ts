@@ -38,9 +38,9 @@ describe('clientAddress', () => {
     expect(client('10.0.0.5', ' 203.0.113.7 ,\t10.1.1.1 ')).toBe('203.0.113.7');
   });
 
-  it('a trusted peer without the header is the client; every hop trusted: the farthest one', () => {
-    expect(client('10.0.0.5', undefined)).toBe('10.0.0.5');
-    expect(client('10.0.0.5', '')).toBe('10.0.0.5');
+  it('a trusted peer without the header names no client (unknown, never the proxy); every hop trusted: the farthest one', () => {
+    expect(client('10.0.0.5', undefined)).toBeUndefined();
+    expect(client('10.0.0.5', '')).toBeUndefined();
     expect(client('10.0.0.5', '10.2.2.2, 10.1.1.1')).toBe('10.2.2.2');
   });
 

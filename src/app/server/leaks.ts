@@ -5,12 +5,14 @@
  * log, a paste, a commit) kills it here; the answer is 202 whatever was sent,
  * so the endpoint tells nobody whether a token exists. It is no management
  * endpoint: it can only revoke, and only a token its caller already holds.
+ * Its rate limit counts the client `allowedIps` sees: behind `--trust-proxy`
+ * (the `Auth`'s `trustProxy`), the client the proxy names, not the proxy.
  *
  * GitHub's secret scanning endpoint is not mounted: GitHub can only reach a
  * public server, and its keys come from api.github.com. Mounting it on your
  * own server is one more exact path, as below (docs/leaks.md):
  *
- *     const github = githubSecretScanningHandler(auth);
+ *     const github = githubSecretScanningHandler(auth, { tokenTypes: ['acme_svc_pat'] });
  *     routes: { '/hooks/github/secret-scanning': async (req, res) => { await github.node(req, res); return { reason: 'github' }; } }
  * @module
  */

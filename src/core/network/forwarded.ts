@@ -12,8 +12,9 @@
  *
  * Bounded: only the last 4 KiB of the header and at most 32 hops are read,
  * in one pass from the right; a hop that is not an address (`unknown`,
- * garbage, a hop cut by the 4 KiB limit) makes the client unknown rather
- * than letting a proxy's own address stand in for it.
+ * garbage, a hop cut by the 4 KiB limit), or a trusted peer with no header
+ * at all, makes the client unknown rather than letting a proxy's own address
+ * stand in for it.
  * @module
  */
 import { parseAddress, type IpAddress } from './address';
@@ -57,22 +58,27 @@ function parseHop(text: string, from: number, to: number): IpAddress | undefined
 /**
  * The client address of a request whose connection came from `peer`, given
  * its `X-Forwarded-For` header and the trusted proxies (`null`: none, the
- * peer is the client). `undefined` when the peer is not an address, or when
- * the header, read from the right through trusted hops, reaches a hop that
- * is not one. When every hop is a trusted proxy, the farthest one is the client.
+ * peer is the client). `undefined` when the peer is not an address, when a
+ * trusted peer sends no header (the proxy named no client, and the proxy is
+ * not one), or when the header, read from the right through trusted hops,
+ * reaches a hop that is not one. When every hop is a trusted proxy, the
+ * farthest one is the client.
  *
  * @example
  * ```ts
  * const proxies = new RangeMatcher(['10.0.0.0/8']);
  * clientAddress('10.0.0.5', '198.51.100.9, 203.0.113.7', proxies); // 203.0.113.7 (198.51.100.9 was written by the client)
  * clientAddress('203.0.113.7', '10.9.9.9', proxies);               // 203.0.113.7 (an untrusted peer's header is ignored)
+ * clientAddress('10.0.0.5', undefined, proxies);                   // undefined (a trusted proxy that names no client)
  * ```
  */
 export function clientAddress(peer: unknown, forwardedFor: unknown, trusted: RangeMatcher | null): IpAddress | undefined {
   const p = parseAddress(peer, true);
   if (p === undefined) return undefined;
   if (trusted === null || !trusted.matches(p)) return p;
-  if (typeof forwardedFor !== 'string' || forwardedFor === '') return p;
+  // A trusted proxy that names nobody is no client: taking the proxy for one would let a token
+  // limited to the proxy's range pass for any client that reached the proxy without the header.
+  if (typeof forwardedFor !== 'string' || forwardedFor === '') return undefined;
   const truncated = forwardedFor.length > MAX_HEADER;
   const text = truncated ? forwardedFor.slice(forwardedFor.length - MAX_HEADER) : forwardedFor;
   let end = text.length;

@@ -45,7 +45,7 @@ import { readSignatureHeaders, verifies } from './signature';
  *
  * @example
  * ```ts
- * const github: GitHubSecretScanningHandler = githubSecretScanningHandler(auth);
+ * const github: GitHubSecretScanningHandler = githubSecretScanningHandler(auth, { tokenTypes: ['acme_svc_pat'] });
  * // node:http: if (req.url === '/hooks/github/secret-scanning') void github.node(req, res);
  * // Hono: app.post('/hooks/github/secret-scanning', (c) => github.fetch(c.req.raw));
  * ```
@@ -82,11 +82,13 @@ interface Incoming {
  * The GitHub secret scanning partner endpoint, for node:http and fetch runtimes. A request must
  * carry `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (ECDSA P-256, SHA-256,
  * over the raw body), signed by a key GitHub lists (`options.keys`, or the keys URL); its body is
- * GitHub's array of matches `[{ "token", "type", "url", "source" }]`. Each token that is an active
+ * GitHub's array of matches `[{ "token", "type", "url", "source" }]`. Each token of a type in
+ * `options.tokenTypes` (the types you registered; others are not judged) that is an active
  * token of this instance is revoked with its subtree (`token.leaked` events, `source` `'github'`,
  * `url` where it was found). The answer is 200 with one feedback entry per match:
  * `{ "token_hash" (or "token_raw"), "token_type", "label": "true_positive" | "false_positive" }`,
- * true for every token of this instance (active, revoked or expired), false for the rest.
+ * true for every token of this instance (active, revoked or expired), false for the rest (a
+ * match of a type not registered included).
  *
  * Refusals, in the H2 JSON shape: 405 (not POST), 403 (unsigned, a signature that is not base64, a
  * key GitHub does not list, a signature that does not match the body), 413 (over
@@ -99,24 +101,29 @@ interface Incoming {
  * ```ts
  * import { createServer } from 'node:http';
  * import { githubSecretScanningHandler } from 'svc-auth';
- * const github = githubSecretScanningHandler(auth, { githubToken: process.env.GITHUB_TOKEN });
+ * const github = githubSecretScanningHandler(auth, { tokenTypes: ['acme_svc_pat'], githubToken: process.env.GITHUB_TOKEN });
  * createServer((req, res) => {
  *   if ((req.url ?? '').split('?')[0] === '/hooks/github/secret-scanning') void github.node(req, res);
  *   else res.writeHead(404).end();
  * }).listen(8080, '127.0.0.1');
  * ```
  */
-export function githubSecretScanningHandler(auth: Auth, options: GitHubSecretScanningOptions = {}): GitHubSecretScanningHandler {
+export function githubSecretScanningHandler(auth: Auth, options: GitHubSecretScanningOptions): GitHubSecretScanningHandler {
   const reportLeaked = checkAuth(auth, 'auth');
   const o = checkGitHubOptions(options);
   const keys = new KeySource(o.keys);
   const report = reporter(o.onError);
 
-  /** Revoke what is ours, one `reportLeaked` call per url (the event's `url`) and per 1 000 tokens. */
+  /**
+   * Revoke what is ours, one `reportLeaked` call per url (the event's `url`) and per 1 000 tokens.
+   * Only matches of a registered type are judged: the others stay `foreign` (false_positive).
+   */
   async function judge(matches: readonly Match[]): Promise<LeakOutcome[]> {
     const outcomes: LeakOutcome[] = new Array<LeakOutcome>(matches.length).fill('foreign');
     const byUrl = new Map<string, number[]>();
     matches.forEach((m, i) => {
+      // A type nobody registered here is not ours to judge, whatever the token looks like.
+      if (!o.tokenTypes.has(m.type)) return;
       const at = byUrl.get(m.url ?? '');
       if (at === undefined) byUrl.set(m.url ?? '', [i]);
       else at.push(i);

@@ -16,10 +16,18 @@ import type { GitHubFeedback } from './matches';
  *
  * @example
  * ```ts
- * const options: GitHubSecretScanningOptions = { githubToken: process.env.GITHUB_TOKEN, onError: console.error };
+ * const options: GitHubSecretScanningOptions = { tokenTypes: ['acme_svc_pat'], githubToken: process.env.GITHUB_TOKEN, onError: console.error };
  * ```
  */
 export interface GitHubSecretScanningOptions {
+  /**
+   * The token types you registered with GitHub's partner program (the names GitHub sends back as
+   * each match's `type`, such as `acme_svc_pat`): 1 to 16 names of 1 to 256 characters from
+   * `[A-Za-z0-9._:-]`. Required. A match of any other type is not judged (nothing revoked, no
+   * store read) and is labelled `false_positive`: a pattern GitHub sends by mistake, or another
+   * type on the same URL, never revokes anything here.
+   */
+  tokenTypes: readonly string[];
   /** GitHub's keys document, given rather than fetched (no request to GitHub is ever made then). Not with `keysUrl`. */
   keys?: GitHubPublicKeys;
   /** Where the keys document is fetched. Default `https://api.github.com/meta/public_keys/secret_scanning`; `https:` (or `http:` on a loopback host). */
@@ -45,6 +53,7 @@ export interface GitHubSecretScanningOptions {
 }
 
 const KEYS = [
+  'tokenTypes',
   'keys',
   'keysUrl',
   'githubToken',
@@ -59,9 +68,26 @@ const KEYS = [
 ];
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const TOKEN = /^[\x21-\x7e]{1,512}$/;
+const TYPE = /^[A-Za-z0-9._:-]{1,256}$/;
+const MAX_TYPES = 16;
+
+/** The `tokenTypes` option as a set; an issue when it is not a list of type names. */
+function tokenTypes(value: unknown, issues: IssueInput[]): ReadonlySet<string> {
+  const ok =
+    Array.isArray(value) && value.length >= 1 && value.length <= MAX_TYPES && value.every((t) => typeof t === 'string' && TYPE.test(t));
+  if (!ok) {
+    issues.push({
+      path: 'options.tokenTypes',
+      message: `must list the 1 to ${MAX_TYPES} token types registered with GitHub (names of [A-Za-z0-9._:-]): only their matches are judged`,
+    });
+    return new Set();
+  }
+  return new Set(value as string[]);
+}
 
 /** @internal the checked options. */
 export interface CheckedGitHubOptions {
+  tokenTypes: ReadonlySet<string>;
   keys: { keys: Map<string, KeyObject> } | { remote: KeyFetchOptions };
   feedback: GitHubFeedback;
   source: string;
@@ -94,10 +120,15 @@ function keysUrl(value: unknown, issues: IssueInput[]): string {
 
 /** @internal check the options of `githubSecretScanningHandler`; throws `ValidationError` listing every problem. */
 export function checkGitHubOptions(options: unknown): CheckedGitHubOptions {
+  if (options === undefined) {
+    // Built as before tokenTypes existed: say what is missing rather than "not an object".
+    throw new ValidationError([{ path: 'options.tokenTypes', message: 'is required: the token types registered with GitHub' }]);
+  }
   if (!isPlainObject(options)) throw new ValidationError([{ path: 'options', message: 'must be an object' }]);
   const issues: IssueInput[] = [];
   checkOptions(options, KEYS, 'options', issues);
   const o = options as GitHubSecretScanningOptions & Record<string, unknown>;
+  const types = tokenTypes(o.tokenTypes, issues);
   if (o.keys !== undefined && (o.keysUrl !== undefined || o.githubToken !== undefined || o.fetch !== undefined)) {
     issues.push({ path: 'options.keys', message: 'keys are given or fetched: not keys together with keysUrl, githubToken or fetch' });
   }
@@ -138,6 +169,7 @@ export function checkGitHubOptions(options: unknown): CheckedGitHubOptions {
   collect(() => checkFunction(o.onError, 'options.onError'));
   if (issues.length > 0) throw new ValidationError(issues);
   return {
+    tokenTypes: types,
     keys: fixed !== undefined ? { keys: fixed } : { remote },
     feedback: o.feedback ?? 'token_hash',
     source: source as string,

@@ -2,7 +2,9 @@
  * `auth.reportLeaked`: whoever holds a leaked token may kill it. Each string
  * that verifies as a token of this instance (signature, issuer, claims: any
  * kind) and whose record chain is active is revoked with its subtree (T6),
- * and its owner hears one `token.leaked` event. Everything else is counted.
+ * and its owner hears one `token.leaked` event. An access token of a
+ * recorded trusted issuer (this `Auth`'s own authorization server) ends its
+ * whole grant (recorded.ts). Everything else is counted.
  *
  * Cost is bounded by the input: at most 1 000 strings, each refused above
  * 8 KiB before it is parsed, repeats judged once. Only a string whose
@@ -12,10 +14,19 @@
  */
 import { AuthenticationError } from '../../errors';
 import type { TokenRecord, TokenStore } from '../../stores';
-import { expiredClaimsOf, LIFETIMES, MAX_TOKEN_CHARS, TokenVerifier, type KeyRing, type TokenClaims } from '../../tokens';
+import {
+  expiredClaimsOf,
+  LIFETIMES,
+  MAX_TOKEN_CHARS,
+  TokenVerifier,
+  type IssuerConfig,
+  type KeyRing,
+  type TokenClaims,
+} from '../../tokens';
 import { leakedEvent, type EventDispatcher } from '../events';
 import { failure as failureOf } from '../deadlines';
 import { checkLeakInput } from './input';
+import { recordedIssuers, type RecordedVerdict } from './recorded';
 import type { LeakOutcome, LeakReport, ReportLeakedOptions } from './types';
 
 /** Strings judged at once: enough to overlap store round trips, few enough to bound a call's load on the store. */
@@ -34,10 +45,17 @@ export interface LeakDeps {
   readonly issuer: string;
   readonly keys: KeyRing;
   readonly clockToleranceSec: number;
+  /** The `Auth`'s trusted issuers: the tokens of the recorded ones (its own authorization server's) are revoked with their grant. */
+  readonly trustedIssuers: readonly IssuerConfig[];
   readonly store: TokenStore;
   readonly nowMs: () => number;
   readonly call: <T>(what: string, fn: () => T | Promise<T>) => Promise<T>;
   readonly events: EventDispatcher | null;
+  /**
+   * The request path's check of a recorded issuer's token (its record under its grant's, both its user's,
+   * both live): the chain `[token, grant]`, or `AuthenticationError` (`unknown`, `revoked`, `expired`).
+   */
+  readonly readGrantChain: (claims: { jti: string; sub: string; exp: number }, at: number) => Promise<readonly TokenRecord[]>;
   /** `authenticate`'s own chain check (T5): the active chain, or `AuthenticationError` (`unknown`, `revoked`, `expired`). */
   readonly readValidChain: (claims: ChainQuery, at: number) => Promise<readonly TokenRecord[]>;
 }
@@ -52,7 +70,7 @@ const INACTIVE: Judged = Object.freeze({ outcome: 'inactive' });
  *
  * @example
  * ```ts
- * const reportLeaked = leakReporter({ issuer, keys, clockToleranceSec: 5, store, nowMs, call, events, readValidChain });
+ * const reportLeaked = leakReporter({ issuer, keys, clockToleranceSec: 5, trustedIssuers: [], store, nowMs, call, events, readGrantChain, readValidChain });
  * await reportLeaked(['eyJ…'], { source: 'http' }); // { received: 1, revoked: 1, ignored: 0, … }
  * ```
  */
@@ -77,7 +95,36 @@ export function leakReporter(deps: LeakDeps): (tokens: readonly string[], option
     }
   }
 
+  const recorded = recordedIssuers(deps.trustedIssuers, { ownIssuer: deps.issuer, clockToleranceSec: deps.clockToleranceSec });
+
+  /** Revoke `head` with its subtree, and say so in one `token.leaked` event. */
+  async function revoke(head: TokenRecord, at: number, source: string, url: string | null): Promise<Judged> {
+    const got = await deps.call('token store', () => deps.store.revoke([head.id], new Date(at)));
+    const revokedIds = Array.isArray(got) ? got.filter((id): id is string => typeof id === 'string') : [];
+    // Revoked by someone else between the read and now: nothing was revoked here.
+    if (!revokedIds.includes(head.id)) return INACTIVE;
+    deps.events?.emit(leakedEvent(new Date(at), { source, url }, head, revokedIds));
+    return { outcome: 'revoked', id: head.id };
+  }
+
+  /** An access token of a recorded issuer: its grant's record is revoked, and every token of the grant with it. */
+  async function judgeIssued(verdict: RecordedVerdict, at: number, source: string, url: string | null): Promise<Judged> {
+    if (verdict === 'foreign') return FOREIGN;
+    if (verdict === 'expired') return INACTIVE;
+    let chain: readonly TokenRecord[];
+    try {
+      chain = await deps.readGrantChain({ jti: verdict.jti, sub: verdict.userId, exp: verdict.exp }, at);
+    } catch (err) {
+      if (err instanceof AuthenticationError) return INACTIVE;
+      throw err;
+    }
+    return revoke(chain[1] as TokenRecord, at, source, url);
+  }
+
   async function judge(text: string, at: number, source: string, url: string | null): Promise<Judged> {
+    if (text.length === 0 || text.length > MAX_TOKEN_CHARS) return FOREIGN;
+    const issued = recorded?.(text, Math.floor(at / 1000));
+    if (issued !== undefined) return judgeIssued(await issued, at, source, url);
     const claims = await verified(text, Math.floor(at / 1000));
     if (claims === undefined) return FOREIGN;
     if (claims === 'expired') return INACTIVE;
@@ -91,13 +138,7 @@ export function leakReporter(deps: LeakDeps): (tokens: readonly string[], option
       if (err instanceof AuthenticationError) return INACTIVE;
       throw err; // the store failed: UnavailableError, never a guess
     }
-    const head = chain[0] as TokenRecord;
-    const got = await deps.call('token store', () => deps.store.revoke([head.id], new Date(at)));
-    const revokedIds = Array.isArray(got) ? got.filter((id): id is string => typeof id === 'string') : [];
-    // Revoked by someone else between the read and now: nothing was revoked here.
-    if (!revokedIds.includes(head.id)) return INACTIVE;
-    deps.events?.emit(leakedEvent(new Date(at), { source, url }, head, revokedIds));
-    return { outcome: 'revoked', id: head.id };
+    return revoke(chain[0] as TokenRecord, at, source, url);
   }
 
   return async function reportLeaked(tokens, options) {

@@ -31,6 +31,11 @@ export interface IssuerVerifierOptions {
   readonly cacheSize: number;
   /** May this claim value stand as a user id here? */
   readonly isUserId: (id: string) => boolean;
+  /**
+   * Accept any `aud` (default `false`: the issuer's audience is pinned). Only for leak reports: a
+   * token of a recorded issuer is this service's to revoke whatever resource it was minted for.
+   */
+  readonly anyAudience?: boolean;
 }
 
 // An access token says what it is with `typ` (RFC 9068 section 2.1) or says nothing;
@@ -87,6 +92,7 @@ export class IssuerVerifier {
   readonly #toleranceSec: number;
   readonly #isUserId: (id: string) => boolean;
   readonly #cache: SignatureCache<Entry>;
+  readonly #anyAudience: boolean;
 
   constructor(options: IssuerVerifierOptions) {
     this.#byIssuer = new Map(options.issuers.map((config) => [config.issuer, { config, keys: new IssuerKeys(config) }]));
@@ -94,6 +100,7 @@ export class IssuerVerifier {
     this.#toleranceSec = options.clockToleranceSec;
     this.#isUserId = options.isUserId;
     this.#cache = new SignatureCache<Entry>(options.cacheSize);
+    this.#anyAudience = options.anyAudience === true;
   }
 
   /**
@@ -149,7 +156,7 @@ export class IssuerVerifier {
     const options: JWTVerifyOptions = {
       algorithms: [...config.algorithms],
       issuer: config.issuer,
-      audience: config.audience,
+      ...(this.#anyAudience ? {} : { audience: config.audience }),
       requiredClaims: ['exp'],
       currentDate: new Date(nowSec * 1000),
       clockTolerance: this.#toleranceSec,
