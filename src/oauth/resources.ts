@@ -5,20 +5,35 @@
  * `<base>`: both are the same resource, so `<resource>/` is rewritten to
  * `<resource>` in every request before oidc-provider reads it (query and
  * form body alike: a code asked for as one and redeemed as the other must
- * still match).
+ * still match). On a loopback issuer, `localhost`, `127.0.0.1` and `[::1]`
+ * name the same resources too.
  * @module
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { isLoopbackHost } from './cimd';
+
+/** A loopback URL's place, whatever loopback name it was written with (`localhost`, `127.0.0.1`, `[::1]`). */
+function loopbackPlace(value: string): string | undefined {
+  const url = URL.parse(value);
+  if (url === null || url.search !== '' || url.hash !== '' || url.username !== '' || !isLoopbackHost(url.hostname)) return undefined;
+  return `${url.protocol}//:${url.port}${url.pathname}`;
+}
 
 /**
- * @internal The one spelling of `value` when it names a configured resource with
- * a trailing slash (`<resource>/` -> `<resource>`); `undefined` when it needs none.
+ * @internal The one spelling of `value` when it names a configured resource
+ * another way: with a trailing slash (`<resource>/` -> `<resource>`), or, for
+ * a resource on a loopback host, with another loopback name
+ * (`http://localhost:8080/mcp` -> `http://127.0.0.1:8080/mcp`: a client that
+ * was given `localhost` reads the resource's metadata there, and asks for
+ * that name); `undefined` when it needs none.
  */
 export function canonicalResource(value: string, resources: readonly string[]): string | undefined {
-  if (!value.endsWith('/')) return undefined;
-  const bare = value.slice(0, -1);
-  return resources.includes(bare) ? bare : undefined;
+  if (resources.includes(value)) return undefined;
+  const bare = value.endsWith('/') ? value.slice(0, -1) : value;
+  if (resources.includes(bare)) return bare;
+  const place = loopbackPlace(bare);
+  return place === undefined ? undefined : resources.find((r) => loopbackPlace(r) === place);
 }
 
 /** @internal Rewrite the `resource` values of `params` in place; whether anything changed. */
