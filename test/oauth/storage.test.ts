@@ -172,6 +172,32 @@ describeWithDb(
     }
   });
 
+  it('a confidential client’s secret is never in the table (only its hash), and a registered client row expires', async () => {
+    const own = new PostgresOAuthStorage({ pool, table: tableName('svc_oauth', 'secret') });
+    await own.migrate();
+    const s = await startServer({ storage: own });
+    try {
+      const res = await fetch(`${s.base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['https://connector.example/cb'], token_endpoint_auth_method: 'client_secret_post' }),
+      });
+      const { client_id, client_secret } = (await res.json()) as { client_id: string; client_secret: string };
+      expect(client_secret).toEqual(expect.any(String));
+      const { rows } = await pool.query<{ entry: string; expires_at: Date | null }>(
+        `SELECT entry, expires_at FROM ${tableName('svc_oauth', 'secret')} WHERE kind = 'Client' AND id = $1`,
+        [client_id],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.entry).not.toContain(client_secret);
+      expect(rows[0]?.entry).toContain('sha256:');
+      expect(rows[0]?.expires_at).toBeInstanceOf(Date);
+    } finally {
+      await s.close();
+      await pool.query(`DROP TABLE IF EXISTS ${tableName('svc_oauth', 'secret')}`);
+    }
+  });
+
   it('a database that is down fails closed: calls reject with UnavailableError and the server does not start', async () => {
     const deadPool = newPool('svc-oauth-dead', { connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
     const dead = new PostgresOAuthStorage({ pool: deadPool, timeoutMs: 1_000 });
