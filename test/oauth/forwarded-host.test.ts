@@ -65,7 +65,10 @@ describe('redirect URIs of registered clients: https, loopback http, or a native
   });
   afterAll(() => s.close());
 
-  const registerWith = async (redirect: string, extra: Record<string, unknown> = {}): Promise<{ status: number; error: string | undefined }> => {
+  const registerWith = async (
+    redirect: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ status: number; error: string | undefined }> => {
     const res = await fetch(`${s.base}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
