@@ -98,6 +98,19 @@ describe('MemoryOAuthStorage', () => {
     await expect(s.set('Grant', 'd', {}, inAMinute())).rejects.toMatchObject({ code: 'unavailable' });
     expect(() => new MemoryOAuthStorage({ maxEntries: 0 })).toThrow(ValidationError);
   });
+
+  it('holds registered clients in a budget of their own: a full one refuses clients, never grants', async () => {
+    const s = new MemoryOAuthStorage({ maxEntries: 2, maxClients: 1 });
+    await s.set('Client', 'c1', {}, inAMinute());
+    await expect(s.set('Client', 'c2', {}, inAMinute())).rejects.toMatchObject({ code: 'unavailable' });
+    await s.set('Client', 'c1', { again: true }, inAMinute()); // replacing is not growing
+    await s.set('Grant', 'g1', {}, inAMinute());
+    await s.set('Grant', 'g2', {}, inAMinute());
+    await s.destroy('Client', 'c1');
+    await s.set('Client', 'c2', {}, inAMinute());
+    expect(s.size).toBe(3);
+    expect(() => new MemoryOAuthStorage({ maxClients: 0 })).toThrow(ValidationError);
+  });
 });
 
 describeWithDb(
