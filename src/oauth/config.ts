@@ -1,8 +1,9 @@
 /**
  * The oidc-provider configuration of the server, as data: what is on (code
- * flow with PKCE S256, DCR for public clients, resource indicators with JWT
- * access tokens, refresh rotation, revocation, device flow), what is off
- * (implicit, PAR, userinfo, logout pages, introspection, dev interactions),
+ * flow with PKCE S256, DCR for public and confidential clients, resource
+ * indicators with JWT access tokens, refresh rotation, revocation, device
+ * flow), what is off (implicit, PAR, userinfo, logout pages, introspection,
+ * DPoP, dev interactions),
  * every lifetime, and the few functions that say this server's rules.
  * @module
  */
@@ -87,7 +88,7 @@ export function providerConfiguration(
       short: { httpOnly: true, sameSite: 'lax' },
     },
     // Browser clients (a web MCP inspector) may call the token endpoint from the origin of one of their
-    // redirect URIs; every client here is public.
+    // redirect URIs; only public ones: a confidential client's secret has no place in a browser.
     clientBasedCORS: (_ctx, origin, client) =>
       origin !== 'null' &&
       client.clientAuthMethod === 'none' &&
@@ -98,26 +99,23 @@ export function providerConfiguration(
     // a client may register with them; a registered `scope` is not kept as a limit (storage/adapter.ts).
     scopes: ['openid', 'offline_access', ...PERMISSIONS],
     responseTypes: ['code'],
-    clientAuthMethods: ['none'],
+    // Public clients (`none`, the default when a registration names none), confidential ones with a
+    // secret (hosted MCP connectors), and `private_key_jwt` for metadata documents with their keys.
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: 'EdDSA',
     },
-    enabledJWA: { idTokenSigningAlgValues: ['EdDSA'] },
+    enabledJWA: { idTokenSigningAlgValues: ['EdDSA'], clientAuthSigningAlgValues: ['ES256', 'EdDSA', 'PS256', 'RS256'] },
     pkce: { required: () => true },
     routes: routesOf(o.prefix),
     interactions: { url: (_ctx, interaction) => `${o.prefix}/interaction/${interaction.uid}` },
-    // `state` is required (CSRF on the client's redirect); checked after the redirect URI, so the
-    // refusal goes back to the client as `invalid_request`. A request that names no svc permission
-    // asks for all seven (what the user's roles allow), shown as such on the consent page.
+    // `state` is optional (OAuth 2.1 4.1.1): PKCE S256, always required, already stops CSRF on the
+    // client's redirect. A request that names no svc permission asks for all seven (what the user's
+    // roles allow), shown as such on the consent page.
     extraParams: {
-      state(ctx, value) {
-        if (ctx.oidc.route === 'authorization' && (typeof value !== 'string' || value === '')) {
-          throw new errors.InvalidRequest('the state parameter is required');
-        }
-      },
       scope(ctx, value) {
         const asked = typeof value === 'string' ? value.split(' ') : [];
         if (ctx.oidc.params !== undefined && !asked.some((s) => (PERMISSIONS as readonly string[]).includes(s)))
@@ -135,6 +133,9 @@ export function providerConfiguration(
       claimsParameter: { enabled: false },
       introspection: { enabled: false },
       clientCredentials: { enabled: false },
+      // svc-auth's resources refuse sender-constrained tokens (their proofs are not checked yet): the
+      // server neither advertises DPoP nor binds a token to a DPoP header, which it ignores.
+      dPoP: { enabled: false },
       deviceFlow: {
         enabled: true,
         charset: 'base-20',

@@ -2,8 +2,12 @@
  * The server on node:http: which paths are its own, and the one function that
  * answers them. Every answer leaves through here: the pages (interactions/),
  * or oidc-provider after the request's resource indicators were given their
- * one spelling (resources.ts). A failure is answered `server_error` (JSON,
- * RFC 6749 5.2) with no stack and no token; the log gets one line.
+ * one spelling (resources.ts), a registration was checked (registration.ts)
+ * and the request was made to name the issuer's host, so that no URL the
+ * server writes follows `Host` or `X-Forwarded-Host`. A body a framework
+ * parsed before the mount is read from `req.body`. A failure is answered
+ * `server_error` (JSON, RFC 6749 5.2) with no stack and no token; the log
+ * gets one line.
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -11,14 +15,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import { routesOf } from './config';
 import type { ResolvedOptions } from './options';
-import { canonicalizeBody, canonicalUrl } from './resources';
+import { checkRegistration, clientAddress, registrationLimiter } from './registration';
+import { canonicalizeBody, canonicalUrl, restoreParsedBody } from './resources';
 import type { AuthorizationServer } from './types';
 
 const WELL_KNOWN = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'] as const;
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const MAX_POLLERS = 10_000;
 
-function oauthError(res: ServerResponse, status: number, error: string, description: string): void {
+function oauthError(res: ServerResponse, status: number, error: string, description: string, retryAfterSec?: number): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -28,6 +33,7 @@ function oauthError(res: ServerResponse, status: number, error: string, descript
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
     'content-length': Buffer.byteLength(body),
+    ...(retryAfterSec === undefined ? {} : { 'retry-after': String(retryAfterSec) }),
   });
   res.end(body);
 }
@@ -49,6 +55,19 @@ function pollGuard(intervalSec: number): (deviceCode: string) => boolean {
   };
 }
 
+/**
+ * oidc-provider writes its URLs (metadata, redirects, the device pages' form actions) from the
+ * request's host and protocol: the request is made to name the issuer's, whatever `Host` or
+ * `X-Forwarded-Host` it came with.
+ */
+function nameIssuer(req: IncomingMessage, issuer: URL, trustProxy: boolean): void {
+  req.headers.host = issuer.host;
+  delete req.headers[':authority'];
+  delete req.headers['x-forwarded-host'];
+  delete req.headers.forwarded;
+  if (trustProxy) req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+}
+
 /** @internal The {@link AuthorizationServer} over `provider` and the interaction routes. */
 export function mount(
   o: ResolvedOptions,
@@ -60,9 +79,12 @@ export function mount(
   const routes = routesOf(prefix);
   const withBody = new Set([routes.token, routes.authorization, routes.device_authorization]);
   const tooFast = pollGuard(o.devicePollIntervalSec);
+  const registrationWait = registrationLimiter(o.registrationsPerHour);
+  const issuer = new URL(o.issuer);
   const owns = (path: string): boolean => (WELL_KNOWN as readonly string[]).includes(path) || path.startsWith(`${prefix}/`);
 
   async function answer(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    restoreParsedBody(req);
     if (await interactions(req, res, path)) return;
     // A device code form posted without the sign-in cookie (the page was opened elsewhere, or the
     // cookie expired) has no form to check against: start again.
@@ -71,7 +93,14 @@ export function mount(
       res.end();
       return;
     }
+    nameIssuer(req, issuer, o.trustProxy);
     req.url = canonicalUrl(req.url ?? '/', o.resources);
+    if (req.method === 'POST' && path === routes.registration && o.registration) {
+      const wait = registrationWait(clientAddress(req, o.trustProxy));
+      if (wait > 0) return oauthError(res, 429, 'invalid_request', 'too many registrations from this address; try again later', wait);
+      const refused = await checkRegistration(req);
+      if (refused !== undefined) return oauthError(res, refused.status, refused.error, refused.description);
+    }
     const type = String(req.headers['content-type'] ?? '').toLowerCase();
     if (req.method === 'POST' && withBody.has(path) && type.startsWith('application/x-www-form-urlencoded')) {
       const read = await canonicalizeBody(req, o.resources);

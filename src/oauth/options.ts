@@ -27,6 +27,10 @@ export interface ResolvedOptions {
   readonly signIn: ResolvedSignIn;
   readonly storage: OAuthStorage;
   readonly registration: boolean;
+  /** Registrations one client address may make in an hour. */
+  readonly registrationsPerHour: number;
+  /** Seconds a registered client is kept while no grant is made for it. */
+  readonly unusedClientTtlSec: number;
   /** The first-party `svc-cli` client is registered (its tokens carry no scope). */
   readonly cli: boolean;
   /** `undefined` when metadata documents are off. */
@@ -169,12 +173,22 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   const issuer = checkIssuer(o.issuer, issues);
   const signIn = checkSignIn(o.signIn, issues);
   const clients = o.clients === undefined ? {} : isPlainObject(o.clients) ? o.clients : undefined;
-  if (clients === undefined) issues.push({ path: 'clients', message: 'must be { registration?, metadataDocuments?, cli? }' });
-  else checkOptions(clients, ['registration', 'metadataDocuments', 'cli'], 'clients', issues);
+  if (clients === undefined)
+    issues.push({
+      path: 'clients',
+      message: 'must be { registration?, registrationsPerHour?, unusedClientTtlSec?, metadataDocuments?, cli? }',
+    });
+  else checkOptions(clients, ['registration', 'registrationsPerHour', 'unusedClientTtlSec', 'metadataDocuments', 'cli'], 'clients', issues);
   const cli = clients?.cli ?? false;
   if (typeof cli !== 'boolean') issues.push({ path: 'clients.cli', message: 'must be a boolean' });
   const registration = clients?.registration ?? true;
   if (typeof registration !== 'boolean') issues.push({ path: 'clients.registration', message: 'must be a boolean' });
+  const registrationsPerHour = clients?.registrationsPerHour ?? 30;
+  if (!isInt(registrationsPerHour, 1, 100_000))
+    issues.push({ path: 'clients.registrationsPerHour', message: 'must be an integer from 1 to 100 000' });
+  const unusedClientTtlSec = clients?.unusedClientTtlSec ?? 86_400;
+  if (!isInt(unusedClientTtlSec, 600, 7_776_000))
+    issues.push({ path: 'clients.unusedClientTtlSec', message: 'must be an integer from 600 to 7 776 000' });
   const documents = checkDocuments(clients?.metadataDocuments, issues);
   const resources = checkResources(o.resources, issuer, issues);
   const num = (key: string, def: number, min: number, max: number): number => {
@@ -203,6 +217,8 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
     signIn,
     storage: o.storage as OAuthStorage,
     registration: registration as boolean,
+    registrationsPerHour: registrationsPerHour as number,
+    unusedClientTtlSec: unusedClientTtlSec as number,
     cli: cli === true,
     documents,
     resources,

@@ -18,7 +18,7 @@ import { interactionRoutes } from './interactions';
 import { mount } from './mount';
 import { resolveOptions } from './options';
 import { sessionRecords } from './records';
-import { adapterClass, checkSecrets, freshSecrets } from './storage';
+import { adapterClass, checkSecrets, freshSecrets, matchesClientSecret } from './storage';
 import type { AuthorizationServer, AuthorizationServerOptions } from './types';
 
 type ProviderModule = typeof import('oidc-provider');
@@ -60,9 +60,10 @@ function allowedMethods(prefix: string): Map<string, string> {
 
 /**
  * Build an OAuth 2.1 authorization server for `options.auth`'s users: RFC 8414
- * and OIDC metadata, dynamic client registration (RFC 7591) and Client ID
- * Metadata Documents for public clients, the authorization code with PKCE
- * (S256 only) and a required `state`, resource indicators (RFC 8707) that bind
+ * and OIDC metadata, dynamic client registration (RFC 7591: public clients by
+ * default, confidential ones with a secret stored hashed, limited per address)
+ * and Client ID Metadata Documents, the authorization code with PKCE (S256
+ * only, `state` optional), resource indicators (RFC 8707) that bind
  * each JWT access token (RFC 9068, `typ: at+jwt`, at most an hour) to one
  * resource, rotating refresh tokens, revocation (RFC 7009) and the device
  * flow (RFC 8628), with plain-HTML sign-in and consent pages. The permissions
@@ -119,6 +120,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       }
     },
     grantRevoked: (grantId) => records.grantRevoked(grantId),
+    clientTtlSec: { unused: o.unusedClientTtlSec, granted: o.refreshTokenTtlSec },
     now: () => new Date(),
   });
 
@@ -133,6 +135,11 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   });
   const provider = new mod.default(o.issuer, configuration);
   provider.proxy = o.trustProxy;
+  // A stored client's secret is its hash (storage/adapter.ts): the presented one is hashed to compare.
+  (provider.Client.prototype as { compareClientSecret(this: { clientSecret?: string }, actual: string): boolean }).compareClientSecret =
+    function compareClientSecret(actual) {
+      return matchesClientSecret(this.clientSecret, actual);
+    };
   // Koa prints unhandled errors with their stack on stderr by default; the server logs one line instead.
   (provider as unknown as { on(event: 'error', fn: (err: unknown) => void): void }).on('error', (err: unknown) =>
     o.log(`oauth: error: ${err instanceof Error ? err.name : 'unknown'}`),

@@ -40,7 +40,11 @@ export interface PickUserSignIn {
 export interface OwnSignIn {
   /** The signed-in user's id, or `undefined`. Must come from your own authentication, never from request parameters. */
   currentUser(req: IncomingMessage): string | undefined | Promise<string | undefined>;
-  /** Where to send a browser that is not signed in; `returnTo` is an absolute URL on this server. */
+  /**
+   * Where to send a browser that is not signed in. `returnTo` is a path on this server
+   * (`/oauth/interaction/…`, starting with one `/`), so a login that only returns to its own
+   * paths (an open-redirect filter) accepts it.
+   */
   loginUrl(returnTo: string): string;
 }
 
@@ -77,8 +81,11 @@ export interface MetadataDocumentOptions {
 }
 
 /**
- * Which clients may ask for tokens. Every client is public (no secret) and
- * uses the authorization code with PKCE (S256) or the device flow.
+ * Which clients may ask for tokens. A client is public (no secret: the default
+ * at registration, and every metadata document client unless it names its keys)
+ * or confidential (a secret, shown once at registration and stored hashed), and
+ * uses the authorization code with PKCE (S256, also for confidential clients)
+ * or the device flow.
  *
  * @example
  * ```ts
@@ -88,6 +95,18 @@ export interface MetadataDocumentOptions {
 export interface ClientPolicy {
   /** Dynamic client registration (RFC 7591) at `<prefix>/register`. Default `true`. */
   registration?: boolean;
+  /**
+   * Registrations one client address may make in a rolling hour (the socket's address, or with
+   * `trustProxy` the last `X-Forwarded-For` hop); more are answered 429 with `Retry-After`.
+   * Counted in this process. Default 30; 1 to 100 000.
+   */
+  registrationsPerHour?: number;
+  /**
+   * Seconds a registered client is kept while no one has approved it: a client is kept as long as
+   * its newest grant, and a registration never used is forgotten after this. Default 86 400 (a day);
+   * 600 to 7 776 000.
+   */
+  unusedClientTtlSec?: number;
   /** Client ID Metadata Documents: `true` (default), `false`, or which ones. */
   metadataDocuments?: boolean | MetadataDocumentOptions;
   /**

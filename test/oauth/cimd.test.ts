@@ -1,9 +1,13 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeJwt } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl, Browser, listen, pkce, REDIRECT, signInAndConsent, startServer, token, type Running } from './support';
+
+/** The key of the private_key_jwt document client (its public half is served at /keys.json). */
+const clientKey = await generateKeyPair('ES256');
+const publicJwk = { ...(await exportJWK(clientKey.publicKey)), alg: 'ES256', use: 'sig' };
 
 /** A site that serves client metadata documents, counting every request per path. */
 async function documentSite(): Promise<{ base: string; hits: Map<string, number>; close(): void }> {
@@ -24,6 +28,10 @@ async function documentSite(): Promise<{ base: string; hits: Map<string, number>
     if (path === '/redirect.json') return void res.writeHead(302, { location: '/client.json' }).end();
     if (path === '/other.json') return json(doc('/client.json'));
     if (path === '/secret.json') return json(doc(path, { client_secret: 's3cret', token_endpoint_auth_method: 'client_secret_post' }));
+    if (path === '/pkjwt.json') return json(doc(path, { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: `${base}/keys.json` }));
+    if (path === '/keys.json') return json(JSON.stringify({ keys: [publicJwk] }));
+    if (path === '/offsite-keys.json')
+      return json(doc(path, { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'http://169.254.169.254/keys' }));
     if (path === '/page.json') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
     res.writeHead(404).end();
   });
@@ -88,6 +96,52 @@ describe('clients by Client ID Metadata Document (MCP 2025-11-25)', () => {
     expect(decodeJwt(r.body.access_token as string)).toMatchObject({ client_id: clientId, aud: `${dev.base}/mcp` });
     // Cached for its max-age: the whole flow fetched the document once.
     expect(site.hits.get('/client.json')).toBe(1);
+  });
+
+  it('a document client with private_key_jwt and a jwks_uri on its origin redeems its code with a signed assertion only', async () => {
+    const clientId = `${site.base}/pkjwt.json`;
+    const { verifier, challenge } = pkce();
+    const url = authorizeUrl(dev.base, {
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'repo:read',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    const code = async (): Promise<string> =>
+      new URL((await signInAndConsent(new Browser(), dev.base, url)).url).searchParams.get('code') as string;
+    const fields = (c: string): Record<string, string> => ({
+      grant_type: 'authorization_code',
+      code: c,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    });
+    // Without the assertion (as a public client would): refused.
+    expect((await token(dev.base, { ...fields(await code()), client_id: clientId })).status).toBe(401);
+    const assertion = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(clientId)
+      .setSubject(clientId)
+      .setAudience(dev.base)
+      .setJti(crypto.randomUUID())
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(clientKey.privateKey as CryptoKey);
+    const r = await token(dev.base, {
+      ...fields(await code()),
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: assertion,
+    });
+    expect(r.status).toBe(200);
+    expect(decodeJwt(r.body.access_token as string)).toMatchObject({ client_id: clientId });
+    expect(site.hits.get('/keys.json')).toBe(1);
+  });
+
+  it('SSRF by a document: a jwks_uri off the document’s origin is refused, never fetched', async () => {
+    const refused = await authorizeWith(dev, `${site.base}/offsite-keys.json`);
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('jwks_uri');
   });
 
   for (const [attack, path, reason] of [

@@ -52,6 +52,35 @@ describe('mounting the authorization server in a framework', () => {
     await check(base);
   });
 
+  it('Express 5: body parsers before the mount (express.urlencoded(), express.json()): the parsed req.body is read', async () => {
+    const app = express();
+    const at: { oauth?: AuthorizationServer } = {};
+    app.use(express.urlencoded());
+    app.use(express.json());
+    app.use((req, res, next) => (at.oauth === undefined ? next() : at.oauth.middleware()(req, res, next)));
+    app.post('/app/echo', (req, res) => {
+      res.json({ echoed: req.body as unknown });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    closers.push(() => new Promise((r) => server.close(() => r())));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    at.oauth = await authorizationServer(base);
+    // Registration (JSON), the sign-in and consent forms, the token endpoint and a refresh (forms).
+    await check(base);
+    const { tokens, clientId } = await codeFlow(base, { scope: 'repo:read' });
+    const refreshed = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token as string,
+        client_id: clientId,
+      }).toString(),
+    });
+    expect(refreshed.status).toBe(200);
+  });
+
   it('Fastify 5: an onRequest hook hands the server its paths before Fastify reads a body', async () => {
     const app = Fastify();
     const at: { oauth?: AuthorizationServer } = {}; // set once the server listens (the issuer is its URL)

@@ -75,15 +75,19 @@ describe('hostile clients and pages at the authorization server (each test is na
     }
   });
 
-  it('CSRF on the client (no state): a request without state is refused with invalid_request, no code', async () => {
-    const { url } = await request(s, { state: undefined });
-    const res = await new Browser().request(url);
-    expect(res.status).toBe(303);
-    const back = new URL(res.headers.get('location') as string);
-    expect(back.origin + back.pathname).toBe(REDIRECT);
-    expect(back.searchParams.get('error')).toBe('invalid_request');
-    expect(back.searchParams.get('error_description')).toMatch(/state/);
-    expect(back.searchParams.get('code')).toBeNull();
+  it('CSRF on the client (no state): without state PKCE still binds the code to its verifier; without either, refused', async () => {
+    // OAuth 2.1 4.1.1: state is optional once PKCE is used; a code is issued and redeemed with the verifier only.
+    const { url, verifier, clientId } = await request(s, { state: undefined });
+    const { url: back } = await signInAndConsent(new Browser(), s.base, url);
+    const code = new URL(back).searchParams.get('code') as string;
+    expect(new URL(back).searchParams.has('state')).toBe(false);
+    const base = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId };
+    expect((await token(s.base, { ...base, code_verifier: `${verifier}x` })).status).toBe(400);
+    const none = await request(s, { state: undefined, code_challenge: undefined, code_challenge_method: undefined });
+    const res = await new Browser().request(none.url);
+    const refused = new URL(res.headers.get('location') as string);
+    expect(refused.searchParams.get('error')).toBe('invalid_request');
+    expect(refused.searchParams.get('code')).toBeNull();
   });
 
   it('code interception without PKCE: no code_challenge, or the plain method, is refused', async () => {

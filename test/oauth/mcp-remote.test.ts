@@ -150,8 +150,13 @@ describeWithChromium('the mcp-remote OAuth tests')(
      * reads its stdin, so `initialize` waits for the whole flow. `opened` is what `asks` found (the
      * URL it sent the person to), or undefined when it connected without asking.
      */
-    async function bridge(b: Bridge, args: string[], asks: (stderr: string) => Promise<string | undefined>): Promise<Started> {
-      const transport = new StdioClientTransport({ command: MCP_REMOTE, args: [`${url}/mcp`, ...args], env: b.env, stderr: 'pipe' });
+    async function bridge(
+      b: Bridge,
+      args: string[],
+      asks: (stderr: string) => Promise<string | undefined>,
+      target = `${url}/mcp`,
+    ): Promise<Started> {
+      const transport = new StdioClientTransport({ command: MCP_REMOTE, args: [target, ...args], env: b.env, stderr: 'pipe' });
       let stderr = '';
       transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
       const client = new Client({ name: 'svc-auth-mcp-remote-oauth-test', version: '1.0.0' });
@@ -218,6 +223,27 @@ describeWithChromium('the mcp-remote OAuth tests')(
         expect(stderr().includes(secret), 'a token value is in mcp-remote stderr').toBe(false);
         expect(serverStderr().includes(secret), 'a token value is in svc serve stderr').toBe(false);
       }
+    });
+
+    it('mcp-remote http://localhost:<port>/mcp (served as 127.0.0.1): localhost names the same resource, and it signs in', async () => {
+      const b = await bridgeHome(join(home, '..', 'bridge-localhost'));
+      const port = await freePort();
+      const local = url.replace('//127.0.0.1:', '//localhost:');
+      const started = await bridge(b, [String(port)], async () => (await b.opened())[0], `${local}/mcp`);
+      expect(started.opened, `connected without a sign-in\n${started.tell()}`).toBeDefined();
+      const asked = new URL(started.opened as string);
+      // The client asks for the resource by the name it was given; the server issues for its one spelling.
+      expect(asked.searchParams.get('resource')).toBe(`${local}/mcp`);
+      const p = await page();
+      const back = await consent(p, started.opened as string, port, 'approve');
+      expect(back.searchParams.get('code')).toBeTruthy();
+      await p.context().close();
+      await started.connecting;
+      const who = (await started.client.callTool({ name: 'whoami', arguments: {} })) as CallToolResult;
+      expect(who.structuredContent, started.tell()).toMatchObject({ kind: 'session', user: 'alice' });
+      const [file] = await savedFiles(b.configDir, '_tokens.json');
+      const saved = JSON.parse(await readFile(file as string, 'utf8')) as { access_token: string };
+      expect(decodeJwt(saved.access_token)).toMatchObject({ iss: url, aud: `${url}/mcp` });
     });
 
     it('a denied consent makes mcp-remote exit 1 with "access_denied", not hang, and saves no token', async () => {

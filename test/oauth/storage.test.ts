@@ -98,6 +98,19 @@ describe('MemoryOAuthStorage', () => {
     await expect(s.set('Grant', 'd', {}, inAMinute())).rejects.toMatchObject({ code: 'unavailable' });
     expect(() => new MemoryOAuthStorage({ maxEntries: 0 })).toThrow(ValidationError);
   });
+
+  it('holds registered clients in a budget of their own: a full one refuses clients, never grants', async () => {
+    const s = new MemoryOAuthStorage({ maxEntries: 2, maxClients: 1 });
+    await s.set('Client', 'c1', {}, inAMinute());
+    await expect(s.set('Client', 'c2', {}, inAMinute())).rejects.toMatchObject({ code: 'unavailable' });
+    await s.set('Client', 'c1', { again: true }, inAMinute()); // replacing is not growing
+    await s.set('Grant', 'g1', {}, inAMinute());
+    await s.set('Grant', 'g2', {}, inAMinute());
+    await s.destroy('Client', 'c1');
+    await s.set('Client', 'c2', {}, inAMinute());
+    expect(s.size).toBe(3);
+    expect(() => new MemoryOAuthStorage({ maxClients: 0 })).toThrow(ValidationError);
+  });
 });
 
 describeWithDb(
@@ -169,6 +182,32 @@ describeWithDb(
     } finally {
       await s.close();
       await pool.query(`DROP TABLE IF EXISTS ${tableName('svc_oauth', 'flow')}`);
+    }
+  });
+
+  it('a confidential client’s secret is never in the table (only its hash), and a registered client row expires', async () => {
+    const own = new PostgresOAuthStorage({ pool, table: tableName('svc_oauth', 'secret') });
+    await own.migrate();
+    const s = await startServer({ storage: own });
+    try {
+      const res = await fetch(`${s.base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['https://connector.example/cb'], token_endpoint_auth_method: 'client_secret_post' }),
+      });
+      const { client_id, client_secret } = (await res.json()) as { client_id: string; client_secret: string };
+      expect(client_secret).toEqual(expect.any(String));
+      const { rows } = await pool.query<{ entry: string; expires_at: Date | null }>(
+        `SELECT entry, expires_at FROM ${tableName('svc_oauth', 'secret')} WHERE kind = 'Client' AND id = $1`,
+        [client_id],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.entry).not.toContain(client_secret);
+      expect(rows[0]?.entry).toContain('sha256:');
+      expect(rows[0]?.expires_at).toBeInstanceOf(Date);
+    } finally {
+      await s.close();
+      await pool.query(`DROP TABLE IF EXISTS ${tableName('svc_oauth', 'secret')}`);
     }
   });
 

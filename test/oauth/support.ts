@@ -63,6 +63,8 @@ export async function startServer(
     signIn: { users: () => ['alice', 'bob'] },
     storage,
     log: (l) => logs.push(l),
+    // Every test registers from 127.0.0.1: the per-address limit has its own test (registration-flood).
+    clients: { registrationsPerHour: 100_000 },
     ...extra,
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {

@@ -201,6 +201,10 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
       if (oauth?.owns(path) === true) {
         // The authorization server answers its own requests (pages, OAuth errors) and never rejects.
         seen.reason = 'oauth';
+        if (!ownHost(req.headers.host, oauth.issuer)) {
+          sendJson(res, 400, { error: 'invalid_request', error_description: `unknown host: use ${oauth.issuer}` });
+          return;
+        }
         await oauth.handle(req, res);
         return;
       }
@@ -270,6 +274,13 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
       });
     },
   };
+}
+
+/** The issuer's host, or on a loopback issuer another loopback name of its port: a DNS rebinding `Host` is refused. */
+function ownHost(host: string | undefined, issuer: string): boolean {
+  const [own, asked, loop] = [new URL(issuer), URL.parse(`http://${host ?? ''}`), ['localhost', '127.0.0.1', '[::1]']];
+  if (asked === null || asked.pathname !== '/' || asked.username !== '' || asked.host === own.host) return asked?.host === own.host;
+  return loop.includes(own.hostname) && loop.includes(asked.hostname) && asked.port === own.port;
 }
 
 function reasonOf(err: unknown): string {

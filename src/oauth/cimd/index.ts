@@ -65,7 +65,31 @@ export function checkDocumentUrl(clientId: string, policy: DocumentPolicy): URL 
   return url;
 }
 
-/** @internal What the server takes from a document: a public client, code flow only, with these redirect URIs. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
+
+/** A JWK Set of 1 to 10 public keys (a private or symmetric member refuses it), or why not. */
+function publicKeySet(value: unknown): { keys: Record<string, unknown>[] } {
+  const keys = (value as { keys?: unknown } | null)?.keys;
+  if (
+    !Array.isArray(keys) ||
+    keys.length === 0 ||
+    keys.length > 10 ||
+    !keys.every(
+      (k) =>
+        typeof k === 'object' && k !== null && typeof (k as { kty?: unknown }).kty === 'string' && !PRIVATE_MEMBERS.some((m) => m in k),
+    )
+  ) {
+    throw new DocumentRefused('the client keys must be a JWK Set of 1 to 10 public keys');
+  }
+  return { keys: keys as Record<string, unknown>[] };
+}
+
+/**
+ * @internal What the server takes from a document: a public client, or one that
+ * authenticates with `private_key_jwt` (its keys inline in `jwks`, or at a
+ * `jwks_uri` on the document's own origin, fetched here with the document's
+ * limits, never by oidc-provider), code flow only, with these redirect URIs.
+ */
 export type DocumentClient = Record<string, unknown> & { client_id: string; redirect_uris: string[] };
 
 /** @internal Check a fetched document and keep only the metadata this server uses. */
@@ -81,8 +105,8 @@ export function readDocument(clientId: string, text: string): DocumentClient {
   if (d.client_id !== clientId) throw new DocumentRefused('the document names another client_id');
   if ('client_secret' in d || 'client_secret_expires_at' in d) throw new DocumentRefused('the document must not hold a client secret');
   const method = d.token_endpoint_auth_method;
-  if (method !== undefined && method !== 'none')
-    throw new DocumentRefused('only public clients (token_endpoint_auth_method "none") are supported');
+  if (method !== undefined && method !== 'none' && method !== 'private_key_jwt')
+    throw new DocumentRefused('token_endpoint_auth_method must be "none" or "private_key_jwt"');
   const uris = d.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0 || uris.length > 20 || !uris.every((u) => typeof u === 'string' && u.length <= 2048)) {
     throw new DocumentRefused('the document needs redirect_uris: 1 to 20 URLs');
@@ -96,6 +120,12 @@ export function readDocument(clientId: string, text: string): DocumentClient {
   };
   if (typeof d.client_name === 'string' && d.client_name.length > 0) client.client_name = d.client_name.slice(0, 200);
   if (d.application_type === 'native' || d.application_type === 'web') client.application_type = d.application_type;
+  if (method === 'private_key_jwt') {
+    client.token_endpoint_auth_method = 'private_key_jwt';
+    if (d.jwks !== undefined) client.jwks = publicKeySet(d.jwks);
+    else if (typeof d.jwks_uri === 'string' && URL.parse(d.jwks_uri)?.origin === new URL(clientId).origin) client.jwks_uri = d.jwks_uri;
+    else throw new DocumentRefused("private_key_jwt needs jwks, or a jwks_uri on the document's origin");
+  }
   return client;
 }
 
@@ -131,6 +161,17 @@ export function metadataDocuments(policy: DocumentPolicy): { resolve(clientId: s
     try {
       const fetched = await fetchDocument(url, policy);
       const client = readDocument(clientId, fetched.text);
+      if (typeof client.jwks_uri === 'string') {
+        const keys = await fetchDocument(checkDocumentUrl(client.jwks_uri, policy), policy);
+        let set: unknown;
+        try {
+          set = JSON.parse(keys.text);
+        } catch {
+          throw new DocumentRefused('the client keys are not JSON');
+        }
+        client.jwks = publicKeySet(set);
+        delete client.jwks_uri;
+      }
       const ttl = Math.min(policy.cacheMaxSec, Math.max(policy.cacheMinSec, fetched.maxAgeSec ?? policy.cacheMinSec));
       good.set(clientId, client, policy.now() + ttl * 1000);
       return client;

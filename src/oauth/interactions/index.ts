@@ -52,7 +52,7 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
     if (o.signIn.kind === 'own') {
       const user = await o.signIn.currentUser(req);
       if (user === undefined) {
-        res.writeHead(303, { location: o.signIn.loginUrl(`${o.issuer}${base}${d.uid}`), 'cache-control': 'no-store' });
+        res.writeHead(303, { location: o.signIn.loginUrl(`${base}${d.uid}`), 'cache-control': 'no-store' });
         res.end();
         return;
       }

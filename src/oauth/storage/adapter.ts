@@ -1,14 +1,35 @@
 /**
  * The bridge from oidc-provider's adapter interface (one adapter object per
  * model, `upsert(id, payload, expiresIn)` and so on) to an {@link OAuthStorage}.
- * Two of the server's own rules live here, where oidc-provider looks clients
- * up: a client id that is a metadata document URL is resolved by fetching the
- * document (never stored), and a registered client's `scope` is not kept as a
- * limit, so that a client can later ask for more (a step-up after a 403) and
- * the person decides on the consent page.
+ * The server's rules on stored clients live here, where oidc-provider stores
+ * and looks them up: a client id that is a metadata document URL is resolved
+ * by fetching the document (never stored); a registered client's secret is
+ * stored as its SHA-256 only (the storage never holds it: see
+ * {@link matchesClientSecret}); a registered client is kept for a while when
+ * unused and as long as its newest grant otherwise (anonymous registrations do
+ * not pile up); and its `scope` is not kept as a limit, so that a client can
+ * later ask for more (a step-up after a 403) and the person decides on the
+ * consent page.
  * @module
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { OAuthEntry, OAuthEntryKind, OAuthStorage } from './types';
+
+/**
+ * The stored form of a client secret. One SHA-256 is enough: the server makes every secret
+ * (oidc-provider's 256 random bits), so there is nothing to guess that a slow hash would protect.
+ */
+function secretHash(secret: string): string {
+  return `sha256:${createHash('sha256').update(secret).digest('base64url')}`;
+}
+
+/** @internal Does `presented` match the `stored` client secret (its hash), in constant time? */
+export function matchesClientSecret(stored: unknown, presented: unknown): boolean {
+  if (typeof stored !== 'string' || typeof presented !== 'string') return false;
+  const expected = Buffer.from(stored);
+  const actual = Buffer.from(secretHash(presented));
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
 
 /** @internal What the adapter needs besides the storage. */
 export interface AdapterHooks {
@@ -18,6 +39,8 @@ export interface AdapterHooks {
   documentClient(id: string): Promise<OAuthEntry>;
   /** Every token of `grantId` was revoked (refresh token revoked, code replayed): its session records go too. */
   grantRevoked(grantId: string): Promise<void>;
+  /** Seconds a registered client is kept while unused, and after its newest grant was made (the grant lifetime). */
+  readonly clientTtlSec: { readonly unused: number; readonly granted: number };
   now(): Date;
 }
 
@@ -45,8 +68,19 @@ export function adapterClass(storage: OAuthStorage, hooks: AdapterHooks): Adapte
     }
 
     async upsert(id: string, payload: OAuthEntry, expiresIn?: number): Promise<void> {
-      const expiresAt = typeof expiresIn === 'number' && expiresIn > 0 ? new Date(hooks.now().getTime() + expiresIn * 1000) : null;
-      await storage.set(this.#kind, id, payload, expiresAt);
+      const at = (sec: number): Date => new Date(hooks.now().getTime() + sec * 1000);
+      if (this.#kind === 'Client') {
+        const entry =
+          typeof payload.client_secret === 'string' ? { ...payload, client_secret: secretHash(payload.client_secret) } : payload;
+        await storage.set('Client', id, entry, at(hooks.clientTtlSec.unused));
+        return;
+      }
+      await storage.set(this.#kind, id, payload, typeof expiresIn === 'number' && expiresIn > 0 ? at(expiresIn) : null);
+      // A grant keeps its client: no grant of it can outlive a grant lifetime from now.
+      if (this.#kind === 'Grant' && typeof payload.clientId === 'string' && !hooks.isDocument(payload.clientId)) {
+        const client = await storage.get('Client', payload.clientId);
+        if (client !== undefined) await storage.set('Client', payload.clientId, client, at(hooks.clientTtlSec.granted));
+      }
     }
 
     async find(id: string): Promise<OAuthEntry | undefined> {

@@ -8,5 +8,5 @@ export { MemoryOAuthStorage, type MemoryOAuthStorageOptions } from './memory';
 export { PostgresOAuthStorage, type PostgresOAuthStorageOptions } from './postgres';
 
 /** @internal for the folder above and the tests (each imports this folder through its index); the package entry decides what is public. */
-export { adapterClass, type AdapterClass } from './adapter';
+export { adapterClass, matchesClientSecret, type AdapterClass } from './adapter';
 export { freshSecrets, checkSecrets } from './secrets';

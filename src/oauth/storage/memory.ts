@@ -29,12 +29,19 @@ const DEFAULT_MAX_ENTRIES = 100_000;
  */
 export interface MemoryOAuthStorageOptions {
   /**
-   * Most entries held at once. When full, expired entries are dropped first;
-   * if none is, `set` rejects with `UnavailableError` (the request then fails
-   * with `server_error`; nothing live is dropped behind its user's back).
-   * Default 100 000; an integer from 1 to 10 000 000.
+   * Most entries held at once, registered clients apart. When full, expired
+   * entries are dropped first; if none is, `set` rejects with
+   * `UnavailableError` (the request then fails with `server_error`; nothing
+   * live is dropped behind its user's back). Default 100 000; an integer from
+   * 1 to 10 000 000.
    */
   maxEntries?: number;
+  /**
+   * Most registered clients held at once, counted apart from `maxEntries`: a
+   * flood of registrations fills this budget only, so known clients still
+   * sign in. Default `maxEntries`; an integer from 1 to 10 000 000.
+   */
+  maxClients?: number;
   /** The clock expiry is judged by. Default `() => new Date()`. */
   now?: () => Date;
 }
@@ -58,6 +65,8 @@ export class MemoryOAuthStorage implements OAuthStorage {
   /** `DeviceCode` user codes and `Session` uids -> entry keys. */
   readonly #aliases = new Map<string, string>();
   readonly #max: number;
+  readonly #maxClients: number;
+  #clients = 0;
   readonly #now: () => Date;
   #secrets: OAuthSecrets | undefined;
 
@@ -66,10 +75,15 @@ export class MemoryOAuthStorage implements OAuthStorage {
     if (!Number.isInteger(max) || max < 1 || max > 10_000_000) {
       throw new ValidationError([{ path: 'options.maxEntries', message: 'must be an integer from 1 to 10 000 000' }]);
     }
+    const maxClients = options.maxClients ?? max;
+    if (!Number.isInteger(maxClients) || maxClients < 1 || maxClients > 10_000_000) {
+      throw new ValidationError([{ path: 'options.maxClients', message: 'must be an integer from 1 to 10 000 000' }]);
+    }
     if (options.now !== undefined && typeof options.now !== 'function') {
       throw new ValidationError([{ path: 'options.now', message: 'must be a function returning a Date' }]);
     }
     this.#max = max;
+    this.#maxClients = maxClients;
     this.#now = options.now ?? (() => new Date());
   }
 
@@ -81,13 +95,15 @@ export class MemoryOAuthStorage implements OAuthStorage {
   set(kind: OAuthEntryKind, id: string, entry: OAuthEntry, expiresAt: Date | null): Promise<void> {
     return run(() => {
       const key = keyOf(kind, id);
-      if (!this.#entries.has(key) && this.#entries.size >= this.#max) this.#sweep();
-      if (!this.#entries.has(key) && this.#entries.size >= this.#max) {
-        throw new UnavailableError('the OAuth memory storage is full (maxEntries)');
-      }
+      const client = kind === 'Client';
+      const full = (): boolean =>
+        !this.#entries.has(key) && (client ? this.#clients >= this.#maxClients : this.#entries.size - this.#clients >= this.#max);
+      if (full()) this.#sweep();
+      if (full()) throw new UnavailableError(`the OAuth memory storage is full (${client ? 'maxClients' : 'maxEntries'})`);
       const consumed = typeof entry.consumed === 'number' ? entry.consumed : undefined;
       const alias = aliasOf(kind, entry);
       this.#delete(key);
+      if (client) this.#clients++;
       this.#entries.set(key, {
         entry: JSON.stringify(entry),
         expiresAt: expiresAt === null ? Infinity : expiresAt.getTime(),
@@ -155,6 +171,7 @@ export class MemoryOAuthStorage implements OAuthStorage {
     const held = this.#entries.get(key);
     if (held === undefined) return;
     this.#entries.delete(key);
+    if (key.startsWith('Client\u0000')) this.#clients--;
     if (held.alias !== undefined && this.#aliases.get(held.alias) === key) this.#aliases.delete(held.alias);
   }
 
