@@ -11,7 +11,7 @@
  * Internal: not exported from the package root.
  * @module
  */
-import { GRANT_SLOT, type Principal, type UserRoles } from '../../core/policy';
+import { GRANT_SLOT, type IssuedBy, type Principal, type UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import type { Permission } from '../../core/vocabulary';
 import type { TokenRecord } from '../../stores';
@@ -132,6 +132,7 @@ export function principalFactory(): PrincipalFactory {
     declare readonly tokenId?: string;
     declare readonly tokenName?: string;
     declare readonly committerIdentity?: string;
+    declare readonly issuedBy?: IssuedBy;
     readonly #state: PrincipalState;
     readonly #grant: unknown;
 
@@ -153,6 +154,7 @@ export function principalFactory(): PrincipalFactory {
         if (kind !== 'session') self.tokenName = head.name;
         if (head.committerIdentity !== null) self.committerIdentity = head.committerIdentity;
       }
+      if (state.issuer !== undefined) (this as { issuedBy?: IssuedBy }).issuedBy = state.issuer.issuedBy;
       this.#grant = grant;
       this.#state = state;
     }
