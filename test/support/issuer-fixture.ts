@@ -7,7 +7,7 @@ import { AuthenticationError, UnavailableError } from '../../src/errors';
 import { createAuth, type Auth, type AuthOptions } from '../../src/service';
 import type { UserRoles } from '../../src/core/policy';
 import { generateKeyRing, type KeyRing, type TrustedIssuer } from '../../src/tokens';
-import { userIdPrefixOf } from '../../src/tokens/issuers/reading';
+import { userIdPrefixOf } from '../../src/tokens/issuers';
 import { Clock, NOW_SEC } from './clock';
 import { rejection } from './errors';
 import { startKeyServer, type KeyServer, type SigningKey } from './key-server';

@@ -16,7 +16,7 @@ import type { GrantTable } from './grant-table';
  *
  * @example
  * ```ts
- * const p = await auth.authenticate(accessToken);
+ * const p = await auth.authenticate(token); // an access token of a trusted issuer
  * p.issuedBy?.issuer;      // 'https://sso.example.com/realms/acme'
  * p.issuedBy?.clientId;    // 'mcp-inspector' (its client_id, else azp), or null
  * p.issuedBy?.permissions; // ['repo:read'] when its scope narrowed it, null when not

@@ -18,6 +18,11 @@ const ALL = (1 << PERMISSIONS.length) - 1;
 /**
  * OpenID Connect Core's own scope values (section 5.4, 11): they ask for claims about the
  * user, never for access to an API, so they say nothing about svc permissions.
+ *
+ * @example
+ * ```ts
+ * OIDC_SCOPES.includes('profile'); // true: `openid profile email` does not narrow a session
+ * ```
  */
 export const OIDC_SCOPES: readonly string[] = Object.freeze(['openid', 'profile', 'email', 'address', 'phone', 'offline_access']);
 
