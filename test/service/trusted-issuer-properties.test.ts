@@ -2,7 +2,9 @@
  * The narrowing invariant of trusted-issuer sessions (T10), as a property: whatever
  * roles the user holds and whatever `scope`/`scp` claim the IdP wrote, a decision
  * for the session never allows what the roles alone deny, nor a permission its scope
- * does not name. The reference for the roles is the policy core with no layer.
+ * does not name when the claim narrows (any word but OpenID Connect's own), and
+ * `issuedBy.permissions` says what was granted. The reference for the roles is the
+ * policy core with no layer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';

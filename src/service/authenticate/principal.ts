@@ -57,7 +57,7 @@ export function principalScopes(p: unknown): readonly Scope[] | null | undefined
  * `scope` claim (T10): the svc permissions granted (none when the claim named
  * none), and the roles read when it was authenticated (the role cap, which no
  * consent changes). `undefined` for every other principal (a PAT, a component
- * token, a session without a `scope` claim) and for anything that is not a
+ * token, a session whose claim does not narrow it) and for anything that is not a
  * principal some `auth.authenticate` returned. svc-auth/mcp asks it to tell a
  * refusal by the granted scope (a new consent lifts it: an OAuth scope
  * challenge) from a refusal by the role (it cannot). Never throws.
