@@ -82,6 +82,7 @@ export {
   type GrantInput,
   type Decision,
   type DenyReason,
+  type IssuedBy,
   type Principal,
   type UserRoles,
 } from './core/policy';

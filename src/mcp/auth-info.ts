@@ -29,7 +29,8 @@ export interface McpVerifierOptions {
   resource?: string | URL;
   /**
    * What a person should do about a refused token, appended to the 401's
-   * description. Default: ``create a new one with `svc token create` ``.
+   * description. Default: ``sign in again; for a personal access token, create a new one with `svc token create` ``
+   * (a session or an OAuth access token is renewed by signing in, not by the CLI).
    * Plain text: no `"` or `\` (it is written into `WWW-Authenticate`).
    */
   renewHint?: string;
@@ -43,7 +44,7 @@ export interface McpVerifierOptions {
  * mcpTokenVerifier(auth, { renewHint: `${DEFAULT_RENEW_HINT} or ask #platform` });
  * ```
  */
-export const DEFAULT_RENEW_HINT = 'create a new one with `svc token create`';
+export const DEFAULT_RENEW_HINT = 'sign in again; for a personal access token, create a new one with `svc token create`';
 
 const REFUSAL: Readonly<Record<AuthenticationReason, string>> = {
   missing: 'a bearer token is required: send Authorization: Bearer <token>',

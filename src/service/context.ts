@@ -3,7 +3,7 @@
  * package root.
  * @module
  */
-import type { Principal, UserRoles } from '../core/policy';
+import type { IssuedBy, Principal, UserRoles } from '../core/policy';
 import type { Scope } from '../core/scopes';
 import type { TokenRecord, TokenStore } from '../stores';
 import type { KeyRing } from '../tokens';
@@ -28,6 +28,8 @@ export interface PrincipalState {
    * global-tier entry it was narrowed to (T10). Such a principal manages no tokens.
    */
   readonly narrowing?: readonly Scope[];
+  /** A trusted issuer's session: what its refusals name (T10). */
+  readonly issuer?: { readonly issuedBy: IssuedBy; readonly scopeClaim: string | null; readonly recorded: boolean };
 }
 
 /**

@@ -4,6 +4,7 @@
  * a bad pairing or URL is a usage error (exit 2) named by the flag.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userIdPrefixOf } from '../../src/tokens/issuers';
 import { startKeyServer, type KeyServer, type SigningKey } from '../support/key-server';
 import { exited, serve, svc, tempHome } from './helpers';
 
@@ -16,10 +17,12 @@ afterAll(async () => {
 });
 
 describe('svc serve --trust-issuer', { timeout: 120_000 }, () => {
-  it('accepts the trusted IdP token as a session of its sub, capped by svc member roles; another audience is 401', async () => {
+  it('accepts the trusted IdP token as a session of its user (issuer and sub), capped by svc member roles; another audience is 401', async () => {
     const { home, cleanup } = await tempHome();
+    // T10: the user id is derived from the issuer and the sub, the id the member roles are set under.
+    const erin = `${userIdPrefixOf(ks.issuer)}erin`;
     try {
-      await svc(home, ['member', 'set', '-u', 'erin', '-r', 'acme', '--role', 'viewer']);
+      await svc(home, ['member', 'set', '-u', erin, '-r', 'acme', '--role', 'viewer']);
       const s = await serve(home, {}, [
         '--trust-issuer',
         'https://unused.example',
@@ -36,7 +39,7 @@ describe('svc serve --trust-issuer', { timeout: 120_000 }, () => {
         const token = await ks.sign(ks.first, { ...claims, aud: 'svc-dev' });
         const who = await fetch(`${s.url}/api/whoami`, { headers: { authorization: `Bearer ${token}` } });
         expect(who.status).toBe(200);
-        expect(await who.json()).toMatchObject({ kind: 'session', user: 'erin' });
+        expect(await who.json()).toMatchObject({ kind: 'session', user: erin });
         const head = await fetch(`${s.url}/api/repos/acme/web/head`, { headers: { authorization: `Bearer ${token}` } });
         expect(head.status).toBe(200);
         const other = await ks.sign(ks.first, { ...claims, aud: 'https://billing.example' });

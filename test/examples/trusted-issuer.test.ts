@@ -31,7 +31,8 @@ beforeAll(async () => {
     issuer: 'https://svc.test',
     keys: await generateKeyRing(),
     members: { rolesOf: (u) => (u === 'alice' ? { orgs: { acme: 'editor' } } : {}) },
-    trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE }],
+    // One IdP whose subs are this service's user ids: mapped as they are (T10 derives ids otherwise).
+    trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE, userId: (c) => String(c['sub']) }],
   });
   tokens.reader = await idp.token('alice', { scope: 'openid repo:read' });
   tokens.full = await idp.token('alice');

@@ -58,7 +58,9 @@ describe('mcpTokenVerifier', () => {
     await me.token.revoke('soon-revoked');
     const err = await rejection(mcpTokenVerifier(s.auth).verifyAccessToken(token));
     expect(err).toBeInstanceOf(InvalidTokenError);
-    expect((err as Error).message).toBe('token revoked: create a new one with `svc token create`');
+    expect((err as Error).message).toBe(
+      'token revoked: sign in again; for a personal access token, create a new one with `svc token create`',
+    );
     expect((err as Error).message).not.toContain(token);
   });
 
@@ -153,7 +155,7 @@ describe('the verifier in the SDK requireBearerAuth, unchanged (Express)', () =>
     const r = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${token}` } });
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toBe(
-      'Bearer error="invalid_token", error_description="token revoked: create a new one with `svc token create`", resource_metadata="https://svc.test/.well-known/oauth-protected-resource/mcp"',
+      'Bearer error="invalid_token", error_description="token revoked: sign in again; for a personal access token, create a new one with `svc token create`", resource_metadata="https://svc.test/.well-known/oauth-protected-resource/mcp"',
     );
   });
 });

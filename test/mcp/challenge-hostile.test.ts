@@ -35,7 +35,8 @@ beforeAll(async () => {
     issuer: 'https://svc.test',
     keys: await generateKeyRing(),
     members: { rolesOf: (u) => roles.get(u) ?? {} },
-    trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE }],
+    // One IdP whose subs are this service's user ids: mapped as they are (T10 derives ids otherwise).
+    trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE, userId: (c) => String(c['sub']) }],
   });
   h = mcpFetchHandlers({
     auth,

@@ -72,7 +72,8 @@ beforeAll(async () => {
     issuer: 'https://svc.test',
     keys: await generateKeyRing(),
     members: { rolesOf: (u) => roles.get(u) ?? {} },
-    trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE }],
+    // One IdP whose subs are this service's user ids: mapped as they are (T10 derives ids otherwise).
+    trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE, userId: (c) => String(c['sub']) }],
     onEvent: (e) => void events.push(e),
   });
 });
@@ -205,7 +206,7 @@ describe('the 403 insufficient_scope challenge: only when the granted scope is w
     const h = handlers();
     await fc.assert(
       fc.asyncProperty(fc.subarray([...PERMISSIONS]), async (granted) => {
-        const r = await call(h, await idp.token('alice', { scope: ['openid', ...granted].join(' ') }), put());
+        const r = await call(h, await idp.token('alice', { scope: ['openid', 'read:messages', ...granted].join(' ') }), put());
         if (granted.includes('repo:write')) expect(r.status).toBe(200);
         else {
           expect(r.status).toBe(403);
@@ -218,7 +219,7 @@ describe('the 403 insufficient_scope challenge: only when the granted scope is w
   });
 
   it('a token whose scope named no svc permission asks for just the one needed', async () => {
-    const r = await call(handlers(), await idp.token('alice', { scope: 'openid email' }), put());
+    const r = await call(handlers(), await idp.token('alice', { scope: 'openid read:messages' }), put());
     expect(r.status).toBe(403);
     expect(r.headers.get('www-authenticate')).toMatch(/ scope="repo:write", /);
   });

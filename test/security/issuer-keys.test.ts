@@ -38,7 +38,7 @@ describe('trusted issuer keys: rotation and floods', () => {
     expect(await reasonOf(s.auth, await fresh(next))).toBe('key');
     expect(s.ks.hits.jwks).toBe(1);
     pass(KEY_COOLDOWN_MS);
-    expect((await s.auth.authenticate(await fresh(next))).userId).toBe('alice');
+    expect((await s.auth.authenticate(await fresh(next))).userId).toBe(s.user('alice'));
     expect(s.ks.hits.jwks).toBe(2);
   });
 
@@ -77,7 +77,7 @@ describe('trusted issuer keys: outages', () => {
     await s.auth.authenticate(await fresh());
     s.ks.down = true;
     pass(KEYS_MAX_AGE_MS + 1); // the keys are due for a refresh, which fails
-    for (let i = 0; i < 20; i++) expect((await s.auth.authenticate(await fresh())).userId).toBe('alice');
+    for (let i = 0; i < 20; i++) expect((await s.auth.authenticate(await fresh())).userId).toBe(s.user('alice'));
     expect(s.ks.hits.jwks).toBe(2); // the first fetch, then one failed attempt for all twenty
     pass(RETRY_AFTER_FAILURE_MS + 1);
     await s.auth.authenticate(await fresh());
@@ -86,7 +86,7 @@ describe('trusted issuer keys: outages', () => {
     await expectUnavailable(s.auth, await fresh());
     s.ks.down = false;
     pass(RETRY_AFTER_FAILURE_MS + 1);
-    expect((await s.auth.authenticate(await fresh())).userId).toBe('alice');
+    expect((await s.auth.authenticate(await fresh())).userId).toBe(s.user('alice'));
   });
 
   it('cold start with the IdP down: 503 (never an allow), and the failure is remembered for 10 s (no storm)', async () => {
@@ -96,7 +96,7 @@ describe('trusted issuer keys: outages', () => {
     expect(s.ks.hits.discovery).toBe(2); // RFC 8414, then OIDC, once
     s.ks.down = false;
     pass(RETRY_AFTER_FAILURE_MS + 1);
-    expect((await s.auth.authenticate(await fresh())).userId).toBe('alice');
+    expect((await s.auth.authenticate(await fresh())).userId).toBe(s.user('alice'));
   });
 
   it('an unknown kid while the IdP is down is 503 (nobody can tell), not an allow', async () => {
@@ -113,7 +113,7 @@ describe('trusted issuer keys: hostile discovery and key sets', () => {
   it('OIDC discovery is used when the RFC 8414 document is missing', async () => {
     s = await issuerSetup();
     s.ks.serve.rfc8414 = false;
-    expect((await s.auth.authenticate(await fresh())).userId).toBe('alice');
+    expect((await s.auth.authenticate(await fresh())).userId).toBe(s.user('alice'));
     expect(s.ks.hits.discovery).toBe(2);
   });
 
@@ -127,7 +127,7 @@ describe('trusted issuer keys: hostile discovery and key sets', () => {
   it('with jwksUri given, nothing is discovered', async () => {
     s = await issuerSetup();
     const pinned = await issuerSetup({ issuer: s.ks.issuer, jwksUri: s.ks.jwksUri });
-    expect((await pinned.auth.authenticate(await pinned.ks.sign(s.ks.first, s.claims()))).userId).toBe('alice');
+    expect((await pinned.auth.authenticate(await pinned.ks.sign(s.ks.first, s.claims()))).userId).toBe(s.user('alice'));
     expect(s.ks.hits).toEqual({ discovery: 0, jwks: 1, other: 0 });
     await pinned.ks.close();
   });

@@ -26,7 +26,7 @@ describe('trusted issuer: what verifies', () => {
     const keys = [await s.ks.key('RS256', 'k-rs', true), await s.ks.key('EdDSA', 'k-ed', true), s.ks.first];
     for (const key of keys) {
       const p = await s.auth.authenticate(await s.ks.sign(key, s.claims()));
-      expect([p.kind, p.userId]).toEqual(['session', 'alice']);
+      expect([p.kind, p.userId]).toEqual(['session', s.user('alice')]);
     }
     expect(s.ks.hits.discovery).toBe(1);
   });
@@ -34,7 +34,7 @@ describe('trusted issuer: what verifies', () => {
   it('high-S ES256 from another issuer is accepted: the low-S rule (T2) is for tokens this library mints', async () => {
     s = await issuerSetup();
     const token = highS(await s.ks.sign(s.ks.first, s.claims()));
-    expect((await s.auth.authenticate(token)).userId).toBe('alice');
+    expect((await s.auth.authenticate(token)).userId).toBe(s.user('alice'));
   });
 
   it('aud as an array that contains the audience is accepted; typ absent, JWT and application/at+jwt are access tokens', async () => {
@@ -48,7 +48,7 @@ describe('trusted issuer: what verifies', () => {
   it('a token without kid verifies against each fitting key of the set (several ES256 keys published)', async () => {
     s = await issuerSetup();
     const second = await s.ks.key('ES256', 'second', true);
-    expect((await s.auth.authenticate(await s.ks.sign(second, s.claims(), { kid: null }))).userId).toBe('alice');
+    expect((await s.auth.authenticate(await s.ks.sign(second, s.claims(), { kid: null }))).userId).toBe(s.user('alice'));
     const stranger = await s.ks.key('ES256', 'stranger');
     expect(await reasonOf(s.auth, await s.ks.sign(stranger, s.claims(), { kid: null }))).toBe('signature');
   });

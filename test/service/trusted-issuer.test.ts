@@ -9,11 +9,15 @@ import { AuthenticationError, ForbiddenError } from '../../src/errors';
 import { createAuth, type Auth } from '../../src/service';
 import type { UserRoles } from '../../src/core/policy';
 import { generateKeyRing } from '../../src/tokens';
+import { userIdPrefixOf } from '../../src/tokens/issuers';
 import { API_AUDIENCE, OTHER_AUDIENCE, startCompanyIdp, type CompanyIdp } from '../support/company-idp';
 import { rejection } from '../support/errors';
 
 let idp: CompanyIdp;
 let auth: Auth;
+/** The user id of the IdP's `sub` here (T10: derived from the issuer and the claim). */
+let user: (sub: string) => string;
+/** Roles keyed by the IdP's `sub`. */
 const roles = new Map<string, UserRoles>([
   ['alice', { orgs: { acme: 'editor' } }],
   ['bob', { orgs: { acme: 'viewer' } }],
@@ -21,10 +25,12 @@ const roles = new Map<string, UserRoles>([
 
 beforeAll(async () => {
   idp = await startCompanyIdp(['alice', 'bob', 'mallory']);
+  const prefix = userIdPrefixOf(idp.issuer);
+  user = (sub) => `${prefix}${sub}`;
   auth = createAuth({
     issuer: 'https://svc.test',
     keys: await generateKeyRing(),
-    members: { rolesOf: (u) => roles.get(u) ?? {} },
+    members: { rolesOf: (u) => roles.get(u.startsWith(prefix) ? u.slice(prefix.length) : u) ?? {} },
     trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE }],
   });
 });
@@ -39,10 +45,11 @@ async function reasonOf(p: Promise<unknown>): Promise<string> {
 }
 
 describe('a company IdP access token (oidc-provider, client credentials, RFC 8707 resource)', () => {
-  it('authenticates as a session of its sub, capped by the live roles', async () => {
+  it('authenticates as a session of its user (issuer and sub), capped by the live roles', async () => {
     const p = await auth.authenticate(await idp.token('alice'));
     expect(p.kind).toBe('session');
-    expect(p.userId).toBe('alice');
+    expect(p.userId).toBe(user('alice'));
+    expect(p.issuedBy).toEqual({ issuer: idp.issuer, clientId: 'alice', permissions: null });
     expect(p.tokenId).toBeUndefined();
     expect(p.expiresAt.getTime()).toBeGreaterThan(Date.now());
     expect(auth.authorize(p, 'acme/web', 'repo:write')).toEqual({ allowed: true });
@@ -68,7 +75,7 @@ describe('a company IdP access token (oidc-provider, client credentials, RFC 870
       .token.create({ name: 'from-idp', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     const pat = await auth.authenticate(token);
     expect(pat.kind).toBe('pat');
-    expect(pat.userId).toBe('alice');
+    expect(pat.userId).toBe(user('alice'));
     expect((await auth.client(p).token.list()).map((t) => t.name)).toContain('from-idp');
   });
 
@@ -85,8 +92,15 @@ describe('a company IdP access token (oidc-provider, client credentials, RFC 870
     expect(auth.authorize(p, 'acme/web', 'repo:write')).toEqual({ allowed: false, reason: 'role' });
   });
 
-  it('a scope with no svc permission grants nothing', async () => {
+  it("a scope of OpenID Connect's own names only (openid email) does not narrow: the session is the user's roles", async () => {
     const p = await auth.authenticate(await idp.token('alice', { scope: 'openid email' }));
+    expect(p.issuedBy?.permissions).toBeNull();
+    expect(auth.authorize(p, 'acme/web', 'repo:write')).toEqual({ allowed: true });
+  });
+
+  it('a scope word nobody here reads (read:messages) narrows, to the svc names beside it (none: nothing)', async () => {
+    const p = await auth.authenticate(await idp.token('alice', { scope: 'openid read:messages' }));
+    expect(p.issuedBy?.permissions).toEqual([]);
     expect(auth.authorize(p, 'acme/web', 'repo:read')).toEqual({ allowed: false, reason: 'scope' });
   });
 
@@ -103,12 +117,12 @@ describe('a company IdP access token (oidc-provider, client credentials, RFC 870
       expect(err).toBeInstanceOf(ForbiddenError);
       expect((err as Error).message).toMatch(/scope claim/);
     }
-    expect((await auth.tokensOf('alice')).some((t) => t.name === 'escalate')).toBe(false);
+    expect((await auth.tokensOf(user('alice'))).some((t) => t.name === 'escalate')).toBe(false);
   });
 
   it("a repo:read grant to an MCP client cannot list or end its user's sign-ins (sessions are ForbiddenError)", async () => {
     const p = await auth.authenticate(await idp.token('alice', { scope: 'repo:read' }));
-    const own = await auth.issueSession('alice');
+    const own = await auth.issueSession(user('alice'));
     const ownId = (await auth.authenticate(own)).tokenId as string;
     const api = auth.client(p).sessions;
     for (const call of [() => api.list(), () => api.revoke(ownId)]) {
@@ -117,7 +131,7 @@ describe('a company IdP access token (oidc-provider, client credentials, RFC 870
       expect((err as Error).message).toMatch(/scope claim/);
     }
     // The user's own session is untouched.
-    await expect(auth.authenticate(own)).resolves.toMatchObject({ userId: 'alice' });
+    await expect(auth.authenticate(own)).resolves.toMatchObject({ userId: user('alice') });
   });
 
   it('token passthrough: a token the same IdP minted for another API is refused (audience)', async () => {
@@ -138,11 +152,11 @@ describe('a company IdP access token (oidc-provider, client credentials, RFC 870
     const byClient = createAuth({
       issuer: 'https://svc.test',
       keys: await generateKeyRing(),
-      members: { rolesOf: (u) => roles.get(u) ?? {} },
+      members: { rolesOf: () => ({}) },
       trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE, userIdClaim: 'client_id', algorithms: ['ES256'] }],
     });
     const p = await byClient.authenticate(await idp.token('alice'));
-    expect(p.userId).toBe('alice');
+    expect(p.userId).toBe(user('alice'));
   });
 
   it("an IdP token's own instance still verifies its own sessions and PATs as before", async () => {

@@ -13,8 +13,8 @@ import Provider from 'oidc-provider';
 export const API_AUDIENCE = 'https://api.svc.test';
 /** Another API at the same IdP: its tokens must never work at ours. */
 export const OTHER_AUDIENCE = 'https://billing.svc.test';
-/** The scopes the IdP knows: svc permissions and a few others. */
-const SCOPES = 'repo:read repo:write repo:configure repo:admin org:read org:configure org:admin openid email';
+/** The scopes the IdP knows: svc permissions, OIDC's own and one of another API (Auth0 style). */
+const SCOPES = 'repo:read repo:write repo:configure repo:admin org:read org:configure org:admin openid profile email read:messages';
 
 export interface CompanyIdp {
   readonly issuer: string;

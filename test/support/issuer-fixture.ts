@@ -7,6 +7,7 @@ import { AuthenticationError, UnavailableError } from '../../src/errors';
 import { createAuth, type Auth, type AuthOptions } from '../../src/service';
 import type { UserRoles } from '../../src/core/policy';
 import { generateKeyRing, type KeyRing, type TrustedIssuer } from '../../src/tokens';
+import { userIdPrefixOf } from '../../src/tokens/issuers';
 import { Clock, NOW_SEC } from './clock';
 import { rejection } from './errors';
 import { startKeyServer, type KeyServer, type SigningKey } from './key-server';
@@ -19,7 +20,10 @@ export interface IssuerSetup {
   ks: KeyServer & { first: SigningKey };
   auth: Auth;
   clock: Clock;
+  /** Roles by the token's `sub` (the Auth's members read them under the user id derived from it). */
   roles: Map<string, UserRoles>;
+  /** The user id a token of this issuer with `sub` stands for (T10: derived from the issuer and the claim). */
+  user(sub: string): string;
   /** Claims of a good token for `alice`, valid for 5 minutes from the pinned clock. */
   claims(extra?: Record<string, unknown>): Record<string, unknown>;
 }
@@ -30,10 +34,11 @@ export async function issuerSetup(issuer: Partial<TrustedIssuer> = {}, extra: Pa
   const clock = new Clock();
   const roles = new Map<string, UserRoles>([['alice', { orgs: { acme: 'editor' } }]]);
   ring ??= generateKeyRing();
+  const prefix = userIdPrefixOf(ks.issuer);
   const auth = createAuth({
     issuer: 'https://svc.test',
     keys: await ring,
-    members: { rolesOf: (u) => roles.get(u) ?? {} },
+    members: { rolesOf: (u) => roles.get(u.startsWith(prefix) ? u.slice(prefix.length) : u) ?? {} },
     now: clock.now,
     trustedIssuers: [{ issuer: ks.issuer, audience: AUDIENCE, ...issuer }],
     ...extra,
@@ -46,7 +51,7 @@ export async function issuerSetup(issuer: Partial<TrustedIssuer> = {}, extra: Pa
     exp: NOW_SEC + 300,
     ...more,
   });
-  return { ks, auth, clock, roles, claims };
+  return { ks, auth, clock, roles, claims, user: (sub) => `${prefix}${sub}` };
 }
 
 /** The reason `auth.authenticate(token)` is refused with (fails unless it is an AuthenticationError). */

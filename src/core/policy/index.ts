@@ -8,7 +8,7 @@ export { compileLayer, CompiledLayer } from './compile';
 export { authorize } from './authorize';
 export { canEverHold } from './hold';
 export type { Decision, DenyReason } from './decision';
-export type { Principal } from './subject';
+export type { IssuedBy, Principal } from './subject';
 export type { UserRoles } from './types';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */

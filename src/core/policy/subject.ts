@@ -6,8 +6,30 @@
  * and is refused as `invalid` (A1).
  * @module
  */
+import type { Permission } from '../vocabulary';
 import { grantTable } from './grant';
 import type { GrantTable } from './grant-table';
+
+/**
+ * Where a session from a trusted identity provider came from (T10), read from its verified
+ * token, so that nobody decodes the JWT a second time.
+ *
+ * @example
+ * ```ts
+ * const p = await auth.authenticate(token); // an access token of a trusted issuer
+ * p.issuedBy?.issuer;      // 'https://sso.example.com/realms/acme'
+ * p.issuedBy?.clientId;    // 'mcp-inspector' (its client_id, else azp), or null
+ * p.issuedBy?.permissions; // ['repo:read'] when its scope narrowed it, null when not
+ * ```
+ */
+export interface IssuedBy {
+  /** The trusted issuer, as configured (`iss`). */
+  readonly issuer: string;
+  /** The OAuth client the token was issued to (`client_id` of RFC 9068, else `azp`), or `null`. */
+  readonly clientId: string | null;
+  /** The svc permissions its `scope`/`scp` claim grants (maybe none), or `null` when the claim does not narrow it. */
+  readonly permissions: readonly Permission[] | null;
+}
 
 /**
  * An authenticated caller, as returned by `auth.authenticate`. Opaque for
@@ -27,6 +49,8 @@ export interface Principal {
   readonly tokenName?: string;
   readonly expiresAt: Date;
   readonly committerIdentity?: string;
+  /** A session from a trusted issuer's access token: where it came from. Absent for every other principal. */
+  readonly issuedBy?: IssuedBy;
 }
 
 /**

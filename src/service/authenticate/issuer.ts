@@ -2,9 +2,10 @@
  * The request path of a trusted issuer's access token (T10), apart from the
  * path of svc-auth's own tokens: the verified token becomes a session of its
  * user, capped by the user's live roles like any session, and narrowed to the
- * svc permissions of its `scope` claim when it has one (one global-tier layer).
- * Such a narrowed session manages no tokens (token-api refuses it), or a
- * `repo:read` grant to an MCP client could mint itself a full-access PAT.
+ * svc permissions of its `scope` claim when that claim narrows (one global-tier
+ * layer; the issuer's `scopes` option says when it does). Such a narrowed session
+ * manages no tokens (token-api refuses it), or a `repo:read` grant to an MCP
+ * client could mint itself a full-access PAT.
  * @module
  */
 import { UnavailableError } from '../../errors';
@@ -13,6 +14,7 @@ import type { Scope } from '../../core/scopes';
 import type { Permission } from '../../core/vocabulary';
 import { IssuerVerifier, type IssuerClaims } from '../../tokens';
 import { checkUserId } from '../identity';
+import type { PrincipalState } from '../context';
 import type { ResolvedOptions } from '../options';
 import type { TokenRecord } from '../../stores';
 import { checkGrantChain } from './chain';
@@ -111,6 +113,18 @@ export function issuerPath(
     return n;
   }
 
+  // One per verified token (the verifier caches its claims object): no allocation on a hot token.
+  const origins = new WeakMap<IssuerClaims, NonNullable<PrincipalState['issuer']>>();
+  function originOf(claims: IssuerClaims): NonNullable<PrincipalState['issuer']> {
+    let o = origins.get(claims);
+    if (o === undefined) {
+      const issuedBy = Object.freeze({ issuer: claims.issuer, clientId: claims.clientId, permissions: claims.permissions });
+      o = Object.freeze({ issuedBy, scopeClaim: claims.scopeClaim, recorded: claims.recorded });
+      origins.set(claims, o);
+    }
+    return o;
+  }
+
   function make(claims: IssuerClaims, roles: UserRoles): Principal {
     const narrowing = claims.permissions === null ? undefined : narrowingOf(claims.permissions);
     let grant;
@@ -123,7 +137,8 @@ export function issuerPath(
       // Bad role data is the membership source's fault; never an allow.
       throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
     }
-    const state = narrowing === undefined ? { roles, chain: null } : { roles, chain: null, narrowing: narrowing.scopes };
+    const issuer = originOf(claims);
+    const state = narrowing === undefined ? { roles, chain: null, issuer } : { roles, chain: null, narrowing: narrowing.scopes, issuer };
     return deps.principals.make('session', claims.userId, new Date(claims.exp * 1000), undefined, grant, state);
   }
 

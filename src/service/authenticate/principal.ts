@@ -11,7 +11,7 @@
  * Internal: not exported from the package root.
  * @module
  */
-import { GRANT_SLOT, type Principal, type UserRoles } from '../../core/policy';
+import { GRANT_SLOT, type IssuedBy, type Principal, type UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import type { Permission } from '../../core/vocabulary';
 import type { TokenRecord } from '../../stores';
@@ -57,7 +57,7 @@ export function principalScopes(p: unknown): readonly Scope[] | null | undefined
  * `scope` claim (T10): the svc permissions granted (none when the claim named
  * none), and the roles read when it was authenticated (the role cap, which no
  * consent changes). `undefined` for every other principal (a PAT, a component
- * token, a session without a `scope` claim) and for anything that is not a
+ * token, a session whose claim does not narrow it) and for anything that is not a
  * principal some `auth.authenticate` returned. svc-auth/mcp asks it to tell a
  * refusal by the granted scope (a new consent lifts it: an OAuth scope
  * challenge) from a refusal by the role (it cannot). Never throws.
@@ -132,6 +132,7 @@ export function principalFactory(): PrincipalFactory {
     declare readonly tokenId?: string;
     declare readonly tokenName?: string;
     declare readonly committerIdentity?: string;
+    declare readonly issuedBy?: IssuedBy;
     readonly #state: PrincipalState;
     readonly #grant: unknown;
 
@@ -153,6 +154,7 @@ export function principalFactory(): PrincipalFactory {
         if (kind !== 'session') self.tokenName = head.name;
         if (head.committerIdentity !== null) self.committerIdentity = head.committerIdentity;
       }
+      if (state.issuer !== undefined) (this as { issuedBy?: IssuedBy }).issuedBy = state.issuer.issuedBy;
       this.#grant = grant;
       this.#state = state;
     }

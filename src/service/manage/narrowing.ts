@@ -11,6 +11,7 @@ import type { TokenRecord } from '../../stores';
 import type { UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import { ROLE_TABLE, isRoleName, type Permission, type RoleName } from '../../core/vocabulary';
+import type { PrincipalState } from '../context';
 
 /** `acme/web=repo:read`, `acme=org:read` or `repo:read`, for messages. */
 function label(resource: string | undefined, permission: Permission): string {
@@ -151,4 +152,28 @@ export function roleWarnings(scopes: readonly Scope[], roles: UserRoles): string
     }
   });
   return warnings;
+}
+
+/**
+ * The refusal of a trusted issuer's session narrowed by its token's scope claim (T10), for
+ * `what` (`manage tokens`, `see or end sessions`): it names the issuer, the claim and, for an
+ * external identity provider, the option that says what its scopes mean here.
+ *
+ * @example
+ * ```ts
+ * throw narrowedRefusal(state, 'manage tokens');
+ * ```
+ */
+export function narrowedRefusal(state: PrincipalState, what: string): ForbiddenError {
+  const from = state.issuer;
+  if (from === undefined) return new ForbiddenError(`a session narrowed by its identity provider's scope claim may not ${what}`);
+  const claim = from.scopeClaim ?? 'scope';
+  const granted = from.issuedBy.permissions?.join(' ') || 'nothing';
+  const base = `a session from ${from.issuedBy.issuer} narrowed by its token's ${claim} claim (granting ${granted}) may not ${what}`;
+  // The own authorization server's scope is the user's consent to one client: no option lifts it.
+  if (from.recorded) return new ForbiddenError(`${base}: it is an OAuth client's grant; sign in as the user instead`);
+  return new ForbiddenError(
+    `${base}: if that issuer's scopes say nothing about svc permissions, set scopes: 'ignore' on it in trustedIssuers ` +
+      `(or list its own scope names in ignoredScopes, or map them with scopes: { name: [permissions] })`,
+  );
 }

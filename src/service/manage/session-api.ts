@@ -11,6 +11,7 @@ import type { TokenRecord } from '../../stores';
 import type { ServiceContext } from '../context';
 import { actorOf, revokedEvent } from '../events';
 import type { SessionApi, SessionInfo } from '../session-types';
+import { narrowedRefusal } from './narrowing';
 import { toSessionInfo } from './token-info';
 
 /** Longest id `revoke` looks up (as `auth.revokeToken`): ids are 22 characters; anything far longer is input to refuse, not to send to a store. */
@@ -45,9 +46,7 @@ export function sessionApi(ctx: ServiceContext, p: Principal): SessionApi {
       throw new ForbiddenError(`${what} may not see or end sessions: only a session of the user can`);
     }
     // A client granted only some permissions (an MCP client's repo:read) must not see or end its user's sign-ins.
-    if (state.narrowing !== undefined) {
-      throw new ForbiddenError("a session narrowed by its identity provider's scope claim may not see or end sessions");
-    }
+    if (state.narrowing !== undefined) throw narrowedRefusal(state, 'see or end sessions');
     // The caller's own session may have been ended since it was authenticated (T5).
     await ctx.recheck(p);
   }

@@ -21,7 +21,7 @@ import type { ServiceContext } from '../context';
 import { actorOf, createdEvent, revokedEvent } from '../events';
 import { checkIdentity } from '../identity';
 import { checkStoredText } from './stored-text';
-import { checkIpNarrowing, checkNarrowing, roleWarnings } from './narrowing';
+import { checkIpNarrowing, checkNarrowing, narrowedRefusal, roleWarnings } from './narrowing';
 import { checkRanges } from '../../core/network';
 import { MAX_ALLOWED_IPS } from '../../stores';
 import { managedRecords, pickForGet, pickForRevoke, toInfo } from './token-info';
@@ -170,9 +170,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
   async function begin(): Promise<readonly TokenRecord[] | null> {
     if (p.kind === 'component') throw new ForbiddenError('component tokens may not manage tokens');
     // A token minted here would not carry the issuer's scope: a `repo:read` grant could mint a full-access PAT.
-    if (state.narrowing !== undefined) {
-      throw new ForbiddenError("a session narrowed by its identity provider's scope claim may not manage tokens");
-    }
+    if (state.narrowing !== undefined) throw narrowedRefusal(state, 'manage tokens');
     const chain = await ctx.recheck(p);
     // A session's own record is no parent: what it creates is top-level, limited by nothing of the session's (M1).
     return p.kind === 'pat' ? chain : null;

@@ -12,3 +12,5 @@ export { checkTrustedIssuers } from './options';
 export { IssuerVerifier } from './verify';
 export { KEYS_MAX_AGE_MS, KEY_COOLDOWN_MS, STALE_KEYS_MS } from './keys';
 export { RETRY_AFTER_FAILURE_MS } from './discovery';
+export { checkScopeReading, userIdPrefixOf } from './reading';
+export { OIDC_SCOPES, scopePermissions } from './scope';

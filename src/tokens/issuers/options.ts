@@ -6,6 +6,8 @@
  */
 import type { IssueInput } from '../../errors';
 import { isPlainObject } from '../../core/vocabulary';
+import { parseShortDuration } from '../duration';
+import { checkScopeReading, userIdPrefixOf } from './reading';
 import type { IssuerAlgorithm, IssuerConfig } from './types';
 
 /**
@@ -31,7 +33,9 @@ export const ISSUER_ALGORITHMS: readonly IssuerAlgorithm[] = Object.freeze([
 /** At most this many trusted issuers: each costs a key set in memory and, cold, a fetch. */
 export const MAX_TRUSTED_ISSUERS = 16;
 
-const KEYS = ['issuer', 'audience', 'userIdClaim', 'jwksUri', 'algorithms', 'recorded'];
+const KEYS = ['issuer', 'audience', 'userIdClaim', 'jwksUri', 'algorithms', 'recorded', 'scopes', 'ignoredScopes', 'userId', 'maxTokenAge'];
+/** `maxTokenAge` by default, and its cap: an IdP's access token is short-lived; a day covers every real one. */
+const MAX_TOKEN_AGE = Object.freeze({ defaultSec: 24 * 3600, maxSec: 30 * 24 * 3600 });
 const MAX_URL = 1024;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 // A claim name as IdPs write them, namespaced ones included (Auth0: `https://example.com/uid`);
@@ -87,7 +91,7 @@ export function urlProblem(value: unknown): string | undefined {
 export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: IssueInput[]): readonly IssuerConfig[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
-    issues.push({ path: ['trustedIssuers'], message: 'must be an array of { issuer, audience, userIdClaim?, jwksUri?, algorithms? }' });
+    issues.push({ path: ['trustedIssuers'], message: 'must be an array of { issuer, audience, ... } (docs/identity-providers.md)' });
     return [];
   }
   if (value.length > MAX_TRUSTED_ISSUERS) {
@@ -99,7 +103,7 @@ export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: 
   value.forEach((entry: unknown, i) => {
     const at = (field?: string): (string | number)[] => (field === undefined ? ['trustedIssuers', i] : ['trustedIssuers', i, field]);
     if (!isPlainObject(entry)) {
-      issues.push({ path: at(), message: 'must be an object { issuer, audience, userIdClaim?, jwksUri?, algorithms? }' });
+      issues.push({ path: at(), message: 'must be an object { issuer, audience, ... } (docs/identity-providers.md)' });
       return;
     }
     const before = issues.length;
@@ -107,8 +111,21 @@ export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: 
       if (typeof key !== 'string' || !KEYS.includes(key))
         issues.push({ code: 'unrecognized_keys', path: at(String(key).slice(0, 64)), message: 'unknown option' });
     }
-    const { issuer, audience, userIdClaim = 'sub', jwksUri, algorithms = ISSUER_ALGORITHMS, recorded = false } = entry;
+    const { issuer, audience, userIdClaim = 'sub', jwksUri, algorithms = ISSUER_ALGORITHMS, recorded = false, userId, maxTokenAge } = entry;
     if (typeof recorded !== 'boolean') issues.push({ path: at('recorded'), message: 'must be a boolean' });
+    const scopes = checkScopeReading(entry, recorded === true, at, issues);
+    if (userId !== undefined) {
+      if (typeof userId !== 'function') issues.push({ path: at('userId'), message: 'must be a function (claims) => user id' });
+      else if (recorded === true)
+        issues.push({ path: at('userId'), message: "not for a recorded issuer: its sub is this service's user id" });
+      else if (Object.hasOwn(entry, 'userIdClaim')) issues.push({ path: at('userId'), message: 'give userIdClaim or userId, not both' });
+    }
+    let maxTokenAgeSec = MAX_TOKEN_AGE.defaultSec;
+    try {
+      maxTokenAgeSec = parseShortDuration(maxTokenAge as string | undefined, MAX_TOKEN_AGE);
+    } catch {
+      issues.push({ path: at('maxTokenAge'), message: 'must be <N>d, <N>h or <N>m, at most 30d' });
+    }
     const issuerProblem = urlProblem(issuer);
     if (issuerProblem !== undefined) issues.push({ path: at('issuer'), message: issuerProblem });
     else if (issuer === ownIssuer) {
@@ -135,6 +152,16 @@ export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: 
       issues.push({ path: at('algorithms'), message: `must be a non-empty list of ${ISSUER_ALGORITHMS.join(', ')}` });
     }
     if (issues.length !== before) return;
+    const derives = recorded !== true && userId === undefined;
+    const userIdPrefix = derives ? userIdPrefixOf(issuer as string) : null;
+    const clash = userIdPrefix === null ? -1 : out.findIndex((c) => c.userIdPrefix === userIdPrefix);
+    if (clash >= 0) {
+      issues.push({
+        path: at('issuer'),
+        message: `derives the same user ids as trustedIssuers[${clash}] (${userIdPrefix}...): give one of them a userId function`,
+      });
+      return;
+    }
     out.push(
       Object.freeze({
         issuer: issuer as string,
@@ -143,6 +170,10 @@ export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: 
         jwksUri: jwksUri === undefined ? null : new URL(jwksUri as string),
         algorithms: Object.freeze([...new Set(algorithms as IssuerAlgorithm[])]),
         recorded: recorded === true,
+        scopes,
+        userId: derives ? null : ((userId as IssuerConfig['userId']) ?? null),
+        userIdPrefix,
+        maxTokenAgeSec,
       }),
     );
   });

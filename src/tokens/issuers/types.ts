@@ -61,6 +61,45 @@ export interface TrustedIssuer {
    * records into the same `Auth`. Default `false`.
    */
   recorded?: boolean;
+  /**
+   * What the token's `scope`/`scp` claim means here. `'narrow'` (the default): the svc permission
+   * names in it (`repo:read`, ...) narrow the session to themselves; OpenID Connect's own names
+   * (`openid`, `profile`, `email`, `address`, `phone`, `offline_access`) and those of
+   * `ignoredScopes` say nothing; any other word narrows too (to the svc names beside it, maybe
+   * none), since a word nobody here can read may be a limit the IdP meant. `'ignore'`: the claim
+   * says nothing about svc permissions (the session is as strong as the user's roles). A map:
+   * each of the IdP's scope names to the svc permissions it grants (svc names not in the map
+   * still grant themselves). Not for a `recorded` issuer, whose scope is always the user's consent.
+   */
+  scopes?: 'narrow' | 'ignore' | Readonly<Record<string, readonly Permission[]>>;
+  /** Scope names of this IdP that say nothing about svc permissions (`read:billing`, `api://x/.default`). Default none. */
+  ignoredScopes?: readonly string[];
+  /**
+   * The user id of a token, from its verified claims, for a deployment whose users are the same
+   * people at several issuers (a claim every one of your issuers writes the same way). Without it
+   * the id is derived from the issuer and `userIdClaim` (`<issuer prefix>_<value>`, T10), because
+   * `sub` is unique per issuer only: `sub: alice` of one IdP is not `alice` of another. Its result
+   * must be a valid user id; a throw or anything else refuses the token. Not with `userIdClaim`,
+   * nor for a `recorded` issuer (whose `sub` is this service's user id).
+   */
+  userId?: (claims: Readonly<Record<string, unknown>>) => string;
+  /**
+   * The longest lifetime accepted, `exp - iat` (or `exp - now` without `iat`): `<N>d`, `<N>h` or
+   * `<N>m`, at most `30d`. Default `24h`. An `iat` later than now (beyond the clock tolerance) is refused too.
+   */
+  maxTokenAge?: string;
+}
+
+/** @internal how one issuer's scope claim is read, after validation. */
+export interface ScopeReading {
+  /** The claim says nothing about svc permissions (`scopes: 'ignore'`). */
+  readonly ignore: boolean;
+  /** A present claim narrows even when empty or made only of OIDC names (a `recorded` issuer: the user's consent). */
+  readonly strict: boolean;
+  /** The IdP's scope names mapped to svc permissions (a bit mask in PERMISSIONS order). */
+  readonly map: ReadonlyMap<string, number>;
+  /** Names that say nothing: OIDC's own and `ignoredScopes`. */
+  readonly ignored: ReadonlySet<string>;
 }
 
 /** @internal a trusted issuer after validation, defaults filled in. */
@@ -71,11 +110,19 @@ export interface IssuerConfig {
   readonly jwksUri: URL | null;
   readonly algorithms: readonly IssuerAlgorithm[];
   readonly recorded: boolean;
+  readonly scopes: ScopeReading;
+  /** The explicit user id mapping, else `null`. */
+  readonly userId: ((claims: Readonly<Record<string, unknown>>) => string) | null;
+  /** What a derived user id starts with (`<slug>_`); `null` for a `recorded` issuer or with `userId`. */
+  readonly userIdPrefix: string | null;
+  /** `maxTokenAge` in seconds. */
+  readonly maxTokenAgeSec: number;
 }
 
 /**
  * @internal What a verified access token of a trusted issuer says. `permissions` is
- * `null` without a `scope`/`scp` claim; otherwise the svc permissions in it (maybe
+ * `null` when its `scope`/`scp` claim does not narrow it (absent, ignored, or only words
+ * that say nothing: {@link ScopeReading}); otherwise the svc permissions it grants (maybe
  * none), one frozen array per distinct set, so that the same set is the same object.
  */
 export interface IssuerClaims {
@@ -84,6 +131,12 @@ export interface IssuerClaims {
   /** Expiry, whole seconds since the epoch. */
   readonly exp: number;
   readonly permissions: readonly Permission[] | null;
+  /** Which claim narrowed it (`scope`, `scp`, or both), when `permissions` is not `null`. */
+  readonly scopeClaim: 'scope' | 'scp' | 'scope and scp' | null;
+  /** The OAuth client the token was issued to (`client_id`, RFC 9068; else `azp`), or `null`. */
+  readonly clientId: string | null;
   /** The token's `jti` when its issuer is `recorded` (then required), else `null`. */
   readonly jti: string | null;
+  /** Whether its issuer is `recorded` (svc-auth's own authorization server). */
+  readonly recorded: boolean;
 }

@@ -49,6 +49,8 @@ const MAX_CANDIDATES = 8;
 const FRESH_SEC = KEYS_MAX_AGE_MS / 1000;
 /** A recorded issuer's `jti`: what a token store keeps as a record id (oidc-provider writes 43 base64url characters). */
 const RECORD_ID = /^[A-Za-z0-9_-]{16,128}$/;
+/** A client id worth showing (`Principal.issuedBy.clientId`): printable ASCII, bounded. */
+const CLIENT_ID = /^[\x21-\x7e]{1,256}$/;
 
 interface Entry {
   readonly claims: IssuerClaims;
@@ -175,19 +177,69 @@ export class IssuerVerifier {
     // possession that must come with it, which a bearer path never checks: taken as a bearer
     // token, a stolen bound token would work here, undoing the binding.
     if (Object.hasOwn(payload, 'cnf')) throw fail('type', 'a sender-constrained (cnf) token is not a bearer token');
-    const userId = Object.hasOwn(payload, config.userIdClaim) ? payload[config.userIdClaim] : undefined;
-    if (typeof userId !== 'string' || !this.#isUserId(userId)) {
-      throw fail('malformed', `claim ${config.userIdClaim} is not a user id accepted here`);
-    }
-    const permissions = scopePermissions(payload);
-    if (permissions === undefined) throw fail('malformed', 'scope or scp is not a list of words');
+    this.#checkAge(config, payload, exp, nowSec);
+    const userId = this.#userIdOf(config, payload);
+    const scope = scopePermissions(payload, config.scopes);
+    if (scope === undefined) throw fail('malformed', 'scope or scp is not a list of words');
     // A recorded issuer's token is found by its jti (a record id, as ours are).
     const jti = config.recorded ? payload.jti : null;
     if (config.recorded && (typeof jti !== 'string' || !RECORD_ID.test(jti))) throw fail('malformed', 'jti is missing or not a record id');
-    const claims: IssuerClaims = Object.freeze({ issuer: config.issuer, userId, exp: Math.floor(exp), permissions, jti: jti ?? null });
+    const claims: IssuerClaims = Object.freeze({
+      issuer: config.issuer,
+      userId,
+      exp: Math.floor(exp),
+      permissions: scope.permissions,
+      scopeClaim: scope.claim,
+      clientId: clientIdOf(payload),
+      jti: jti ?? null,
+      recorded: config.recorded,
+    });
     this.#cache.set(token, Object.freeze({ claims, freshUntil: nowSec + FRESH_SEC }));
     return claims;
   }
+
+  /** `iat` not in the future, and no longer a life than `maxTokenAge` (a token valid for a century is a stolen key's dream). */
+  #checkAge(config: IssuerConfig, payload: JWTPayload, exp: number, nowSec: number): void {
+    const iat = payload.iat;
+    if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) throw fail('malformed', 'iat is not a number');
+    if (iat !== undefined && iat > nowSec + this.#toleranceSec) throw fail('not_yet_valid', 'issued in the future');
+    // Without iat the rest of its life is what can be judged: it must still fit.
+    if (exp - (iat ?? nowSec) > config.maxTokenAgeSec) throw fail('malformed', "lifetime longer than the issuer's maxTokenAge");
+  }
+
+  /**
+   * Whose token it is (T10). `sub` is unique per issuer only, so the id is derived from the
+   * issuer and the claim, unless the option maps it (`userId`); a recorded issuer is svc-auth's
+   * own server, whose `sub` is this service's user id.
+   */
+  #userIdOf(config: IssuerConfig, payload: JWTPayload): string {
+    let id: unknown;
+    if (config.userId !== null) {
+      try {
+        id = config.userId(Object.freeze({ ...payload }));
+      } catch {
+        // Its message may quote claims: not carried.
+        throw fail('malformed', "the issuer's userId function found no user id");
+      }
+      if (typeof id !== 'string' || !this.#isUserId(id))
+        throw fail('malformed', "the issuer's userId function found no user id accepted here");
+      return id;
+    }
+    const value = Object.hasOwn(payload, config.userIdClaim) ? payload[config.userIdClaim] : undefined;
+    id = typeof value === 'string' && value.length > 0 ? `${config.userIdPrefix ?? ''}${value}` : undefined;
+    if (typeof id !== 'string' || !this.#isUserId(id))
+      throw fail('malformed', `claim ${config.userIdClaim} is not a user id accepted here`);
+    return id;
+  }
+}
+
+/** The OAuth client a token was issued to: RFC 9068's `client_id`, else OIDC's `azp`; `null` when neither is a short printable string. */
+function clientIdOf(payload: JWTPayload): string | null {
+  for (const name of ['client_id', 'azp']) {
+    const v = Object.hasOwn(payload, name) ? payload[name] : undefined;
+    if (typeof v === 'string' && CLIENT_ID.test(v)) return v;
+  }
+  return null;
 }
 
 /** jwtVerify, trying each fitting key when the issuer's set has several (as jose's documentation shows). */

@@ -55,10 +55,12 @@ browsers send no Origin and are not affected.
 
 With --trust-issuer, the server also accepts JWT access tokens of that
 identity provider (an OAuth 2.0 / OpenID Connect server) as sessions of
-their user (the 'sub' claim): 'iss' must be the URL exactly, 'aud' must
-contain the --audience given with it, and its keys are found by discovery.
-Give --audience once per --trust-issuer, in the same order. Roles come from
-'svc member set' as for any user.
+their user: 'iss' must be the URL exactly, 'aud' must contain the --audience
+given with it, and its keys are found by discovery. Give --audience once per
+--trust-issuer, in the same order. The user id is the issuer's host, port and
+path, '_', then the 'sub' claim (https://sso.example.com/realms/acme and sub
+alice: sso.example.com-realms-acme_alice), since 'sub' is unique per issuer
+only. Roles come from 'svc member set' under that id, as for any user.
 
 Behind a reverse proxy, --trust-proxy names it: its X-Forwarded-For is then
 read (from the right) for the client address that --allow-ip limits and
