@@ -13,7 +13,7 @@ import { canEverHold, type Principal } from '../core/policy';
 import { reportDenied, type Auth } from '../service';
 import { isPermission, type Permission } from '../core/vocabulary';
 import { checkAuth, mcpPrincipal } from './auth-info';
-import { scopeShortfall } from './challenge';
+import { roleCouldAllow, scopeShortfall } from './challenge';
 
 /**
  * What a tool needs, read from its arguments: `permission` on `resource(args)`
@@ -202,8 +202,13 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
  * Could this credential ever use a tool with `policy`? True when some resource
  * exists on which its role cap and every scope layer allow the permission
  * (`canEverHold`); use it to register, for each credential, only the tools it
- * can use, so a read-only token never sees a write tool in `tools/list`.
- * Accepts the `Principal` or the request's `AuthInfo`; anything else is `false`.
+ * can use, so a read-only PAT never sees a write tool in `tools/list`. An
+ * OAuth access token's granted `scope` is the one layer a new consent can
+ * widen, so for such a token it is true when the user's role alone allows the
+ * permission somewhere: the tool is listed, and a call beyond the grant meets
+ * the handlers' 403 `insufficient_scope` challenge (their `tools` option),
+ * which lets the client step up. Accepts the `Principal` or the request's
+ * `AuthInfo`; anything else is `false`.
  *
  * @example
  * ```ts
@@ -223,7 +228,9 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
 export function canUseTool(subject: Principal | AuthInfo, policy: Pick<McpToolPolicy<never>, 'permission'>): boolean {
   try {
     const p = isAuthInfo(subject) ? mcpPrincipal(subject) : subject;
-    return canEverHold(p, policy.permission);
+    if (canEverHold(p, policy.permission)) return true;
+    // An OAuth grant can grow with a new consent: list what the role allows, and let the call meet the 403 challenge.
+    return isPermission(policy.permission) && roleCouldAllow(p, policy.permission);
   } catch {
     return false;
   }
