@@ -9,6 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { decodeJwt } from 'jose';
 import { chromium, type Browser as Chromium, type BrowserContext } from 'playwright-core';
 import { expect } from 'vitest';
@@ -26,7 +27,7 @@ export class Person {
   ) {}
 
   /** Open `url`, sign in when the page asks, approve; the code the redirect carried. Screenshots named `<shot>-*.png`. */
-  async approve(url: URL, shot: string): Promise<{ code: string; consentText: string }> {
+  async approve(url: URL, shot: string): Promise<{ code: string; params: URLSearchParams; consentText: string }> {
     const page = await this.context.newPage();
     try {
       await page.goto(url.href);
@@ -41,7 +42,7 @@ export class Person {
       await page.waitForURL(`${this.callback.base}/**`);
       const back = this.callback.seen.at(-1) as URLSearchParams;
       expect(back.get('state')).toBe('sdk-state');
-      return { code: back.get('code') as string, consentText };
+      return { code: back.get('code') as string, params: back, consentText };
     } finally {
       await page.close();
     }
@@ -66,6 +67,8 @@ export class BrowserProvider {
   verifier = '';
   interactive = true;
   code: string | undefined;
+  /** The whole callback query (`code`, `state`, `iss`): what the 2.x client's `finishAuth` checks (RFC 9207). */
+  params: URLSearchParams | undefined;
   consentText = '';
   urls: URL[] = [];
   invalidated: string[] = [];
@@ -110,8 +113,9 @@ export class BrowserProvider {
   async redirectToAuthorization(url: URL): Promise<void> {
     this.urls.push(url);
     if (!this.interactive) return;
-    const { code, consentText } = await this.person.approve(url, `${this.shot}-${this.urls.length}`);
+    const { code, params, consentText } = await this.person.approve(url, `${this.shot}-${this.urls.length}`);
     this.code = code;
+    this.params = params;
     this.consentText = consentText;
   }
   saveCodeVerifier(v: string): void {
@@ -119,6 +123,14 @@ export class BrowserProvider {
   }
   codeVerifier(): string {
     return this.verifier;
+  }
+  discovery: OAuthDiscoveryState | undefined;
+  /** 2.x: the discovery state kept with the verifier, so the callback is checked against the same authorization server. */
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
   }
   /** The SDK's hook to drop what the server no longer accepts: here, on a scope challenge, the tokens. */
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
