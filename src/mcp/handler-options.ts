@@ -10,7 +10,9 @@ import type { Auth } from '../service';
 import type { AuthInfo } from './auth-info';
 
 /**
- * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits.
+ * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level
+ * `Server`) fits, of 1.x (`@modelcontextprotocol/sdk`) and of 2.x
+ * (`@modelcontextprotocol/server`) alike.
  *
  * @example
  * ```ts
