@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { canUseTool, guardTool, mcpFetchHandlers, type McpToolPolicy } from '../../src/mcp';
 import { PERMISSIONS } from '../../src/core/vocabulary';
@@ -194,12 +195,12 @@ describe('listing what the role allows opens nothing to forgery', () => {
         throw new Error('trap');
       },
     });
-    const r = await tool({ org: 'acme', repo: 'web', name: 'Doc/a' }, ctx);
+    const r = (await tool({ org: 'acme', repo: 'web', name: 'Doc/a' }, ctx)) as CallToolResult;
     expect(r.isError).toBe(true);
     expect(ran).toBe(false);
     // The real AuthInfo in the 2.x place, for a token whose grant lacks repo:write: refused by its scope, never run.
     const info = { token: narrowed, clientId: 'c', scopes: [], expiresAt: 0, extra: { principal: await auth.authenticate(narrowed) } };
-    const scoped = await tool({ org: 'acme', repo: 'web', name: 'Doc/a' }, { http: { authInfo: info } });
+    const scoped = (await tool({ org: 'acme', repo: 'web', name: 'Doc/a' }, { http: { authInfo: info } })) as CallToolResult;
     expect(scoped._meta?.['svc-auth/error']).toMatchObject({ reason: 'scope', scope: 'repo:read repo:write' });
     expect(ran).toBe(false);
   });
