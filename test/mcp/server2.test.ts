@@ -12,10 +12,20 @@ import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Transport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { canUseTool, guardTool, mcpFetchHandlers, mcpNodeHandlers, mcpPrincipal, TOOL_ERROR_META, type McpToolPolicy } from '../../src/mcp';
+import {
+  canUseTool,
+  guardTool,
+  mcpFetchHandlers,
+  mcpNodeHandlers,
+  mcpPrincipal,
+  mcpTokenVerifier,
+  TOOL_ERROR_META,
+  type McpToolPolicy,
+} from '../../src/mcp';
 import { createAuth, type Auth } from '../../src/service';
 import type { Principal, UserRoles } from '../../src/core/policy';
 import { generateKeyRing } from '../../src/tokens';
@@ -188,5 +198,42 @@ describe('a 2.x McpServer behind mcpNodeHandlers on loopback, both client genera
     expect(r.headers.get('www-authenticate')).toMatch(
       /^Bearer realm="svc", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp", scope="repo:read"$/,
     );
+  });
+});
+
+describe("the 2.x node transport (@modelcontextprotocol/node) of your own endpoint, with mcpTokenVerifier's AuthInfo", () => {
+  it('req.auth from the verifier reaches ctx.http.authInfo: mcpPrincipal and guardTool work; a refused token never reaches the server', async () => {
+    const verifier = mcpTokenVerifier(auth, { resource: RESOURCE });
+    const http = createServer((req, res) => {
+      void (async () => {
+        const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+        let info;
+        try {
+          info = await verifier.verifyAccessToken(token);
+        } catch {
+          res.writeHead(401, { 'www-authenticate': 'Bearer realm="svc"' }).end();
+          return;
+        }
+        const server = server2(auth, mcpPrincipal(info));
+        const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        res.on('close', () => void transport.close().then(() => server.close()));
+        await server.connect(transport);
+        await transport.handleRequest(Object.assign(req, { auth: info }), res);
+      })();
+    });
+    await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
+    try {
+      const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+      const client = new Client({ name: 'c2', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(url, { authProvider: { token: async () => pat } }));
+      expect(text(await client.callTool({ name: 'whoami', arguments: {} }))).toBe('pat:alice');
+      expect(text(await client.callTool({ name: 'note_set', arguments: { org: 'acme', repo: 'own', text: 'n' } }))).toBe('saved by alice');
+      await client.close();
+      const refused = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer svc_nope' }, body: '{}' });
+      expect(refused.status).toBe(401);
+    } finally {
+      http.closeAllConnections();
+      http.close();
+    }
   });
 });
