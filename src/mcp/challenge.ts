@@ -54,6 +54,24 @@ function roleGrant(roles: UserRoles): Grant | null {
 }
 
 /**
+ * @internal whether an OAuth token narrowed by its granted `scope` could hold
+ * `permission` after a new consent: its user's roles allow it on some
+ * resource. What `canUseTool` lists for such a token, so that a call beyond
+ * the grant reaches the 403 step-up challenge instead of never being made.
+ * `false` for every other principal, and on any doubt. Never throws.
+ */
+export function roleCouldAllow(principal: Principal, permission: Permission): boolean {
+  try {
+    const n = scopeNarrowing(principal);
+    if (n === undefined) return false;
+    const g = roleGrant(n.roles);
+    return g !== null && canEverHold(g, permission);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * @internal whether `permission` is refused to `principal` by its OAuth
  * token's granted scope alone, so that a new consent could lift it: the
  * principal is a trusted issuer's session narrowed by a `scope` claim that

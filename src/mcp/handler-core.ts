@@ -11,11 +11,11 @@ import type { Principal } from '../core/policy';
 import { bearerFromRequest } from '../tokens';
 import { reportDenied } from '../service';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
-import { checkOptions } from '../core/vocabulary';
+import { checkOptions, type Permission } from '../core/vocabulary';
 import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
 import { checkAllowedOrigins, originAllowed, resourceAt } from './origin';
 import { checkMaxBodyBytes } from './body';
-import { checkToolPermissions, refuseUnusableTool } from './precheck';
+import { checkToolPermissions, refuseUnusableTool, type ToolPermissions } from './precheck';
 import { checkScopes, scopeValue } from './challenge';
 import { OPTION_KEYS, type McpHandlerOptions } from './handler-options';
 
@@ -36,6 +36,29 @@ const internalAnswer = (): Answer => ({
   headers: { ...JSON_HEADERS },
   body: { error: 'internal', message: 'internal error' },
 });
+
+/**
+ * The scope of the first 401 (what a client asks for when it signs in) and
+ * the metadata's `scopes_supported`. The first sign-in asks for the least:
+ * `scopes` as given, else the read permissions the tools need (all they need
+ * when none is a read), so a person approves writes only when a write is
+ * made (the 403 step-up). `scopes_supported` lists every permission the tools
+ * need, and the given ones.
+ */
+function signInScopes(
+  given: readonly Permission[] | undefined,
+  tools: ToolPermissions | undefined,
+): { first: string; supported: string[] } {
+  const needed = scopeValue([...(tools?.values() ?? [])].map((t) => t.permission));
+  const reads = scopeValue(needed.split(' ').filter((p) => p.endsWith(':read')));
+  const first = given === undefined ? reads || needed : scopeValue(given);
+  return {
+    first,
+    supported: scopeValue([...needed.split(' '), ...first.split(' ')])
+      .split(' ')
+      .filter(Boolean),
+  };
+}
 
 /** @internal what both handler kinds share: option checks, the checks before authentication, authentication, error answers. */
 export function core(options: McpHandlerOptions) {
@@ -62,20 +85,15 @@ export function core(options: McpHandlerOptions) {
   const tools = checkToolPermissions(options.tools, 'options.tools', toolIssues);
   const given = checkScopes(options.scopes, 'options.scopes', toolIssues);
   if (toolIssues.length > 0) throw new ValidationError(toolIssues);
-  // What a client asks for when it signs in: as given, else what the listed tools need.
-  const scopes =
-    given ??
-    scopeValue([...(tools?.values() ?? [])].map((t) => t.permission))
-      .split(' ')
-      .filter(Boolean);
+  const { first, supported } = signInScopes(given, tools);
   // Vocabulary words only (checked above), so the attribute can never break the header.
-  const scopeAttr = scopes.length === 0 ? '' : `, scope="${scopeValue(scopes)}"`;
+  const scopeAttr = first.length === 0 ? '' : `, scope="${first}"`;
   const meta = (resource: string): ProtectedResourceMetadata =>
     protectedResourceMetadata({
       resource,
       ...(options.authorizationServers === undefined ? {} : { authorizationServers: options.authorizationServers }),
       ...(options.resourceName === undefined ? {} : { resourceName: options.resourceName }),
-      scopesSupported: scopes,
+      scopesSupported: supported,
     });
   // Fail now, not on the first request, when the metadata options are wrong.
   meta(fixed ?? 'http://localhost/mcp');

@@ -10,7 +10,9 @@ import type { Auth } from '../service';
 import type { AuthInfo } from './auth-info';
 
 /**
- * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level `Server`) fits.
+ * What the handlers need of an MCP server: the SDK's `McpServer` (or low-level
+ * `Server`) fits, of 1.x (`@modelcontextprotocol/sdk`) and of 2.x
+ * (`@modelcontextprotocol/server`) alike.
  *
  * @example
  * ```ts
@@ -79,7 +81,8 @@ export interface McpHandlerOptions {
    * (the tools `canUseTool` hides) is answered here with a tool error naming
    * the permission, instead of the SDK's "Tool thing_put not found". When
    * the credential is an OAuth token whose granted scope alone leaves the
-   * permission out (the user's role allows it), the answer is an HTTP 403 with
+   * permission out (the user's role allows it; `canUseTool` lists such a
+   * tool), the answer is an HTTP 403 with
    * `WWW-Authenticate: Bearer error="insufficient_scope", scope="<granted plus
    * needed>"`, so that the client asks the user for more (the MCP scope
    * challenge). An entry with a `resource` function (an `McpToolPolicy` has
@@ -89,11 +92,14 @@ export interface McpHandlerOptions {
    */
   tools?: Readonly<Record<string, { readonly permission: string; readonly resource?: (args: never) => unknown }>>;
   /**
-   * The svc permissions an MCP client should ask for when it signs in with
-   * OAuth: the `scope` attribute of every 401 of `/mcp` and the metadata's
-   * `scopes_supported` (MCP authorization 2025-11-25). Default: the
-   * permissions `tools` names; without `tools`, none (no `scope` attribute).
-   * `[]` for none.
+   * The svc permissions an MCP client should ask for when it first signs in
+   * with OAuth: the `scope` attribute of every 401 of `/mcp` (MCP
+   * authorization 2025-11-25). Default: the read permissions (`repo:read`,
+   * `org:read`) that `tools` names, or all it names when none is a read;
+   * without `tools`, none. `[]` for no `scope` attribute (clients then ask for
+   * `scopes_supported`). A person approves more when a call needs it (the 403
+   * step-up challenge of `tools`). The metadata's `scopes_supported` lists
+   * these and every permission `tools` names.
    */
   scopes?: readonly string[];
   /** Called with the original error whenever the answer is a 5xx, to log what the client is never shown. */

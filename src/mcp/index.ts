@@ -1,7 +1,8 @@
 /**
  * `svc-auth/mcp`: svc-auth credentials (PATs, sessions) on an MCP server built
  * with the official MCP TypeScript SDK (`@modelcontextprotocol/sdk` 1.x, an
- * optional peer dependency). A token verifier for the SDK's own bearer
+ * optional peer dependency; a 2.x `@modelcontextprotocol/server` McpServer
+ * works with it too). A token verifier for the SDK's own bearer
  * middleware, the principal inside tool handlers, tool-level authorization on
  * the tool's real arguments, per-credential tool visibility, Protected
  * Resource Metadata (RFC 9728), and ready `/mcp` handlers for node:http and

@@ -16,10 +16,10 @@
  * @module
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../core/policy';
+import { canEverHold, type Principal } from '../core/policy';
 import { isPermission, type Permission } from '../core/vocabulary';
 import type { IssueInput } from '../errors';
-import { canUseTool, toolError } from './tools';
+import { toolError } from './tools';
 import { scopeShortfall } from './challenge';
 
 /** At most this many tools in the option: it is a table of a server's tools, not data. */
@@ -98,12 +98,14 @@ export function refuseUnusableTool(tools: ToolPermissions | undefined, principal
     const name = (params as { name?: unknown }).name;
     if (typeof name !== 'string') return undefined;
     const entry = tools.get(name);
-    if (entry === undefined || canUseTool(principal, entry)) return undefined;
+    if (entry === undefined) return undefined;
     const { permission } = entry;
+    // First the grant: an OAuth token sees the tools its role allows, so a call beyond its scope comes here.
     const resource = resourceOf(entry, params);
     const shortfall = scopeShortfall(principal, permission, resource);
     const named = typeof resource === 'string' ? resource : undefined;
     if (shortfall !== undefined) return { kind: 'scope', scope: shortfall.scope, permission, tool: name, resource: named };
+    if (canEverHold(principal, permission)) return undefined;
     const message = `this credential may never use ${name}: it holds ${permission} on no resource (its role or its scopes leave it out)`;
     return { kind: 'tool', message: { jsonrpc: '2.0', id, result: toolError('forbidden', message, { tool: name, permission }) } };
   } catch {

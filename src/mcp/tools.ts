@@ -13,7 +13,7 @@ import { canEverHold, type Principal } from '../core/policy';
 import { reportDenied, type Auth } from '../service';
 import { isPermission, type Permission } from '../core/vocabulary';
 import { checkAuth, mcpPrincipal } from './auth-info';
-import { scopeShortfall } from './challenge';
+import { roleCouldAllow, scopeShortfall } from './challenge';
 
 /**
  * What a tool needs, read from its arguments: `permission` on `resource(args)`
@@ -36,15 +36,29 @@ export interface McpToolPolicy<Args> {
 }
 
 /**
- * The extra argument a tool handler receives from the SDK: only `authInfo` is read here.
+ * The extra argument a tool handler receives from the SDK: only the request's
+ * `AuthInfo` is read here, at `authInfo` (SDK 1.x's `extra`) or at
+ * `http.authInfo` (SDK 2.x's `ctx`).
  *
  * @example
  * ```ts
- * const extra: McpToolExtra = { authInfo: await mcpTokenVerifier(auth).verifyAccessToken(token) };
+ * const info = await mcpTokenVerifier(auth).verifyAccessToken(token);
+ * const extra: McpToolExtra = { authInfo: info }; // 1.x; 2.x: { http: { authInfo: info } }
  * ```
  */
 export interface McpToolExtra {
   authInfo?: AuthInfo;
+  http?: { authInfo?: AuthInfo };
+}
+
+/** The request's AuthInfo in a tool's extra argument, in either SDK generation's place; `undefined` when neither holds one. */
+function authInfoOf(extra: McpToolExtra | undefined): AuthInfo | undefined {
+  try {
+    return extra?.authInfo ?? extra?.http?.authInfo;
+  } catch {
+    // A throwing getter: no credential, so mcpPrincipal refuses.
+    return undefined;
+  }
 }
 
 /**
@@ -132,7 +146,8 @@ const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
 
 /**
  * Wrap a tool handler so that it runs only when the caller may: the principal
- * is read from `extra.authInfo` ({@link mcpPrincipal}), the resource and thing
+ * is read from `extra.authInfo` (SDK 1.x) or `ctx.http.authInfo` (SDK 2.x)
+ * ({@link mcpPrincipal}), the resource and thing
  * from the tool's validated arguments, and `auth.authorize` decides. A deny is
  * a tool result with `isError: true` naming the permission, resource (and
  * thing) refused and why (`role`, `scope`, `thing`, `invalid`), in its text
@@ -171,7 +186,7 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
   if (typeof handler !== 'function') throw new ValidationError([{ path: 'handler', message: 'must be a function' }]);
   return async (args, extra) => {
     try {
-      const principal = mcpPrincipal(extra?.authInfo);
+      const principal = mcpPrincipal(authInfoOf(extra));
       const resource = pol.resource(args);
       const thing = pol.thing?.(args);
       const d = a.authorize(principal, resource, pol.permission, thing);
@@ -202,8 +217,13 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
  * Could this credential ever use a tool with `policy`? True when some resource
  * exists on which its role cap and every scope layer allow the permission
  * (`canEverHold`); use it to register, for each credential, only the tools it
- * can use, so a read-only token never sees a write tool in `tools/list`.
- * Accepts the `Principal` or the request's `AuthInfo`; anything else is `false`.
+ * can use, so a read-only PAT never sees a write tool in `tools/list`. An
+ * OAuth access token's granted `scope` is the one layer a new consent can
+ * widen, so for such a token it is true when the user's role alone allows the
+ * permission somewhere: the tool is listed, and a call beyond the grant meets
+ * the handlers' 403 `insufficient_scope` challenge (their `tools` option),
+ * which lets the client step up. Accepts the `Principal` or the request's
+ * `AuthInfo`; anything else is `false`.
  *
  * @example
  * ```ts
@@ -223,7 +243,9 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
 export function canUseTool(subject: Principal | AuthInfo, policy: Pick<McpToolPolicy<never>, 'permission'>): boolean {
   try {
     const p = isAuthInfo(subject) ? mcpPrincipal(subject) : subject;
-    return canEverHold(p, policy.permission);
+    if (canEverHold(p, policy.permission)) return true;
+    // An OAuth grant can grow with a new consent: list what the role allows, and let the call meet the 403 challenge.
+    return isPermission(policy.permission) && roleCouldAllow(p, policy.permission);
   } catch {
     return false;
   }

@@ -168,7 +168,7 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     expect(facts(r)).toMatchObject({ error: 'forbidden', permission: 'repo:read', resource: 'acme/api', reason: 'scope' });
   });
 
-  it('no header is a 401 carrying resource_metadata and the scope to ask for; the metadata lists the server and the same scopes', async () => {
+  it('no header is a 401 carrying resource_metadata and the first scope to ask for (read); the metadata lists the server and every scope the tools need', async () => {
     const r = await fetch(`${url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -176,7 +176,7 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     });
     expect(r.status).toBe(401);
     const meta = `${url}/.well-known/oauth-protected-resource/mcp`;
-    expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${meta}", scope="repo:read repo:write"`);
+    expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${meta}", scope="repo:read"`);
     const doc = await fetch(meta);
     expect(doc.status).toBe(200);
     expect(await doc.json()).toEqual({

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { canUseTool, guardTool, mcpFetchHandlers, type McpToolPolicy } from '../../src/mcp';
 import { PERMISSIONS } from '../../src/core/vocabulary';
@@ -160,5 +161,48 @@ describe('huge and odd bodies do not crash the pre-check', () => {
     const r = await post(narrowed, `[${call('thing_put', { org: 'acme', repo: 'web', name: 'Doc/a' })}]`);
     expect(r.status).not.toBe(403);
     expect(r.status).not.toBe(500);
+  });
+});
+
+describe('listing what the role allows opens nothing to forgery', () => {
+  it('canUseTool on a copied or forged OAuth principal, or a hostile AuthInfo, is false: only a real narrowed principal lists by its role', async () => {
+    const real = await auth.authenticate(narrowed);
+    expect(canUseTool(real, WRITE)).toBe(true);
+    // A copy carries no narrowing state, so it is judged by its (absent) grant: never listed.
+    expect(canUseTool({ ...real }, WRITE)).toBe(false);
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap');
+        },
+        has() {
+          return true;
+        },
+      },
+    );
+    expect(canUseTool(hostile as never, WRITE)).toBe(false);
+    expect(canUseTool({ clientId: 'x', extra: { principal: { ...real } } } as never, WRITE)).toBe(false);
+  });
+
+  it('guardTool with a 2.x ctx whose http getter throws: a tool error, never a throw, never the handler', async () => {
+    let ran = false;
+    const tool = guardTool(auth, WRITE, () => {
+      ran = true;
+      return { content: [{ type: 'text', text: 'written' }] };
+    });
+    const ctx = Object.defineProperty({}, 'http', {
+      get() {
+        throw new Error('trap');
+      },
+    });
+    const r = (await tool({ org: 'acme', repo: 'web', name: 'Doc/a' }, ctx)) as CallToolResult;
+    expect(r.isError).toBe(true);
+    expect(ran).toBe(false);
+    // The real AuthInfo in the 2.x place, for a token whose grant lacks repo:write: refused by its scope, never run.
+    const info = { token: narrowed, clientId: 'c', scopes: [], expiresAt: 0, extra: { principal: await auth.authenticate(narrowed) } };
+    const scoped = (await tool({ org: 'acme', repo: 'web', name: 'Doc/a' }, { http: { authInfo: info } })) as CallToolResult;
+    expect(scoped._meta?.['svc-auth/error']).toMatchObject({ reason: 'scope', scope: 'repo:read repo:write' });
+    expect(ran).toBe(false);
   });
 });

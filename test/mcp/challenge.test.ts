@@ -111,26 +111,41 @@ async function toolResult(r: Response): Promise<CallToolResult> {
 }
 
 describe('the scope a client asks for: every 401 of /mcp and the metadata agree', () => {
-  it('by default the permissions the tools option names, in the vocabulary order', async () => {
+  it('by default the first sign-in asks for the read permissions the tools need; scopes_supported lists all they need', async () => {
     const h = handlers();
     const r = await call(h, undefined, put());
     expect(r.status).toBe(401);
-    expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${META}", scope="repo:read repo:write"`);
+    expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${META}", scope="repo:read"`);
     const doc = (await h.metadata(new Request(META)).json()) as Record<string, unknown>;
     expect(doc['scopes_supported']).toEqual(['repo:read', 'repo:write']);
     const bad = await call(h, 'not-a-token', put());
     expect(bad.headers.get('www-authenticate')).toMatch(
-      /^Bearer realm="svc", error="invalid_token", error_description="[^"]+", resource_metadata="[^"]+", scope="repo:read repo:write"$/,
+      /^Bearer realm="svc", error="invalid_token", error_description="[^"]+", resource_metadata="[^"]+", scope="repo:read"$/,
     );
+    // Tools that need no read permission: the first sign-in asks for what they need.
+    const writeOnly = handlers({ tools: { thing_put: WRITE } });
+    expect((await call(writeOnly, undefined, put())).headers.get('www-authenticate')).toMatch(/, scope="repo:write"$/);
   });
 
-  it('the scopes option sets both; [] leaves the attribute and scopes_supported out', async () => {
-    const narrow = handlers({ scopes: ['repo:read'] });
-    expect((await call(narrow, undefined, put())).headers.get('www-authenticate')).toMatch(/, scope="repo:read"$/);
-    expect(((await narrow.metadata(new Request(META)).json()) as Record<string, unknown>)['scopes_supported']).toEqual(['repo:read']);
+  it('the scopes option sets the 401 scope; scopes_supported adds what the tools need; [] leaves the attribute out', async () => {
+    const wide = handlers({ scopes: ['repo:read', 'repo:write'] });
+    expect((await call(wide, undefined, put())).headers.get('www-authenticate')).toMatch(/, scope="repo:read repo:write"$/);
+    const org = handlers({ scopes: ['org:read'] });
+    expect((await call(org, undefined, put())).headers.get('www-authenticate')).toMatch(/, scope="org:read"$/);
+    expect(((await org.metadata(new Request(META)).json()) as Record<string, unknown>)['scopes_supported']).toEqual([
+      'repo:read',
+      'repo:write',
+      'org:read',
+    ]);
     const none = handlers({ scopes: [] });
     expect((await call(none, undefined, put())).headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${META}"`);
-    expect(await none.metadata(new Request(META)).json()).not.toHaveProperty('scopes_supported');
+    expect(((await none.metadata(new Request(META)).json()) as Record<string, unknown>)['scopes_supported']).toEqual([
+      'repo:read',
+      'repo:write',
+    ]);
+    const bare = mcpFetchHandlers({ auth, resource: RESOURCE, server: (p) => serverFor(auth, p) });
+    expect((await call(bare, undefined, put())).headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${META}"`);
+    expect(await bare.metadata(new Request(META)).json()).not.toHaveProperty('scopes_supported');
     expect(protectedResourceMetadata({ resource: RESOURCE, scopesSupported: ['repo:write', 'repo:read'] }).scopes_supported).toEqual([
       'repo:read',
       'repo:write',
@@ -260,5 +275,54 @@ describe('the 403 insufficient_scope challenge: only when the granted scope is w
     const viewer = await toolResult(await call(h, await idp.token('bob', { scope: 'repo:read' }), put()));
     expect(viewer._meta?.[TOOL_ERROR_META]).toMatchObject({ reason: 'role' });
     expect(viewer._meta?.[TOOL_ERROR_META]).not.toHaveProperty('scope');
+  });
+});
+
+describe('step-up is reachable: an OAuth token sees the tools its role allows, and a call beyond its grant is the 403', () => {
+  const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+  async function listed(token: string): Promise<string[]> {
+    const r = await call(handlers(), token, list);
+    expect(r.status).toBe(200);
+    return ((await r.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name).sort();
+  }
+
+  it('a read-only grant hides no tool the role allows: thing_put is listed, and calling it is the challenge, not "not found"', async () => {
+    const token = await idp.token('alice', { scope: 'repo:read' });
+    expect(await listed(token)).toEqual(['repo_head', 'thing_put']);
+    const r = await call(handlers(), token, put());
+    expect(r.status).toBe(403);
+    expect(r.headers.get('www-authenticate')).toMatch(/^Bearer realm="svc", error="insufficient_scope", scope="repo:read repo:write", /);
+  });
+
+  it('what no consent can lift stays hidden: a viewer, and a read-only PAT, never see thing_put', async () => {
+    expect(await listed(await idp.token('bob', { scope: 'repo:read repo:write' }))).toEqual(['repo_head']);
+    const session = await auth.authenticate(await auth.issueSession('alice'));
+    const pat = (await auth.client(session).token.create({ name: 'lister', scopes: [{ permissions: ['repo:read'] }] })).token;
+    expect(await listed(pat)).toEqual(['repo_head']);
+    // canUseTool says the same for the principal and for its AuthInfo.
+    const reader = await auth.authenticate(await idp.token('alice', { scope: 'repo:read' }));
+    expect(canUseTool(reader, WRITE)).toBe(true);
+    expect(canUseTool(await auth.authenticate(pat), WRITE)).toBe(false);
+  });
+
+  it('for any role and any granted scope: listed exactly when the role allows, 403 exactly when the grant alone refuses', async () => {
+    const h = handlers();
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('alice', 'bob', 'carol'), fc.subarray([...PERMISSIONS]), async (user, granted) => {
+        const token = await idp.token(user, { scope: ['openid', ...granted].join(' ') });
+        const roleAllows = user !== 'bob';
+        expect((await listed(token)).includes('thing_put')).toBe(roleAllows);
+        const r = await call(h, token, put());
+        if (!roleAllows) expect((await toolResult(r)).isError).toBe(true);
+        else if (granted.includes('repo:write')) expect((await toolResult(r)).isError).toBeUndefined();
+        else {
+          expect(r.status).toBe(403);
+          // Never more than granted plus what this call needs.
+          const want = PERMISSIONS.filter((p) => p === 'repo:write' || granted.includes(p)).join(' ');
+          expect(r.headers.get('www-authenticate')).toContain(` scope="${want}", `);
+        }
+      }),
+      { numRuns: 30 },
+    );
   });
 });

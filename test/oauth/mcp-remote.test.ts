@@ -26,6 +26,8 @@ const MCP_REMOTE = join(ROOT, 'node_modules', '.bin', 'mcp-remote');
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 // Generous: two cores shared by several test runs, and a sign-in is four page loads plus three processes.
 const FLOW_MS = 120_000;
+/** Sign in for writing too, from the start (the 401 of svc serve asks for repo:read only). */
+const WRITE_SCOPE = ['--static-oauth-client-metadata', '{"scope":"repo:read repo:write"}'];
 
 /** A port free on loopback now; mcp-remote gets it pinned (a pinned port is strict: no fallback to the next one). */
 function freePort(): Promise<number> {
@@ -174,7 +176,13 @@ describeWithChromium('the mcp-remote OAuth tests')(
     it('registers, opens the browser, gets a code on its callback port, and then lists and calls tools', async () => {
       const b = await bridgeHome(join(home, '..', 'bridge-ok'));
       const port = await freePort();
-      const { client, transport, connecting, opened, stderr, tell } = await bridge(b, [String(port)], async () => (await b.opened())[0]);
+      // The scope pinned, as docs/mcp.md says for mcp-remote 0.15: it cannot step up to exactly the metadata's
+      // scopes_supported (it takes a challenge naming them for its own default and asks for repo:read again).
+      const { client, transport, connecting, opened, stderr, tell } = await bridge(
+        b,
+        [String(port), ...WRITE_SCOPE],
+        async () => (await b.opened())[0],
+      );
       signedIn = { bridge: b, port, transport };
       expect(opened, `connected without a sign-in\n${tell()}`).toBeDefined();
       const authUrl = opened as string;
@@ -185,6 +193,7 @@ describeWithChromium('the mcp-remote OAuth tests')(
         code_challenge_method: 'S256',
         redirect_uri: `http://localhost:${port}/oauth/callback`,
         resource: `${url}/mcp`,
+        scope: 'repo:read repo:write',
       });
 
       const p = await page();
@@ -287,7 +296,7 @@ describeWithChromium('the mcp-remote OAuth tests')(
       expect(revoked.code, revoked.stderr).toBe(0);
 
       const before = serverStderr().length;
-      const again = await bridge(b, [String(port)], async () => (await b.opened())[1]);
+      const again = await bridge(b, [String(port), ...WRITE_SCOPE], async () => (await b.opened())[1]);
       expect(again.opened, `mcp-remote reused a revoked grant\n${again.tell()}`).toBeDefined();
       const p = await page();
       await consent(p, again.opened as string, port, 'approve');

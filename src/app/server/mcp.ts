@@ -5,9 +5,9 @@
  * server's authorization server when it has one (`svc serve` does: MCP
  * clients sign in there with OAuth); a PAT (or a session) in
  * `Authorization: Bearer <token>` works either way. A 401 names the scope to
- * ask for (`repo:read repo:write`); an OAuth token approved without the
- * permission a tool needs gets a 403 scope challenge, so the client asks the
- * person for more.
+ * ask for first (`repo:read`); an OAuth token sees every tool its user's role
+ * allows, and a call beyond what the person approved gets a 403 scope
+ * challenge, so the client asks the person for more (step-up).
  *
  * Tools (names and arguments are part of the contract; results carry the same
  * fields as the HTTP endpoints, as JSON text and as `structuredContent`):
@@ -62,7 +62,8 @@ function result(value: Record<string, unknown>): CallToolResult {
 
 /**
  * The MCP server for one authenticated credential: only the tools it can ever
- * use are registered, so `tools/list` of a read-only token has no `thing_put`.
+ * use are registered, so `tools/list` of a read-only PAT has no `thing_put`
+ * (an OAuth token has it when its user's role allows it: see `canUseTool`).
  *
  * @example
  * ```ts
@@ -191,7 +192,8 @@ export function mcpRoutes(options: {
     // A call of a tool the credential cannot see is answered with the permission it lacks; an OAuth
     // token whose approved scope alone leaves it out gets the 403 scope challenge (every tool that
     // needs a permission is listed, so no scope refusal is left for inside a tool). The 401's
-    // `scope`, and the metadata's `scopes_supported`, are what these tools need: repo:read repo:write.
+    // `scope` is the read permission (repo:read): a person approves a write when one is made. The
+    // metadata's `scopes_supported` lists all these tools need: repo:read repo:write.
     tools: { repo_head: READ_REPO, thing_get: READ_THING, thing_put: WRITE_THING },
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.authorizationServer === undefined ? {} : { authorizationServers: [options.authorizationServer] }),
