@@ -78,7 +78,7 @@ beforeAll(async () => {
     issuer: 'https://svc.test',
     keys: await generateKeyRing(),
     members: { rolesOf: (u) => roles.get(u) ?? {} },
-    trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE }],
+    trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE, userId: (c) => String(c['sub']) }],
   });
   const alice = auth.client(await auth.authenticate(await auth.issueSession('alice')));
   pat = (await alice.token.create({ name: 'two' })).token;
