@@ -12,9 +12,9 @@ import { UnavailableError } from '../errors';
 import { PERMISSIONS } from '../core/vocabulary';
 import { isDocumentClientId, metadataDocuments, DocumentRefused } from './cimd';
 import { isCliClient } from './cli-client';
-import { providerConfiguration, routesOf } from './config';
-import { errorPage, PAGE_HEADERS } from './pages';
-import { interactionRoutes } from './interactions';
+import { ownDeviceLinkPage, providerConfiguration, routesOf } from './config';
+import { errorPage, PAGE_HEADERS, type ClientView } from './pages';
+import { attemptAddress, interactionRoutes, userCodeAttempts } from './interactions';
 import { mount } from './mount';
 import { resolveOptions } from './options';
 import { sessionRecords } from './records';
@@ -122,7 +122,18 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     now: () => new Date(),
   });
 
+  // RFC 8628 section 5.1: at most 10 wrong user codes per client address in 10 minutes.
+  const attempts = userCodeAttempts(10, 600_000, () => Date.now());
+  let provider: InstanceType<ProviderModule['default']> | undefined;
+  async function clientView(clientId: string): Promise<ClientView> {
+    const client = await provider?.Client.find(clientId).catch(() => undefined);
+    const name = (client?.clientName ?? clientId).slice(0, 200);
+    const site = documents !== undefined && isDocumentClientId(clientId) ? new URL(clientId).host : undefined;
+    return { id: clientId, name, site, firstParty: isCliClient(o.cli, clientId) };
+  }
   const configuration = providerConfiguration(o, secrets, Adapter, mod.errors, {
+    clientView,
+    wrongUserCode: (ctx) => attempts.failed(attemptAddress(ctx.req, o.trustProxy)),
     async usableGrant(grantId) {
       if (await records.grantActive(grantId)) return true;
       await dropGrant(grantId);
@@ -131,7 +142,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     accessToken: (_ctx, token, payload) =>
       records.accessToken({ jti: token.jti, grantId: token.grantId, accountId: token.accountId, exp: payload.exp as number | undefined }),
   });
-  const provider = new mod.default(o.issuer, configuration);
+  provider = new mod.default(o.issuer, configuration);
   provider.proxy = o.trustProxy;
   // Koa prints unhandled errors with their stack on stderr by default; the server logs one line instead.
   (provider as unknown as { on(event: 'error', fn: (err: unknown) => void): void }).on('error', (err: unknown) =>
@@ -178,6 +189,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       ctx.body = { error: 'invalid_request', error_description: allow === undefined ? 'no such endpoint' : `use ${allow}` };
       return;
     }
+    if (ownDeviceLinkPage(o, ctx as KoaContextWithOIDC)) return;
     const body = ctx.body as Record<string, unknown> | undefined;
     if (ctx.status !== 200 || typeof body !== 'object' || body === null) return;
     const route = (ctx as KoaContextWithOIDC).oidc?.route;
@@ -197,12 +209,13 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     provider,
     options: o,
     formKey: Buffer.from(secrets.formKey, 'base64url'),
-    async clientView(clientId) {
-      const client = await provider.Client.find(clientId).catch(() => undefined);
-      const name = (client?.clientName ?? clientId).slice(0, 200);
-      return { name, site: documents !== undefined && isDocumentClientId(clientId) ? new URL(clientId).host : undefined };
-    },
+    clientView,
     granted: (grant) => records.granted(grant),
+    async replaced(grantId) {
+      await records.grantRevoked(grantId);
+      await dropGrant(grantId);
+    },
+    attempts,
   });
   return mount(o, provider, interactions);
 }

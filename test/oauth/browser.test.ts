@@ -100,7 +100,7 @@ describeWithChromium('the browser pages')('the pages in Debian chromium (playwri
 
   it('the device pages: enter the code, confirm it, sign in, approve', async () => {
     const client = await register(s.base, {
-      client_name: 'svc CLI',
+      client_name: 'Acme devices',
       grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
       response_types: [],
       redirect_uris: [],

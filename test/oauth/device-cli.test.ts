@@ -99,7 +99,7 @@ describe('the svc-cli client (clients.cli)', () => {
   it('impersonation by registration: a client that registers client_id svc-cli gets another id, and its tokens carry a scope', async () => {
     const fake = await register(s.base, {
       client_id: CLI_CLIENT_ID,
-      client_name: 'svc command line',
+      client_name: 'Acme tool',
       grant_types: [DEVICE_GRANT, 'refresh_token'],
       response_types: [],
       redirect_uris: [],

@@ -3,6 +3,6 @@
  * @module
  */
 export { PAGE_HEADERS } from './layout';
-export { signInPage, consentPage, cliConsentPage, errorPage, type ClientView } from './interaction';
-export { deviceInputPage, deviceConfirmPage, deviceDonePage } from './device';
+export { signInPage, consentPage, cliConsentPage, errorPage, permissionField, type ClientView } from './interaction';
+export { deviceInputPage, deviceConfirmPage, deviceDonePage, deviceTooManyPage } from './device';
 export { permissionsIn } from './words';

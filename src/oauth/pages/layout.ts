@@ -26,6 +26,8 @@ ul.perms{list-style:none;padding:0;margin:0 0 20px;border:1px solid var(--line);
 ul.perms li{padding:10px 14px;border-top:1px solid var(--line)}
 ul.perms li:first-child{border-top:0}
 ul.perms code{font-size:13px;color:var(--muted)}
+ul.perms label.perm{font-weight:400;margin:0;cursor:pointer}
+ul.perms input[type=checkbox]{width:16px;height:16px;margin:0 8px 0 0;vertical-align:-2px;accent-color:var(--accent)}
 .facts{margin:0 0 20px;padding:12px 14px;border-radius:8px;background:var(--bg);font-size:14px}
 .facts div{display:flex;justify-content:space-between;gap:12px}
 .facts dt{color:var(--muted)}
