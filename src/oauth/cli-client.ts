@@ -57,7 +57,11 @@ export function applyScopeRule(cli: boolean, clientId: string | undefined, paylo
 }
 
 /** A name folded for comparison: compatibility forms, case, and everything but letters and digits dropped. */
-const fold = (name: string): string => name.normalize('NFKC').toLowerCase().replace(/[^a-z0-9]+/g, '');
+const fold = (name: string): string =>
+  name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '');
 
 /**
  * @internal Does a client's chosen name imitate the command line's (`svc command line`,

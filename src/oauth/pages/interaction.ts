@@ -39,7 +39,10 @@ ${v.users.map((u) => `<option value="${esc(u)}">${esc(u)}</option>`).join('\n')}
 </select>`
       : `<label for="user">User id</label>
 <input type="text" id="user" name="user" required autofocus autocomplete="username" spellcheck="false" maxlength="256">`;
-  const who = v.client.firstParty === true ? '' : ` <span class="muted">(name given by the app${v.client.site === undefined ? '' : `, ${esc(v.client.site)}`})</span>`;
+  const who =
+    v.client.firstParty === true
+      ? ''
+      : ` <span class="muted">(name given by the app${v.client.site === undefined ? '' : `, ${esc(v.client.site)}`})</span>`;
   const body = `<p>to continue to <strong>${esc(v.client.name)}</strong>${who}</p>
 ${v.error === undefined ? '' : `<p class="note" role="alert">${esc(v.error)}</p>`}
 <form method="post" action="${esc(v.action)}">
