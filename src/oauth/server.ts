@@ -211,10 +211,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     formKey: Buffer.from(secrets.formKey, 'base64url'),
     clientView,
     granted: (grant) => records.granted(grant),
-    async replaced(grantId) {
-      await records.grantRevoked(grantId);
-      await dropGrant(grantId);
-    },
+    // Only the record ends here: the interaction being finished still names the old grant, so
+    // its artifacts go when its refresh token is next presented (records.accessToken drops them).
+    replaced: (grantId) => records.grantRevoked(grantId),
     attempts,
   });
   return mount(o, provider, interactions);
