@@ -124,9 +124,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
 
   // RFC 8628 section 5.1: at most 10 wrong user codes per client address in 10 minutes.
   const attempts = userCodeAttempts(10, 600_000, () => Date.now());
-  let provider: InstanceType<ProviderModule['default']> | undefined;
   async function clientView(clientId: string): Promise<ClientView> {
-    const client = await provider?.Client.find(clientId).catch(() => undefined);
+    // Called per request only, once `provider` below exists.
+    const client = await provider.Client.find(clientId).catch(() => undefined);
     const name = (client?.clientName ?? clientId).slice(0, 200);
     const site = documents !== undefined && isDocumentClientId(clientId) ? new URL(clientId).host : undefined;
     return { id: clientId, name, site, firstParty: isCliClient(o.cli, clientId) };
@@ -142,7 +142,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     accessToken: (_ctx, token, payload) =>
       records.accessToken({ jti: token.jti, grantId: token.grantId, accountId: token.accountId, exp: payload.exp as number | undefined }),
   });
-  provider = new mod.default(o.issuer, configuration);
+  const provider = new mod.default(o.issuer, configuration);
   provider.proxy = o.trustProxy;
   // Koa prints unhandled errors with their stack on stderr by default; the server logs one line instead.
   (provider as unknown as { on(event: 'error', fn: (err: unknown) => void): void }).on('error', (err: unknown) =>
