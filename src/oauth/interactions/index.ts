@@ -22,6 +22,7 @@ import {
   type ClientView,
 } from '../pages';
 import type { ResolvedOptions } from '../options';
+import type { GrantFacts } from '../records';
 import { isCliClient } from '../cli-client';
 import { attemptAddress, type UserCodeAttempts } from './attempts';
 import { formProblem, formToken } from './csrf';
@@ -36,7 +37,7 @@ export interface InteractionParts {
   readonly formKey: Buffer;
   clientView(clientId: string): Promise<ClientView>;
   /** A new grant was approved: its session record is written before the browser moves on. */
-  granted(grant: { grantId: string; accountId: string; clientId: string; clientName: string; expiresAt: Date }): Promise<void>;
+  granted(grant: GrantFacts): Promise<void>;
   /** A grant was replaced by a new one of the same client and person: its record and tokens end now. */
   replaced(grantId: string): Promise<void>;
   /** Wrong user codes per address on the device page (checked here, before oidc-provider looks the code up). */
@@ -203,7 +204,16 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
     const client = await parts.clientView(clientId);
     // A grant lives ttl.Grant (= refreshTokenTtlSec) from now; oidc-provider sets no `exp` on the Grant object.
     const expiresAt = new Date(Date.now() + o.refreshTokenTtlSec * 1000);
-    await parts.granted({ grantId, accountId, clientId, clientName: client.name, expiresAt });
+    const redirect = typeof d.params.redirect_uri === 'string' ? URL.parse(d.params.redirect_uri)?.host : undefined;
+    await parts.granted({
+      grantId,
+      accountId,
+      clientId,
+      clientName: client.name,
+      host: redirect ?? client.site ?? 'device',
+      permissions: isCliClient(o.cli, clientId) ? 'full access' : ticked,
+      expiresAt,
+    });
     if (typeof d.grantId === 'string' && d.grantId !== grantId) await parts.replaced(d.grantId);
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }

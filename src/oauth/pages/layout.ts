@@ -30,7 +30,7 @@ ul.perms label.perm{font-weight:400;margin:0;cursor:pointer}
 ul.perms input[type=checkbox]{width:16px;height:16px;margin:0 8px 0 0;vertical-align:-2px;accent-color:var(--accent)}
 .facts{margin:0 0 20px;padding:12px 14px;border-radius:8px;background:var(--bg);font-size:14px}
 .facts div{display:flex;justify-content:space-between;gap:12px}
-.facts dt{color:var(--muted)}
+.facts dt{color:var(--muted);white-space:nowrap}
 .facts dd{margin:0;font-weight:600;text-align:right;word-break:break-all}
 .note{padding:10px 14px;border-radius:8px;background:var(--warn-bg);color:var(--warn);font-size:14px;margin:0 0 20px}
 .actions{display:flex;gap:12px;flex-wrap:wrap}
