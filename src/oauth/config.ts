@@ -212,7 +212,7 @@ export function providerConfiguration(
     },
     // An existing grant skips the consent page only while its session record is live: a grant the
     // person ended (sessions.revoke, svc auth sessions) is asked for again, not silently reused.
-    // The device flow never reuses one (rule O1): anyone can start a device authorization as any
+    // The device flow never reuses one (rule P1): anyone can start a device authorization as any
     // public client and mail its link, so the consent page, with its warning, is shown every time
     // and only the grant approved on it is used.
     async loadExistingGrant(ctx) {
