@@ -11,7 +11,16 @@ import { PERMISSIONS } from '../core/vocabulary';
 import type { ResolvedOptions } from './options';
 import type { AdapterClass, OAuthSecrets } from './storage';
 import { applyScopeRule, cliClientMetadata, imitatesCli, isCliClient } from './cli-client';
-import { deviceConfirmPage, deviceDonePage, deviceInputPage, errorPage, PAGE_HEADERS, permissionsIn, type ClientView } from './pages';
+import {
+  deviceConfirmPage,
+  deviceDonePage,
+  deviceInputPage,
+  errorPage,
+  pageHeaders,
+  permissionsIn,
+  type ClientView,
+  type Look,
+} from './pages';
 
 /** @internal The oidc-provider error classes the configuration throws. */
 export interface ProviderErrors {
@@ -66,8 +75,8 @@ export function routesOf(prefix: string): Record<string, string> {
   };
 }
 
-function setPage(ctx: KoaContextWithOIDC, html: string): void {
-  for (const [k, v] of Object.entries(PAGE_HEADERS)) ctx.set(k, v);
+function setPage(ctx: KoaContextWithOIDC, html: string, look: Look): void {
+  for (const [k, v] of Object.entries(pageHeaders(look))) ctx.set(k, v);
   ctx.body = html;
 }
 
@@ -84,7 +93,7 @@ export function ownDeviceLinkPage(o: ResolvedOptions, ctx: KoaContextWithOIDC): 
   const secret = (oidc.session?.state as { secret?: unknown } | undefined)?.secret;
   if (typeof code !== 'string' || code === '' || typeof secret !== 'string') return false;
   ctx.remove('content-security-policy');
-  setPage(ctx, deviceInputPage(o.name, oidc.urlFor('code_verification'), secret, undefined, code));
+  setPage(ctx, deviceInputPage(o.look, oidc.urlFor('code_verification'), secret, undefined, code), o.look);
   return true;
 }
 
@@ -171,16 +180,16 @@ export function providerConfiguration(
         mask: '****-****',
         userCodeInputSource: (ctx, form, _out, err) => {
           if ((err as { name?: unknown } | undefined)?.name === 'NotFoundError') hooks.wrongUserCode(ctx);
-          setPage(ctx, deviceInputPage(o.name, ctx.oidc.urlFor('code_verification'), form, err));
+          setPage(ctx, deviceInputPage(o.look, ctx.oidc.urlFor('code_verification'), form, err), o.look);
         },
         // The page says who asks and what signing in will allow: a person sent someone else's code learns it here.
         async userCodeConfirmSource(ctx, form, client, _info, userCode) {
           const scope = (ctx.oidc.entities as { DeviceCode?: { params?: { scope?: unknown } } }).DeviceCode?.params?.scope;
           const asked = permissionsIn(typeof scope === 'string' ? scope.split(' ') : []);
           const view = await hooks.clientView(client.clientId);
-          setPage(ctx, deviceConfirmPage(o.name, ctx.oidc.urlFor('code_verification'), form, view, userCode, asked));
+          setPage(ctx, deviceConfirmPage(o.look, ctx.oidc.urlFor('code_verification'), form, view, userCode, asked), o.look);
         },
-        successSource: (ctx) => setPage(ctx, deviceDonePage(o.name, clientName(ctx))),
+        successSource: (ctx) => setPage(ctx, deviceDonePage(o.look, clientName(ctx)), o.look),
       },
       resourceIndicators: {
         enabled: true,
@@ -244,7 +253,7 @@ export function providerConfiguration(
       const error = String(out.error);
       const detail = typeof out.error_description === 'string' ? out.error_description : 'The request could not be completed.';
       const said = ERROR_WORDS[error];
-      setPage(ctx, errorPage(o.name, `Sign-in failed (${error})`, said === undefined ? detail : `${said} (${detail})`));
+      setPage(ctx, errorPage(o.look, `Sign-in failed (${error})`, said === undefined ? detail : `${said} (${detail})`), o.look);
     },
   };
 }

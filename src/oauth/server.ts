@@ -13,7 +13,7 @@ import { PERMISSIONS } from '../core/vocabulary';
 import { isDocumentClientId, metadataDocuments, DocumentRefused } from './cimd';
 import { isCliClient } from './cli-client';
 import { ownDeviceLinkPage, providerConfiguration, routesOf } from './config';
-import { errorPage, PAGE_HEADERS, type ClientView } from './pages';
+import { errorPage, pageHeaders, type ClientView } from './pages';
 import { attemptAddress, interactionRoutes, userCodeAttempts } from './interactions';
 import { mount } from './mount';
 import { resolveOptions } from './options';
@@ -165,9 +165,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       // inside oidc-provider's error handler: it is the person's page that expired, not a server fault.
       if (resumes.some((r) => ctx.path.startsWith(r))) {
         ctx.status = 400;
-        ctx.set(PAGE_HEADERS);
+        ctx.set(pageHeaders(o.look));
         ctx.body = errorPage(
-          o.name,
+          o.look,
           'Sign-in expired',
           'This sign-in has expired or was started in another browser. Go back to the app and start again.',
         );

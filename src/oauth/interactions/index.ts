@@ -15,7 +15,7 @@ import {
   consentPage,
   deviceTooManyPage,
   errorPage,
-  PAGE_HEADERS,
+  pageHeaders,
   permissionField,
   permissionsIn,
   signInPage,
@@ -55,18 +55,19 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 const MAX_USERS = 500;
 
-function send(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, PAGE_HEADERS);
+function send(res: ServerResponse, status: number, html: string, headers: Readonly<Record<string, string>>): void {
+  res.writeHead(status, headers);
   res.end(html);
 }
 
 /** @internal The interaction handler: answers `<prefix>/interaction/...` and resolves `true`, else `false`. */
 export function interactionRoutes(parts: InteractionParts): (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean> {
   const { provider, options: o, formKey } = parts;
+  const headers = pageHeaders(o.look);
   const base = `${o.prefix}/interaction/`;
   const origin = o.issuer;
   const fail = (res: ServerResponse, status: number, title: string, text: string): void =>
-    send(res, status, errorPage(o.name, title, text));
+    send(res, status, errorPage(o.look, title, text), headers);
 
   async function users(): Promise<string[]> {
     if (o.signIn.kind !== 'pick') return [];
@@ -92,14 +93,14 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
     }
     const client = await parts.clientView(String(d.params.client_id));
     const html = signInPage({
-      app: o.name,
+      app: o.look,
       action: `${base}${d.uid}/login`,
       csrf: formToken(formKey, d.uid, 'login'),
       client,
       users: await users(),
       error,
     });
-    send(res, error === undefined ? 200 : 400, html);
+    send(res, error === undefined ? 200 : 400, html, headers);
   }
 
   /** The permissions the user's roles allow anywhere; `undefined` when that cannot be known now. */
@@ -122,14 +123,14 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
     const user = String(d.session?.accountId);
     const csrf = formToken(formKey, d.uid, 'consent');
     if (isCliClient(o.cli, d.params.client_id)) {
-      return send(res, 200, cliConsentPage({ app: o.name, action: `${base}${d.uid}/consent`, csrf, user }));
+      return send(res, 200, cliConsentPage({ app: o.look, action: `${base}${d.uid}/consent`, csrf, user }), headers);
     }
     const details = d.prompt.details as ConsentDetails;
     const missing = new Set([...(details.missingOIDCScope ?? []), ...Object.values(details.missingResourceScopes ?? {}).flat()]);
     const held = await heldBy(user);
     const redirect = typeof d.params.redirect_uri === 'string' ? URL.parse(d.params.redirect_uri) : null;
     const html = consentPage({
-      app: o.name,
+      app: o.look,
       action: `${base}${d.uid}/consent`,
       csrf,
       client: await parts.clientView(String(d.params.client_id)),
@@ -138,7 +139,7 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
       redirectHost: redirect === null ? undefined : redirect.host,
       error,
     });
-    send(res, error === undefined ? 200 : 400, html);
+    send(res, error === undefined ? 200 : 400, html, headers);
   }
 
   /** The resources the request is for: as named, else the server's default for this client (config.ts). */
@@ -226,8 +227,8 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
       const wait = parts.attempts.waitFor(attemptAddress(req, o.trustProxy));
       if (wait === 0) return false;
       req.resume();
-      res.writeHead(429, { ...PAGE_HEADERS, 'retry-after': String(wait) });
-      res.end(deviceTooManyPage(o.name, wait));
+      res.writeHead(429, { ...pageHeaders(o.look), 'retry-after': String(wait) });
+      res.end(deviceTooManyPage(o.look, wait));
       return true;
     }
     if (!path.startsWith(base)) return false;

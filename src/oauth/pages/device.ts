@@ -9,7 +9,7 @@
 import type { Permission } from '../../core/vocabulary';
 import type { ClientView } from './interaction';
 import { esc, page } from './layout';
-import { permissionWords } from './words';
+import { lookOf, type Brand } from './look';
 
 /** What oidc-provider passes when it shows the input page again after a failure. */
 interface DeviceError {
@@ -44,7 +44,7 @@ function problem(err: DeviceError | undefined): string | undefined {
  * code is filled in and the person presses Continue (oidc-provider's own page for such a link
  * posts itself with an inline script, which this server's pages never run).
  */
-export function deviceInputPage(app: string, action: string, form: string, err?: DeviceError, code?: string): string {
+export function deviceInputPage(app: Brand, action: string, form: string, err?: DeviceError, code?: string): string {
   const note = problem(err);
   const xsrf = code === undefined ? xsrfOf(form) : form;
   const body = `<p>Enter the code shown on your device or in your terminal.</p>
@@ -59,7 +59,7 @@ ${note === undefined ? '' : `<p class="note" role="alert">${esc(note)}</p>`}
 }
 
 /** @internal Too many wrong codes from this address (RFC 8628 section 5.1). */
-export function deviceTooManyPage(app: string, waitSec: number): string {
+export function deviceTooManyPage(app: Brand, waitSec: number): string {
   const minutes = Math.ceil(waitSec / 60);
   return page(
     app,
@@ -70,10 +70,10 @@ export function deviceTooManyPage(app: string, waitSec: number): string {
 }
 
 /** What signing in allows: full access for the command line, else the permissions asked, in words. */
-function allows(client: ClientView, asked: readonly Permission[]): string {
+function allows(client: ClientView, asked: readonly Permission[], words: Readonly<Record<Permission, string>>): string {
   if (client.firstParty === true)
     return `<p>Signing in gives the <strong>${esc(client.name)}</strong> <strong>full access as you</strong>: everything your roles allow, including creating and revoking your tokens.</p>`;
-  const items = asked.map((p) => `<li>${esc(permissionWords(p))}</li>`).join('\n');
+  const items = asked.map((p) => `<li>${esc(words[p])}</li>`).join('\n');
   return `<p>Signing in will let it, as you:</p>
 <ul class="perms">
 ${items === '' ? '<li>nothing of yours (no permission is asked)</li>' : items}
@@ -86,7 +86,7 @@ ${items === '' ? '<li>nothing of yours (no permission is asked)</li>' : items}
  * in will allow: a person sent a link by someone else learns here what they would hand over.
  */
 export function deviceConfirmPage(
-  app: string,
+  app: Brand,
   action: string,
   form: string,
   client: ClientView,
@@ -102,7 +102,7 @@ export function deviceConfirmPage(
 ${client.site === undefined ? '' : `<div><dt>Client site</dt><dd>${esc(client.site)}</dd></div>`}
 </dl>`;
   const body = `${who}
-${allows(client, asked)}
+${allows(client, asked, lookOf(app).words)}
 <p>Check that your device shows this code:</p>
 <p class="code">${esc(userCode)}</p>
 <p class="note">Continue only if you started this sign-in yourself just now and the code matches. If someone sent you this link or code, cancel.</p>
@@ -118,7 +118,7 @@ ${allows(client, asked)}
 }
 
 /** @internal After approval. */
-export function deviceDonePage(app: string, clientName: string): string {
+export function deviceDonePage(app: Brand, clientName: string): string {
   return page(
     app,
     'Device connected',

@@ -8,7 +8,7 @@
  */
 import type { Permission } from '../../core/vocabulary';
 import { esc, page } from './layout';
-import { permissionWords } from './words';
+import { lookOf, type Brand } from './look';
 
 /** @internal Who asks, as the pages show it. */
 export interface ClientView {
@@ -24,7 +24,7 @@ export interface ClientView {
 
 /** @internal The sign-in page: a select of users when the list is known, else a text input. */
 export function signInPage(v: {
-  app: string;
+  app: Brand;
   action: string;
   csrf: string;
   client: ClientView;
@@ -51,7 +51,7 @@ ${field}
 <div class="actions"><button type="submit" class="primary">Continue</button></div>
 </form>
 <footer>This is a development sign-in: choose the member to act as. No password is asked.</footer>`;
-  return page(v.app, `Sign in to ${v.app}`, body);
+  return page(v.app, `Sign in to ${lookOf(v.app).name}`, body);
 }
 
 /**
@@ -85,8 +85,8 @@ const PHISHING_WARNING = 'If someone sent you this link, deny.';
  * access, so the page says so in plain words, what that includes, and when to deny. It is all
  * or nothing: the command line exists to manage tokens, which a narrowed token may not.
  */
-export function cliConsentPage(v: { app: string; action: string; csrf: string; user: string }): string {
-  const body = `<p>The <strong>${esc(v.app)} command line</strong> (<code>svc auth login</code>) asks for <strong>full access as you, ${esc(v.user)}</strong>.</p>
+export function cliConsentPage(v: { app: Brand; action: string; csrf: string; user: string }): string {
+  const body = `<p>The <strong>${esc(lookOf(v.app).name)} command line</strong> (<code>svc auth login</code>) asks for <strong>full access as you, ${esc(v.user)}</strong>.</p>
 <ul class="perms">
 <li>It can do everything your roles allow, in every organization and repository.</li>
 <li>It can create, list and revoke your tokens, and end your sessions.</li>
@@ -116,7 +116,7 @@ function permissionItem({ permission, fresh, held }: AskedPermission, words: (p:
  * a device: the device flow is the one a code can be phished with, so the page then warns.
  */
 export function consentPage(v: {
-  app: string;
+  app: Brand;
   action: string;
   csrf: string;
   client: ClientView;
@@ -126,7 +126,7 @@ export function consentPage(v: {
   words?: ((permission: Permission) => string) | undefined;
   error?: string | undefined;
 }): string {
-  const words = v.words ?? permissionWords;
+  const words = v.words ?? ((p: Permission) => lookOf(v.app).words[p]);
   const items = v.permissions.map((p) => permissionItem(p, words)).join('\n');
   const site = v.client.site === undefined ? '' : `<div><dt>Client site</dt><dd>${esc(v.client.site)}</dd></div>`;
   const next =
@@ -148,6 +148,6 @@ ${v.redirectHost === undefined ? `<p class="note">Allow only if you started this
 }
 
 /** @internal A page that tells a person what went wrong and what to do, never how (no stack, no internals). */
-export function errorPage(app: string, title: string, message: string): string {
+export function errorPage(app: Brand, title: string, message: string): string {
   return page(app, title, `<p>${esc(message)}</p>\n<p class="muted">You can close this page and start again from the app.</p>`);
 }
