@@ -144,7 +144,7 @@ export function issuerPath(
         const ok = checkGrantChain(chain, { jti, sub: claims.userId, exp: claims.exp }, at);
         deps.seen((ok[1] as TokenRecord).id, at);
         // The grant is the session a person sees and ends (svc auth sessions): the principal carries its id.
-        return withRoles(ok[1] as TokenRecord);
+        return withRoles(ok[1]);
       };
       const chain = deps.chainOf(jti);
       return chain instanceof Promise ? chain.then(checked) : checked(chain);
