@@ -23,6 +23,7 @@ export {
   type OwnSignIn,
   type ClientPolicy,
   type MetadataDocumentOptions,
+  type PageOptions,
   type MemoryOAuthStorageOptions,
   type OAuthStorage,
   type OAuthEntry,

@@ -56,6 +56,30 @@ export function applyScopeRule(cli: boolean, clientId: string | undefined, paylo
   if (typeof payload.scope !== 'string') payload.scope = '';
 }
 
+/** A name folded for comparison: compatibility forms, case, and everything but letters and digits dropped. */
+const fold = (name: string): string =>
+  name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '');
+
+/**
+ * @internal Does a client's chosen name imitate the command line's (`svc command line`,
+ * `SVC CLI`, `svc-cli`, with any spacing, case or punctuation)? Such a name is refused at
+ * registration: the first-party name is the server's own.
+ *
+ * @example
+ * ```ts
+ * imitatesCli('S.V.C. Command-Line'); // true
+ * imitatesCli('Claude Desktop');      // false
+ * ```
+ */
+export function imitatesCli(name: unknown): boolean {
+  if (typeof name !== 'string') return false;
+  const folded = fold(name);
+  return folded.includes('svccommandline') || folded.includes('svccli');
+}
+
 /** @internal Is this the command line's client (when it is registered)? */
 export function isCliClient(cli: boolean, clientId: unknown): boolean {
   return cli && clientId === CLI_CLIENT_ID;

@@ -11,19 +11,33 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { PERMISSIONS } from '../core/vocabulary';
 import type { ResolvedOptions } from './options';
 import type { AdapterClass, OAuthSecrets } from './storage';
-import { applyScopeRule, cliClientMetadata, isCliClient } from './cli-client';
-import { deviceConfirmPage, deviceDonePage, deviceInputPage, errorPage, PAGE_HEADERS } from './pages';
+import { applyScopeRule, cliClientMetadata, imitatesCli, isCliClient } from './cli-client';
+import {
+  deviceConfirmPage,
+  deviceDonePage,
+  deviceInputPage,
+  errorPage,
+  pageHeaders,
+  permissionsIn,
+  type ClientView,
+  type Look,
+} from './pages';
 
 /** @internal The oidc-provider error classes the configuration throws. */
 export interface ProviderErrors {
   InvalidTarget: new (description: string) => Error;
   InvalidRequest: new (description: string) => Error;
+  InvalidClientMetadata: new (description: string) => Error;
 }
 
 /** @internal Hooks the server adds to the configuration (session records). */
 export interface ConfigHooks {
   /** The existing grant may be reused (no consent asked) only while its record is live; else it is dropped. */
   usableGrant(grantId: string): Promise<boolean>;
+  /** Who a client is, as the pages show it. */
+  clientView(clientId: string): Promise<ClientView>;
+  /** A wrong user code was entered on the device page from this request's address. */
+  wrongUserCode(ctx: KoaContextWithOIDC): void;
   /** Called with each JWT access token just before it is signed; may reject to refuse the token. */
   accessToken(
     ctx: KoaContextWithOIDC,
@@ -62,9 +76,26 @@ export function routesOf(prefix: string): Record<string, string> {
   };
 }
 
-function setPage(ctx: KoaContextWithOIDC, html: string): void {
-  for (const [k, v] of Object.entries(PAGE_HEADERS)) ctx.set(k, v);
+function setPage(ctx: KoaContextWithOIDC, html: string, look: Look): void {
+  for (const [k, v] of Object.entries(pageHeaders(look))) ctx.set(k, v);
   ctx.body = html;
+}
+
+/**
+ * @internal A link with the code (`verification_uri_complete`) gets this server's own page, the
+ * code filled in, instead of oidc-provider's "Submitting Callback" page, which posts itself by an
+ * inline script and has none of the pages' headers: the person presses Continue. `true` when the
+ * answer was replaced.
+ */
+export function ownDeviceLinkPage(o: ResolvedOptions, ctx: KoaContextWithOIDC): boolean {
+  const oidc = (ctx as Partial<KoaContextWithOIDC>).oidc;
+  if (oidc?.route !== 'code_verification' || ctx.method !== 'GET' || ctx.status !== 200) return false;
+  const code = oidc.params?.user_code;
+  const secret = (oidc.session?.state as { secret?: unknown } | undefined)?.secret;
+  if (typeof code !== 'string' || code === '' || typeof secret !== 'string') return false;
+  ctx.remove('content-security-policy');
+  setPage(ctx, deviceInputPage(o.look, oidc.urlFor('code_verification'), secret, undefined, code), o.look);
+  return true;
 }
 
 /** @internal The configuration handed to `new Provider(issuer, configuration)`. */
@@ -93,6 +124,14 @@ export function providerConfiguration(
       origin !== 'null' &&
       client.clientAuthMethod === 'none' &&
       (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    // The command line's name is the server's own: no other client may take it (or one like it).
+    extraClientMetadata: {
+      properties: ['client_name'],
+      validator(_ctx, key, value, metadata) {
+        if (key === 'client_name' && metadata.client_id !== cliClientMetadata().client_id && imitatesCli(value))
+          throw new errors.InvalidClientMetadata('client_name imitates the svc command line, whose name is reserved');
+      },
+    },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     claims: { openid: ['sub'] },
     // The seven permissions are listed as scopes of their own (not only the resources') so that
@@ -140,14 +179,18 @@ export function providerConfiguration(
         enabled: true,
         charset: 'base-20',
         mask: '****-****',
-        userCodeInputSource: (ctx, form, _out, err) =>
-          setPage(ctx, deviceInputPage(o.name, ctx.oidc.urlFor('code_verification'), form, err)),
-        userCodeConfirmSource: (ctx, form, client, _info, userCode) =>
-          setPage(
-            ctx,
-            deviceConfirmPage(o.name, ctx.oidc.urlFor('code_verification'), form, client.clientName ?? client.clientId, userCode),
-          ),
-        successSource: (ctx) => setPage(ctx, deviceDonePage(o.name, clientName(ctx))),
+        userCodeInputSource: (ctx, form, _out, err) => {
+          if ((err as { name?: unknown } | undefined)?.name === 'NotFoundError') hooks.wrongUserCode(ctx);
+          setPage(ctx, deviceInputPage(o.look, ctx.oidc.urlFor('code_verification'), form, err), o.look);
+        },
+        // The page says who asks and what signing in will allow: a person sent someone else's code learns it here.
+        async userCodeConfirmSource(ctx, form, client, _info, userCode) {
+          const scope = (ctx.oidc.entities as { DeviceCode?: { params?: { scope?: unknown } } }).DeviceCode?.params?.scope;
+          const asked = permissionsIn(typeof scope === 'string' ? scope.split(' ') : []);
+          const view = await hooks.clientView(client.clientId);
+          setPage(ctx, deviceConfirmPage(o.look, ctx.oidc.urlFor('code_verification'), form, view, userCode, asked), o.look);
+        },
+        successSource: (ctx) => setPage(ctx, deviceDonePage(o.look, clientName(ctx)), o.look),
       },
       resourceIndicators: {
         enabled: true,
@@ -179,12 +222,20 @@ export function providerConfiguration(
     },
     // An existing grant skips the consent page only while its session record is live: a grant the
     // person ended (sessions.revoke, svc auth sessions) is asked for again, not silently reused.
+    // The device flow never reuses one (rule P1): anyone can start a device authorization as any
+    // public client and mail its link, so the consent page, with its warning, is shown every time
+    // and only the grant approved on it is used.
     async loadExistingGrant(ctx) {
-      const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client?.clientId ?? '');
+      const decided = ctx.oidc.result?.consent?.grantId;
+      const device = ctx.oidc.route === 'code_verification' || ctx.oidc.route === 'device_resume';
+      const grantId = decided ?? (device ? undefined : ctx.oidc.session?.grantIdFor(ctx.oidc.client?.clientId ?? ''));
       if (typeof grantId !== 'string') return undefined;
       const grant = await ctx.oidc.provider.Grant.find(grantId);
-      if (grant === undefined) return undefined;
-      return (await hooks.usableGrant(grantId)) ? grant : undefined;
+      if (grant === undefined || !(await hooks.usableGrant(grantId))) return undefined;
+      // What the person unticked before is asked again when a new request asks for it (step-up),
+      // not refused unasked; the grant just decided keeps its refusals, or the page would loop.
+      if (decided === undefined) (grant as { rejected?: unknown }).rejected = undefined;
+      return grant;
     },
     rotateRefreshToken: true,
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -203,7 +254,7 @@ export function providerConfiguration(
       const error = String(out.error);
       const detail = typeof out.error_description === 'string' ? out.error_description : 'The request could not be completed.';
       const said = ERROR_WORDS[error];
-      setPage(ctx, errorPage(o.name, `Sign-in failed (${error})`, said === undefined ? detail : `${said} (${detail})`));
+      setPage(ctx, errorPage(o.look, `Sign-in failed (${error})`, said === undefined ? detail : `${said} (${detail})`), o.look);
     },
   };
 }

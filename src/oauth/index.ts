@@ -17,6 +17,7 @@ export type {
   OwnSignIn,
   ClientPolicy,
   MetadataDocumentOptions,
+  PageOptions,
 } from './types';
 export {
   MemoryOAuthStorage,

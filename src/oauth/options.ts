@@ -8,6 +8,7 @@ import { ValidationError, type IssueInput } from '../errors';
 import { checkOptions, isPlainObject } from '../core/vocabulary';
 import { sessionRecordsOf, type Auth } from '../service';
 import { isLoopbackHost, type DocumentPolicy } from './cimd';
+import { checkLook, type Look } from './pages';
 import type { OAuthStorage } from './storage';
 import type { AuthorizationServerOptions } from './types';
 
@@ -40,6 +41,8 @@ export interface ResolvedOptions {
   readonly refreshTokenTtlSec: number;
   readonly devicePollIntervalSec: number;
   readonly name: string;
+  /** How the pages look: `name`, and the `pages` option. */
+  readonly look: Look;
   readonly prefix: string;
   readonly trustProxy: boolean;
   readonly log: (line: string) => void;
@@ -56,6 +59,7 @@ const KNOWN = [
   'refreshTokenTtlSec',
   'devicePollIntervalSec',
   'name',
+  'pages',
   'pathPrefix',
   'trustProxy',
   'log',
@@ -203,6 +207,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   if (typeof name !== 'string' || name.length === 0 || name.length > 40 || /[\u0000-\u001f\u007f]/.test(name)) {
     issues.push({ path: 'name', message: 'must be 1 to 40 printable characters' });
   }
+  const look = checkLook(o.pages, typeof name === 'string' ? name : 'svc', issues);
   const prefix = o.pathPrefix ?? '/oauth';
   if (typeof prefix !== 'string' || !/^(?:\/[a-z0-9._-]+)+$/i.test(prefix) || prefix.startsWith('/.well-known')) {
     issues.push({ path: 'pathPrefix', message: 'must be a path such as /oauth (letters, digits, . _ -), not under /.well-known' });
@@ -226,6 +231,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
     refreshTokenTtlSec,
     devicePollIntervalSec,
     name: name as string,
+    look,
     prefix: prefix as string,
     trustProxy: o.trustProxy === true,
     log: (line) => {

@@ -3,7 +3,8 @@
  * Access tokens are JWTs that oidc-provider does not store, so revoking a
  * refresh token alone would leave them working until they expire. Each grant
  * therefore gets a session record in the `Auth`'s token store (named for its
- * client, listed by `client(p).sessions.list()` and `svc auth sessions`), and
+ * client id, never the client's self-chosen name; described by who, where and
+ * what was granted), listed by `client(p).sessions.list()` and `svc auth sessions`), and
  * each access token a child record of it (id = the token's `jti`). svc-auth
  * accepts the server's tokens only with a live record (`trustedIssuerFor`
  * sets `recorded`), and revoking the grant's record revokes its subtree (T6):
@@ -13,10 +14,24 @@
 import { UnavailableError } from '../errors';
 import { sessionRecordsOf, type Auth } from '../service';
 
+/** @internal A new grant, as its record describes it. */
+export interface GrantFacts {
+  grantId: string;
+  accountId: string;
+  clientId: string;
+  /** The client's self-chosen name: described as such, never the record's name. */
+  clientName: string;
+  /** Where the browser returns (redirect host), the metadata document's host, or `device`. */
+  host: string;
+  /** The permissions granted; `'full access'` for the command line's unnarrowed tokens. */
+  permissions: readonly string[] | 'full access';
+  expiresAt: Date;
+}
+
 /** @internal What the server tells the records. */
 export interface SessionRecords {
   /** A new grant was approved. */
-  granted(grant: { grantId: string; accountId: string; clientId: string; clientName: string; expiresAt: Date }): Promise<void>;
+  granted(grant: GrantFacts): Promise<void>;
   /** An access token of `grantId` is about to be signed; rejects to refuse it (its grant was revoked). */
   accessToken(token: { jti: string; grantId: string | undefined; accountId: string | undefined; exp: number | undefined }): Promise<void>;
   /** Every token of `grantId` was revoked (refresh token revoked or replayed, code replayed). */
@@ -25,10 +40,23 @@ export interface SessionRecords {
   grantActive(grantId: string): Promise<boolean>;
 }
 
-/** A record name (S8's alphabet) from a client's name: `oauth-` and what is left of it. */
-function nameOf(clientName: string): string {
-  const plain = clientName.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+/**
+ * A record name (S8's alphabet) from the client id, which the server chose (registration) or
+ * verified (a metadata document's URL, named by its host and path): a client cannot choose a
+ * name that passes for another's, as it could with its `client_name`.
+ */
+function nameOf(clientId: string): string {
+  const url = URL.parse(clientId);
+  const source = url === null || !/^https?:$/.test(url.protocol) ? clientId : `${url.host}${url.pathname}`;
+  const plain = source.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
   return `oauth-${plain === '' ? 'client' : plain}`.slice(0, 64);
+}
+
+/** What `sessions.list()` shows of a grant: who (as the app named itself), which client, where, what. */
+function describe(g: GrantFacts): string {
+  const what = g.permissions === 'full access' ? 'full access' : g.permissions.join(' ') || 'nothing';
+  const name = g.clientName.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 200);
+  return `OAuth grant to "${name}" (name given by the app), client ${g.clientId}, ${g.host}: ${what}`.slice(0, 1024);
 }
 
 const sec = (ms: number): Date => new Date(Math.floor(ms / 1000) * 1000);
@@ -46,12 +74,12 @@ export function sessionRecords(
   const recorder = sessionRecordsOf(auth);
   if (recorder === undefined) throw new UnavailableError('the auth option is not an object createAuth returned');
   return Object.freeze({
-    async granted(g: { grantId: string; accountId: string; clientId: string; clientName: string; expiresAt: Date }): Promise<void> {
+    async granted(g: GrantFacts): Promise<void> {
       const result = await recorder.record({
         id: g.grantId,
         userId: g.accountId,
-        name: nameOf(g.clientName),
-        description: `OAuth grant to ${g.clientName} (client ${g.clientId})`.slice(0, 1024),
+        name: nameOf(g.clientId),
+        description: describe(g),
         parentId: null,
         createdAt: sec(Date.now()),
         expiresAt: sec(g.expiresAt.getTime()),

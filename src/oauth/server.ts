@@ -12,9 +12,9 @@ import { UnavailableError } from '../errors';
 import { PERMISSIONS } from '../core/vocabulary';
 import { isDocumentClientId, metadataDocuments, DocumentRefused } from './cimd';
 import { isCliClient } from './cli-client';
-import { providerConfiguration, routesOf } from './config';
-import { errorPage, PAGE_HEADERS } from './pages';
-import { interactionRoutes } from './interactions';
+import { ownDeviceLinkPage, providerConfiguration, routesOf } from './config';
+import { errorPage, pageHeaders, type ClientView } from './pages';
+import { attemptAddress, interactionRoutes, userCodeAttempts } from './interactions';
 import { mount } from './mount';
 import { resolveOptions } from './options';
 import { sessionRecords } from './records';
@@ -124,7 +124,18 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     now: () => new Date(),
   });
 
+  // RFC 8628 section 5.1: at most 10 wrong user codes per client address in 10 minutes.
+  const attempts = userCodeAttempts(10, 600_000, () => Date.now());
+  async function clientView(clientId: string): Promise<ClientView> {
+    // Called per request only, once `provider` below exists.
+    const client = await provider.Client.find(clientId).catch(() => undefined);
+    const name = (client?.clientName ?? clientId).slice(0, 200);
+    const site = documents !== undefined && isDocumentClientId(clientId) ? new URL(clientId).host : undefined;
+    return { id: clientId, name, site, firstParty: isCliClient(o.cli, clientId) };
+  }
   const configuration = providerConfiguration(o, secrets, Adapter, mod.errors, {
+    clientView,
+    wrongUserCode: (ctx) => attempts.failed(attemptAddress(ctx.req, o.trustProxy)),
     async usableGrant(grantId) {
       if (await records.grantActive(grantId)) return true;
       await dropGrant(grantId);
@@ -161,9 +172,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       // inside oidc-provider's error handler: it is the person's page that expired, not a server fault.
       if (resumes.some((r) => ctx.path.startsWith(r))) {
         ctx.status = 400;
-        ctx.set(PAGE_HEADERS);
+        ctx.set(pageHeaders(o.look));
         ctx.body = errorPage(
-          o.name,
+          o.look,
           'Sign-in expired',
           'This sign-in has expired or was started in another browser. Go back to the app and start again.',
         );
@@ -185,6 +196,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       ctx.body = { error: 'invalid_request', error_description: allow === undefined ? 'no such endpoint' : `use ${allow}` };
       return;
     }
+    if (ownDeviceLinkPage(o, ctx as KoaContextWithOIDC)) return;
     const body = ctx.body as Record<string, unknown> | undefined;
     if (ctx.status !== 200 || typeof body !== 'object' || body === null) return;
     const route = (ctx as KoaContextWithOIDC).oidc?.route;
@@ -204,12 +216,12 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     provider,
     options: o,
     formKey: Buffer.from(secrets.formKey, 'base64url'),
-    async clientView(clientId) {
-      const client = await provider.Client.find(clientId).catch(() => undefined);
-      const name = (client?.clientName ?? clientId).slice(0, 200);
-      return { name, site: documents !== undefined && isDocumentClientId(clientId) ? new URL(clientId).host : undefined };
-    },
+    clientView,
     granted: (grant) => records.granted(grant),
+    // Only the record ends here: the interaction being finished still names the old grant, so
+    // its artifacts go when its refresh token is next presented (records.accessToken drops them).
+    replaced: (grantId) => records.grantRevoked(grantId),
+    attempts,
   });
   return mount(o, provider, interactions);
 }

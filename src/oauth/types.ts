@@ -4,6 +4,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Permission } from '../core/vocabulary';
 import type { Auth } from '../service';
 import type { OAuthStorage } from './storage';
 
@@ -121,6 +122,28 @@ export interface ClientPolicy {
 }
 
 /**
+ * Your own look and words on the sign-in, consent and device pages (the product name is the
+ * `name` option). Checked when the server is built; every text is HTML-escaped where shown.
+ *
+ * @example
+ * ```ts
+ * const pages: PageOptions = {
+ *   logoUrl: 'https://notes.acme.example/logo.svg',
+ *   colour: '#0a7d4f',
+ *   permissionText: { 'repo:read': 'Read your notebooks and the notes in them' },
+ * };
+ * ```
+ */
+export interface PageOptions {
+  /** A logo shown beside the name: an https URL (http only on a loopback host); the pages' CSP allows its origin for images. */
+  logoUrl?: string;
+  /** The accent colour of buttons and ticks: a CSS hex colour (`#rgb` or `#rrggbb`). Default a blue. */
+  colour?: string;
+  /** The text of each permission on the pages, 1 to 120 printable characters each; the others keep theirs. */
+  permissionText?: Partial<Record<Permission, string>>;
+}
+
+/**
  * Options of `createAuthorizationServer`. Checked when the server is built.
  *
  * @example
@@ -157,8 +180,10 @@ export interface AuthorizationServerOptions {
   refreshTokenTtlSec?: number;
   /** Seconds a device should wait between polls (RFC 8628). Default 5; 1 to 60. */
   devicePollIntervalSec?: number;
-  /** The name the pages show. Default `'svc'`. At most 40 characters. */
+  /** The name the pages show (your product's). Default `'svc'`. At most 40 characters. */
   name?: string;
+  /** A logo, an accent colour and the words of each permission on the pages. */
+  pages?: PageOptions;
   /** Where the server's endpoints live. Default `'/oauth'`. */
   pathPrefix?: string;
   /** Believe `X-Forwarded-Proto` and `X-Forwarded-For` (behind a TLS-terminating proxy). Default `false`. */

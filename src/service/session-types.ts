@@ -24,8 +24,18 @@ import type { LastUse } from './management-types';
 export interface SessionInfo {
   /** The session's id (its JWT `jti`): `sessions.revoke(id)` and `auth.revokeToken(id)` take it. */
   id: string;
-  /** The label given to `issueSession` (`name`), `'session'` by default; several sessions may share one. */
+  /**
+   * The label given to `issueSession` (`name`), `'session'` by default; several sessions may share one.
+   * A grant of `svc-auth/oauth`'s authorization server is named `oauth-<client id>` (never the
+   * client's self-chosen name).
+   */
   name: string;
+  /**
+   * What the session is, when its issuer said: for a grant of `svc-auth/oauth`'s authorization
+   * server, the client's name (as the app gave it), its client id, the host it returns to (or
+   * `device`), and the permissions granted (`full access` for the svc command line); else `null`.
+   */
+  description: string | null;
   /** Derived when read (T4): `revoked` if ended, else `expired` once now >= `expiresAt`, else `active`. */
   status: 'active' | 'expired' | 'revoked';
   /** When it was issued, in whole seconds (the JWT `iat`). */
@@ -34,7 +44,10 @@ export interface SessionInfo {
   expiresAt: Date;
   /** When it was ended (`sessions.revoke`, `auth.revokeToken`, `svc auth logout`), or `null`. */
   revokedAt: Date | null;
-  /** When `authenticate` last accepted it (recorded at most once per `lastUsedIntervalMs`); `null` if never. */
+  /**
+   * When `authenticate` last accepted it (recorded at most once per `lastUsedIntervalMs`); `null` if
+   * never. For a grant of an authorization server: when any of its access tokens was last accepted.
+   */
   lastUsedAt: Date | null;
   /**
    * The last recorded use: when, from which client address, with which user agent (each
@@ -44,7 +57,7 @@ export interface SessionInfo {
   lastUsed: LastUse | null;
   /** The last few distinct client addresses it was used from (at most 5), newest first. */
   usedFrom: UsedFrom[];
-  /** Whether this is the session the caller authenticated with. */
+  /** Whether this is the session the caller authenticated with (a grant: by one of its access tokens). */
   current: boolean;
 }
 

@@ -51,7 +51,7 @@ describe('svc auth logout and svc auth sessions (file store)', { timeout: 180_00
       ['cli', 'active', true],
     ]);
     const table = await svc(home, ['auth', 'sessions']);
-    expect(table.stdout).toMatch(/^\s+ID\s+NAME\s+STATUS\s+CREATED\s+EXPIRES\s+LAST USED$/m);
+    expect(table.stdout).toMatch(/^\s+ID\s+NAME\s+STATUS\s+CREATED\s+EXPIRES\s+LAST USED\s+ABOUT$/m);
     expect(table.stdout).toMatch(new RegExp(`^\\*\\s+${rows[1]?.id}\\s+cli\\s+active\\s`, 'm'));
 
     const ended = await svc(home, ['auth', 'sessions', '--revoke', rows[0]?.id as string]);

@@ -89,6 +89,30 @@ describeWithChromium('the browser pages')('the pages in Debian chromium (playwri
     expect(r.body.scope).toBe('repo:read repo:write');
   });
 
+  it('unticking a permission on the consent page: the token holds only what stayed ticked', async () => {
+    const p = await page();
+    const { clientId, verifier, redirect } = await start(p, 'repo:read repo:write org:admin');
+    await p.selectOption('select#user', 'alice');
+    await p.click('button[type=submit]');
+    const boxes = p.locator('ul.perms input[type=checkbox]');
+    expect(await boxes.count()).toBe(3);
+    expect(await p.isChecked('#p-repo-write')).toBe(true);
+    await p.uncheck('#p-repo-write');
+    await p.uncheck('#p-org-admin');
+    await p.screenshot({ path: join(ARTIFACTS, 'oauth-consent-untick.png'), fullPage: true });
+    await p.click('button[value=approve]');
+    await p.waitForURL(`${callback.base}/**`);
+    const back = callback.seen.at(-1) as URLSearchParams;
+    const r = await token(s.base, {
+      grant_type: 'authorization_code',
+      code: back.get('code') as string,
+      redirect_uri: redirect,
+      client_id: clientId,
+      code_verifier: verifier,
+    });
+    expect(r.body.scope).toBe('repo:read');
+  });
+
   it('Deny sends access_denied back to the app', async () => {
     const p = await page();
     await start(p, 'org:admin');
@@ -100,7 +124,7 @@ describeWithChromium('the browser pages')('the pages in Debian chromium (playwri
 
   it('the device pages: enter the code, confirm it, sign in, approve', async () => {
     const client = await register(s.base, {
-      client_name: 'svc CLI',
+      client_name: 'Acme devices',
       grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
       response_types: [],
       redirect_uris: [],

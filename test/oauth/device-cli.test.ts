@@ -91,6 +91,27 @@ describe('the svc-cli client (clients.cli)', () => {
     expect(again).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
+  it('svc auth sessions tells its grant apart: named for the client id, described, marked current, last used by its tokens', async () => {
+    const body = await deviceTokens(s, CLI_CLIENT_ID);
+    const api = createAuth({
+      issuer: 'svc-api',
+      keys: await generateKeyRing(),
+      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
+      tokens: s.tokens,
+      lastUsedIntervalMs: 1_000,
+      trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: s.base })],
+    });
+    const me = await api.authenticate(body.access_token as string);
+    const jti = decodeJwt(body.access_token as string).jti as string;
+    const grantId = (await s.tokens.listByOwner('alice')).find((r) => r.id === jti)?.parentId;
+    const mine = (await api.client(me).sessions.list()).find((x) => x.id === grantId);
+    expect(mine).toMatchObject({ name: 'oauth-svc-cli', current: true, status: 'active' });
+    expect(mine?.description).toBe('OAuth grant to "svc command line" (name given by the app), client svc-cli, device: full access');
+    await api.flush();
+    const again = (await api.client(me).sessions.list()).find((x) => x.id === grantId);
+    expect(again?.lastUsedAt).toBeInstanceOf(Date);
+  });
+
   it('asks for the MCP resource as svc-cli: refused (its tokens are for the API only)', async () => {
     const d = await deviceStart(s, { client_id: CLI_CLIENT_ID, resource: `${s.base}/mcp` });
     expect(d).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
@@ -99,7 +120,7 @@ describe('the svc-cli client (clients.cli)', () => {
   it('impersonation by registration: a client that registers client_id svc-cli gets another id, and its tokens carry a scope', async () => {
     const fake = await register(s.base, {
       client_id: CLI_CLIENT_ID,
-      client_name: 'svc command line',
+      client_name: 'Acme tool',
       grant_types: [DEVICE_GRANT, 'refresh_token'],
       response_types: [],
       redirect_uris: [],

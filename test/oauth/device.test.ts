@@ -47,7 +47,7 @@ describe('the device flow (RFC 8628), as `svc auth login` will use it', () => {
         grant_types: [DEVICE_GRANT, 'refresh_token'],
         response_types: [],
         redirect_uris: [],
-        client_name: 'svc CLI',
+        client_name: 'Acme devices',
       })
     ).client_id;
   });
@@ -68,7 +68,7 @@ describe('the device flow (RFC 8628), as `svc auth login` will use it', () => {
     expect(await poll()).toMatchObject({ status: 400, body: { error: 'slow_down' } });
     const done = await approveInBrowser(s, d.verification_uri_complete as string, 'approve');
     expect(done).toContain('Device connected');
-    expect(done).toContain('svc CLI');
+    expect(done).toContain('Acme devices');
     await new Promise((r) => setTimeout(r, 1_100));
     const got = await poll();
     expect(got.status).toBe(200);

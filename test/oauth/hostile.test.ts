@@ -227,7 +227,7 @@ describe('hostile clients and pages at the authorization server (each test is na
         const r = await c.browser.submit(c.action, fields, s.base);
         expect(r.res.status).toBe(403);
         // The real form still works afterwards: the forgery changed nothing.
-        const ok = await c.browser.submit(c.action, { csrf: c.csrf, decision: 'approve' }, s.base);
+        const ok = await c.browser.submit(c.action, { ...formOf(c.html, s.base).hidden, decision: 'approve' }, s.base);
         expect(new URL(ok.url).searchParams.get('code')).not.toBeNull();
       });
     }

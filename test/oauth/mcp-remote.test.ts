@@ -313,10 +313,11 @@ describeWithChromium('the mcp-remote OAuth tests')(
       const b = await bridgeHome(join(home, '..', 'bridge-device'));
       const device = await bridge(b, ['--device-code'], async (err) => /visit:\n\[\d+\] +(\S+)/.exec(err)?.[1]);
       expect(device.opened, device.tell()).toMatch(new RegExp(`^${url}/oauth/device\\?user_code=\\w{4}-\\w{4}$`));
-      // JavaScript on: the link with the code is oidc-provider's self-submitting form (without
-      // JavaScript, a bare "Continue" button) before the confirm page.
+      // JavaScript on, and still nothing submits itself: the link opens the server's own code page.
       const p = await page(true);
       await p.goto(device.opened as string);
+      expect(await p.inputValue('input#user_code')).toMatch(/^\w{4}-\w{4}$/);
+      await p.click('button[type=submit]');
       await p.click('button[value=yes][name=confirm]');
       await p.selectOption('select#user', 'alice');
       await p.click('button[type=submit]');

@@ -87,9 +87,11 @@ describe('revoking a grant ends its access tokens on their next request', () => 
     const { tokens, clientId } = await codeFlow(s.base, { browser });
     await token(s.base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
-    const grants = (await s.auth.client(me).sessions.list()).filter((x) => x.name === 'oauth-Test-Client' && x.status === 'active');
+    const grants = (await s.auth.client(me).sessions.list()).filter((x) => x.name === `oauth-${clientId}` && x.status === 'active');
     expect(grants.length).toBeGreaterThanOrEqual(1);
     const mine = grants.at(-1);
+    // Told apart by what the server knows, not by the client's chosen name alone.
+    expect(mine?.description).toBe(`OAuth grant to "Test Client" (name given by the app), client ${clientId}, 127.0.0.1:9: repo:read`);
     await s.auth.client(me).sessions.revoke(mine?.id as string);
     await expect(mcp.authenticate(tokens.access_token as string)).rejects.toMatchObject({ reason: 'revoked' });
     // The ended grant's refresh token no longer mints access tokens ...
@@ -123,7 +125,7 @@ describe('revoking a grant ends its access tokens on their next request', () => 
     const browser = new Browser();
     const { clientId } = await codeFlow(s.base, { browser });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
-    const grant = (await s.auth.client(me).sessions.list()).filter((x) => x.name === 'oauth-Test-Client' && x.status === 'active').at(-1);
+    const grant = (await s.auth.client(me).sessions.list()).filter((x) => x.name === `oauth-${clientId}` && x.status === 'active').at(-1);
     await s.auth.client(me).sessions.revoke(grant?.id as string);
     const { verifier, challenge } = pkce();
     const url = authorizeUrl(s.base, {

@@ -138,13 +138,19 @@ export class Browser {
   }
 }
 
-/** The post form of a page: its action and hidden fields. */
+/** The post form of a page: its action and what a browser would send (hidden and filled-in fields, ticked checkboxes). */
 export function formOf(html: string, base: string): { action: string; hidden: Record<string, string> } {
   const m = /<form[^>]* method="post" action="([^"]+)"[^>]*>/.exec(html);
   if (m === null) throw new Error(`no form in page: ${html.slice(0, 300)}`);
   const hidden: Record<string, string> = {};
   for (const h of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g))
     hidden[h[1] as string] = (h[2] as string).replaceAll('&amp;', '&');
+  // What a browser sends too: a text field filled in by the page (the device code of a link) and
+  // each ticked checkbox (the consent page's permissions).
+  for (const t of html.matchAll(/<input type="text"[^>]* name="([^"]+)"[^>]* value="([^"]*)"[^>]*>/g))
+    hidden[t[1] as string] = (t[2] as string).replaceAll('&amp;', '&');
+  for (const c of html.matchAll(/<input type="checkbox"[^>]* name="([^"]+)" value="([^"]*)"[^>]*? checked>/g))
+    hidden[c[1] as string] = c[2] as string;
   return { action: new URL((m[1] as string).replaceAll('&amp;', '&'), base).href, hidden };
 }
 

@@ -214,6 +214,7 @@ describe('client(p).sessions', () => {
     expect(list[0]).toEqual({
       id: phone.tokenId,
       name: 'phone',
+      description: null,
       status: 'revoked',
       createdAt: new Date(T0),
       expiresAt: new Date(T0 + 12 * HOUR),

@@ -8,12 +8,27 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
-import { checkUserId, PERMISSIONS } from '../../core/vocabulary';
-import { cliConsentPage, consentPage, errorPage, PAGE_HEADERS, permissionsIn, signInPage, type ClientView } from '../pages';
+import { canEverHold } from '../../core/policy';
+import { checkUserId, PERMISSIONS, type Permission } from '../../core/vocabulary';
+import {
+  cliConsentPage,
+  consentPage,
+  deviceTooManyPage,
+  errorPage,
+  pageHeaders,
+  permissionField,
+  permissionsIn,
+  signInPage,
+  type ClientView,
+} from '../pages';
 import type { ResolvedOptions } from '../options';
+import type { GrantFacts } from '../records';
 import { isCliClient } from '../cli-client';
+import { attemptAddress, type UserCodeAttempts } from './attempts';
 import { formProblem, formToken } from './csrf';
 import { readForm } from './form';
+
+export { attemptAddress, userCodeAttempts, type UserCodeAttempts } from './attempts';
 
 /** @internal What the interaction routes need. */
 export interface InteractionParts {
@@ -22,25 +37,37 @@ export interface InteractionParts {
   readonly formKey: Buffer;
   clientView(clientId: string): Promise<ClientView>;
   /** A new grant was approved: its session record is written before the browser moves on. */
-  granted(grant: { grantId: string; accountId: string; clientId: string; clientName: string; expiresAt: Date }): Promise<void>;
+  granted(grant: GrantFacts): Promise<void>;
+  /** A grant was replaced by a new one of the same client and person: its record and tokens end now. */
+  replaced(grantId: string): Promise<void>;
+  /** Wrong user codes per address on the device page (checked here, before oidc-provider looks the code up). */
+  readonly attempts: UserCodeAttempts;
+}
+
+/** The interaction details' parts this module reads. */
+interface ConsentDetails {
+  missingOIDCScope?: string[];
+  missingOIDCClaims?: string[];
+  missingResourceScopes?: Record<string, string[]>;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 const MAX_USERS = 500;
 
-function send(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, PAGE_HEADERS);
+function send(res: ServerResponse, status: number, html: string, headers: Readonly<Record<string, string>>): void {
+  res.writeHead(status, headers);
   res.end(html);
 }
 
 /** @internal The interaction handler: answers `<prefix>/interaction/...` and resolves `true`, else `false`. */
 export function interactionRoutes(parts: InteractionParts): (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean> {
   const { provider, options: o, formKey } = parts;
+  const headers = pageHeaders(o.look);
   const base = `${o.prefix}/interaction/`;
   const origin = o.issuer;
   const fail = (res: ServerResponse, status: number, title: string, text: string): void =>
-    send(res, status, errorPage(o.name, title, text));
+    send(res, status, errorPage(o.look, title, text), headers);
 
   async function users(): Promise<string[]> {
     if (o.signIn.kind !== 'pick') return [];
@@ -66,36 +93,61 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
     }
     const client = await parts.clientView(String(d.params.client_id));
     const html = signInPage({
-      app: o.name,
+      app: o.look,
       action: `${base}${d.uid}/login`,
       csrf: formToken(formKey, d.uid, 'login'),
       client,
       users: await users(),
       error,
     });
-    send(res, error === undefined ? 200 : 400, html);
+    send(res, error === undefined ? 200 : 400, html, headers);
   }
 
-  async function showConsent(res: ServerResponse, d: Details): Promise<void> {
-    if (isCliClient(o.cli, d.params.client_id)) {
-      const user = String(d.session?.accountId);
-      const csrf = formToken(formKey, d.uid, 'consent');
-      return send(res, 200, cliConsentPage({ app: o.name, action: `${base}${d.uid}/consent`, csrf, user }));
+  /** The permissions the user's roles allow anywhere; `undefined` when that cannot be known now. */
+  async function heldBy(user: string): Promise<Set<Permission> | undefined> {
+    try {
+      const p = await o.auth.principalFor(user);
+      return new Set(PERMISSIONS.filter((permission) => canEverHold(p, permission)));
+    } catch {
+      return undefined; // an unknown or failing membership source: the page says nothing either way
     }
-    const details = d.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
-    const missing = new Set([...(details.missingOIDCScope ?? []), ...Object.values(details.missingResourceScopes ?? {}).flat()]);
+  }
+
+  /** The svc permissions the request asks for (all seven when it names none), in the documented order. */
+  const askedIn = (d: Details): Permission[] => {
     const asked = permissionsIn(typeof d.params.scope === 'string' ? d.params.scope.split(' ') : []);
+    return asked.length > 0 ? asked : [...PERMISSIONS];
+  };
+
+  async function showConsent(res: ServerResponse, d: Details, error?: string): Promise<void> {
+    const user = String(d.session?.accountId);
+    const csrf = formToken(formKey, d.uid, 'consent');
+    if (isCliClient(o.cli, d.params.client_id)) {
+      return send(res, 200, cliConsentPage({ app: o.look, action: `${base}${d.uid}/consent`, csrf, user }), headers);
+    }
+    const details = d.prompt.details as ConsentDetails;
+    const missing = new Set([...(details.missingOIDCScope ?? []), ...Object.values(details.missingResourceScopes ?? {}).flat()]);
+    const held = await heldBy(user);
     const redirect = typeof d.params.redirect_uri === 'string' ? URL.parse(d.params.redirect_uri) : null;
     const html = consentPage({
-      app: o.name,
+      app: o.look,
       action: `${base}${d.uid}/consent`,
-      csrf: formToken(formKey, d.uid, 'consent'),
+      csrf,
       client: await parts.clientView(String(d.params.client_id)),
-      user: String(d.session?.accountId),
-      permissions: (asked.length > 0 ? asked : PERMISSIONS).map((permission) => ({ permission, fresh: missing.has(permission) })),
+      user,
+      permissions: askedIn(d).map((permission) => ({ permission, fresh: missing.has(permission), held: held?.has(permission) })),
       redirectHost: redirect === null ? undefined : redirect.host,
+      error,
     });
-    send(res, 200, html);
+    send(res, error === undefined ? 200 : 400, html, headers);
+  }
+
+  /** The resources the request is for: as named, else the server's default for this client (config.ts). */
+  function resourcesOf(d: Details, details: ConsentDetails): string[] {
+    const named = d.params.resource;
+    const list = Array.isArray(named) ? named.map(String) : typeof named === 'string' ? [named] : [];
+    const fallback = isCliClient(o.cli, d.params.client_id) ? o.issuer : (o.resources[0] ?? o.issuer);
+    return [...new Set([...(list.length > 0 ? list : [fallback]), ...Object.keys(details.missingResourceScopes ?? {})])];
   }
 
   async function postLogin(req: IncomingMessage, res: ServerResponse, d: Details, fields: Map<string, string>): Promise<void> {
@@ -126,31 +178,59 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
       return;
     }
     if (decision !== 'approve') return fail(res, 400, 'Sign-in failed', 'Choose Allow or Deny.');
-    const details = d.prompt.details as {
-      missingOIDCScope?: string[];
-      missingOIDCClaims?: string[];
-      missingResourceScopes?: Record<string, string[]>;
-    };
+    const details = d.prompt.details as ConsentDetails;
     const accountId = String(d.session?.accountId);
     const clientId = String(d.params.client_id);
-    const existing = d.grantId;
-    const grant = existing === undefined ? new provider.Grant({ accountId, clientId }) : await provider.Grant.find(existing);
-    if (grant === undefined) return fail(res, 400, 'Sign-in failed', 'This sign-in has expired. Start again from the app.');
-    if (details.missingOIDCScope) grant.addOIDCScope(details.missingOIDCScope.join(' '));
+    const asked = askedIn(d);
+    // The command line asks for full access, all or nothing (cli-client.ts); any other client gets what stayed ticked.
+    const ticked = isCliClient(o.cli, clientId) ? asked : asked.filter((p) => fields.get(permissionField(p)) === 'yes');
+    if (ticked.length === 0) return showConsent(res, d, 'Tick at least one permission to allow, or choose Deny.');
+    const unticked = asked.filter((p) => !ticked.includes(p));
+    // Every decision is a new grant that holds exactly what was allowed now (never the union with an
+    // earlier one: an unticked permission must leave the token), and it replaces the grant it follows.
+    const grant = new provider.Grant({ accountId, clientId });
+    // The permissions are scopes of the server too (config.ts), so they are decided at both levels.
+    const oidcScopes = (typeof d.params.scope === 'string' ? d.params.scope.split(' ') : []).filter(
+      (s) => s === 'openid' || s === 'offline_access',
+    );
+    grant.addOIDCScope([...oidcScopes, ...ticked].join(' '));
+    if (unticked.length > 0) grant.rejectOIDCScope(unticked.join(' '));
     if (details.missingOIDCClaims) grant.addOIDCClaims(details.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {}))
-      grant.addResourceScope(indicator, scopes.join(' '));
-    const grantId = await grant.save();
-    if (existing === undefined) {
-      const client = await parts.clientView(clientId);
-      // A grant lives ttl.Grant (= refreshTokenTtlSec) from now; oidc-provider sets no `exp` on the Grant object.
-      const expiresAt = new Date(Date.now() + o.refreshTokenTtlSec * 1000);
-      await parts.granted({ grantId, accountId, clientId, clientName: client.name, expiresAt });
+    for (const indicator of resourcesOf(d, details)) {
+      grant.addResourceScope(indicator, ticked.join(' '));
+      // Rejected, not left out: oidc-provider would otherwise ask again at once for what was unticked.
+      if (unticked.length > 0) grant.rejectResourceScope(indicator, unticked.join(' '));
     }
-    await provider.interactionFinished(req, res, { consent: existing === undefined ? { grantId } : {} }, { mergeWithLastSubmission: true });
+    const grantId = await grant.save();
+    const client = await parts.clientView(clientId);
+    // A grant lives ttl.Grant (= refreshTokenTtlSec) from now; oidc-provider sets no `exp` on the Grant object.
+    const expiresAt = new Date(Date.now() + o.refreshTokenTtlSec * 1000);
+    const redirect = typeof d.params.redirect_uri === 'string' ? URL.parse(d.params.redirect_uri)?.host : undefined;
+    await parts.granted({
+      grantId,
+      accountId,
+      clientId,
+      clientName: client.name,
+      host: redirect ?? client.site ?? 'device',
+      permissions: isCliClient(o.cli, clientId) ? 'full access' : ticked,
+      expiresAt,
+    });
+    if (typeof d.grantId === 'string' && d.grantId !== grantId) await parts.replaced(d.grantId);
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
+  const devicePath = `${o.prefix}/device`;
+
   return async (req, res, path) => {
+    if (path === devicePath && req.method === 'POST') {
+      // RFC 8628 section 5.1: past the limit of wrong codes, a posted code is not even looked up.
+      const wait = parts.attempts.waitFor(attemptAddress(req, o.trustProxy));
+      if (wait === 0) return false;
+      req.resume();
+      res.writeHead(429, { ...pageHeaders(o.look), 'retry-after': String(wait) });
+      res.end(deviceTooManyPage(o.look, wait));
+      return true;
+    }
     if (!path.startsWith(base)) return false;
     try {
       await route(req, res, path);

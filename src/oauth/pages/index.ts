@@ -2,7 +2,8 @@
  * The pages a person sees: sign-in, consent, the device flow, errors.
  * @module
  */
-export { PAGE_HEADERS } from './layout';
-export { signInPage, consentPage, cliConsentPage, errorPage, type ClientView } from './interaction';
-export { deviceInputPage, deviceConfirmPage, deviceDonePage } from './device';
+export { pageHeaders } from './layout';
+export { checkLook, type Look } from './look';
+export { signInPage, consentPage, cliConsentPage, errorPage, permissionField, type ClientView } from './interaction';
+export { deviceInputPage, deviceConfirmPage, deviceDonePage, deviceTooManyPage } from './device';
 export { permissionsIn } from './words';

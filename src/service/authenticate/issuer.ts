@@ -125,7 +125,8 @@ export function issuerPath(
     return o;
   }
 
-  function make(claims: IssuerClaims, roles: UserRoles): Principal {
+  /** `grantRecord`: a recorded issuer's grant, whose id the principal carries (`sessions.list()` marks it current). */
+  function make(claims: IssuerClaims, roles: UserRoles, grantRecord?: TokenRecord): Principal {
     const narrowing = claims.permissions === null ? undefined : narrowingOf(claims.permissions);
     let grant;
     try {
@@ -139,16 +140,16 @@ export function issuerPath(
     }
     const issuer = originOf(claims);
     const state = narrowing === undefined ? { roles, chain: null, issuer } : { roles, chain: null, narrowing: narrowing.scopes, issuer };
-    return deps.principals.make('session', claims.userId, new Date(claims.exp * 1000), undefined, grant, state);
+    return deps.principals.make('session', claims.userId, new Date(claims.exp * 1000), grantRecord, grant, state);
   }
 
   return {
     cached: (token, nowSec) => verifier.verifyCached(token, nowSec),
     route: (token, nowSec) => verifier.route(token, nowSec),
     principal(claims) {
-      const withRoles = (): Principal | Promise<Principal> => {
+      const withRoles = (grantRecord?: TokenRecord): Principal | Promise<Principal> => {
         const got = deps.rolesOf(claims.userId);
-        return got instanceof Promise ? got.then((roles) => make(claims, roles)) : make(claims, got);
+        return got instanceof Promise ? got.then((roles) => make(claims, roles, grantRecord)) : make(claims, got, grantRecord);
       };
       if (claims.jti === null) return withRoles();
       // A recorded issuer: the token's record and its grant's are read on every request (T5).
@@ -157,7 +158,8 @@ export function issuerPath(
         const at = deps.nowMs();
         const ok = checkGrantChain(chain, { jti, sub: claims.userId, exp: claims.exp }, at);
         deps.seen((ok[1] as TokenRecord).id, at);
-        return withRoles();
+        // The grant is the session a person sees and ends (svc auth sessions): the principal carries its id.
+        return withRoles(ok[1]);
       };
       const chain = deps.chainOf(jti);
       return chain instanceof Promise ? chain.then(checked) : checked(chain);

@@ -81,6 +81,7 @@ export function toSessionInfo(record: TokenRecord, nowMs: number, currentId: str
   return Object.freeze({
     id: record.id,
     name: record.name,
+    description: record.description,
     status: statusOf(record, nowMs),
     createdAt: new Date(record.createdAt.getTime()),
     expiresAt: new Date(record.expiresAt.getTime()),

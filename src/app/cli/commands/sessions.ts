@@ -15,8 +15,10 @@ const SESSIONS_HELP = `Usage: svc auth sessions [--revoke <id>] [--json]
 
 List your sessions on the dev instance: each 'svc auth login' made one. For
 each: its id, name, status (active, expired, revoked), when it was created,
-when it expires and when it was last used; '*' marks the session this command
-ran with. With --revoke, end one session instead: it is refused from its next
+when it expires, when it was last used, and what it is (for a grant you
+approved on the server's consent page: the app's name as it gave it, its
+client id, where it returns to, and what it may do); '*' marks the session
+this command ran with. With --revoke, end one session instead: it is refused from its next
 request on (the other sessions and your tokens stay valid). Needs a session
 (the saved one, or one in SVC_TOKEN): a personal access token may not see or
 end sessions.
@@ -36,7 +38,7 @@ Examples:
 function sessionTable(infos: readonly SessionInfo[], colour: boolean, nowMs: number): string {
   if (infos.length === 0) return 'no sessions\n';
   return table(
-    ['', 'ID', 'NAME', 'STATUS', 'CREATED', 'EXPIRES', 'LAST USED'],
+    ['', 'ID', 'NAME', 'STATUS', 'CREATED', 'EXPIRES', 'LAST USED', 'ABOUT'],
     infos.map((s) => [
       s.current ? '*' : '',
       s.id,
@@ -45,6 +47,7 @@ function sessionTable(infos: readonly SessionInfo[], colour: boolean, nowMs: num
       relativeText(s.createdAt, Math.max(nowMs, s.createdAt.getTime())),
       expiryText(s, nowMs),
       lastUsedText(s, nowMs),
+      clean(s.description ?? ''),
     ]),
   );
 }

@@ -1,0 +1,155 @@
+/**
+ * The consent page is not all or nothing (issue 28): a person may untick
+ * permissions, and the grant, the access token's `scope` and every refreshed
+ * token hold only what stayed ticked. A later request that asks again (step-up
+ * after a 403) shows the page again, and the new grant replaces the old one:
+ * the old grant's tokens are refused on their next request. A user with no
+ * access is told so on the page.
+ */
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuth, type Auth } from '../../src/service';
+import { generateKeyRing } from '../../src/tokens';
+import { trustedIssuerFor } from '../../src/entries/oauth';
+import { authorizeUrl, Browser, formOf, pkce, register, startServer, token, REDIRECT, type Running } from './support';
+
+/** Start a code flow for `clientId` in `browser`, signing in as `user` when asked; the consent page. */
+async function consentPageFor(s: Running, browser: Browser, clientId: string, scope: string, user = 'alice') {
+  const { verifier, challenge } = pkce();
+  const url = authorizeUrl(s.base, {
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    scope,
+    state: 'st',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource: `${s.base}/mcp`,
+  });
+  let step = await browser.walk(url, s.base);
+  if (!step.url.startsWith(s.base)) return { verifier, html: '', url: step.url };
+  let html = await step.res.text();
+  if (html.includes('name="user"')) {
+    const login = formOf(html, s.base);
+    step = await browser.submit(login.action, { ...login.hidden, user }, s.base);
+    if (!step.url.startsWith(s.base)) return { verifier, html: '', url: step.url };
+    html = await step.res.text();
+  }
+  return { verifier, html, url: step.url };
+}
+
+/** Approve with only `keep` ticked; the redirect back to the client (or the page shown instead). */
+async function approveOnly(s: Running, browser: Browser, html: string, keep: readonly string[]) {
+  const form = formOf(html, s.base);
+  const fields: Record<string, string> = { decision: 'approve' };
+  for (const [k, v] of Object.entries(form.hidden)) if (!k.startsWith('permission.') || keep.includes(k.slice(11))) fields[k] = v;
+  return browser.submit(form.action, fields, s.base);
+}
+
+async function redeem(s: Running, clientId: string, back: string, verifier: string): Promise<Record<string, unknown>> {
+  const code = new URL(back).searchParams.get('code');
+  expect(code).not.toBeNull();
+  const r = await token(s.base, {
+    grant_type: 'authorization_code',
+    code: code as string,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: `${s.base}/mcp`,
+  });
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+describe('unticking permissions on the consent page', () => {
+  let s: Running;
+  let mcp: Auth;
+  beforeAll(async () => {
+    s = await startServer();
+    mcp = createAuth({
+      issuer: 'svc-mcp',
+      keys: await generateKeyRing(),
+      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
+      tokens: s.tokens,
+      trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
+    });
+  });
+  afterAll(() => s.close());
+
+  it('over-granting: an unticked permission is in neither the token nor a refreshed one', async () => {
+    const { client_id: clientId } = await register(s.base);
+    const browser = new Browser();
+    const { html, verifier } = await consentPageFor(s, browser, clientId, 'repo:read repo:write org:admin');
+    expect(html).toContain('name="permission.repo:write" value="yes" checked');
+    const back = await approveOnly(s, browser, html, ['repo:read']);
+    const body = await redeem(s, clientId, back.url, verifier);
+    expect(decodeJwt(body.access_token as string).scope).toBe('repo:read');
+    expect(body.scope).toBe('repo:read');
+    const r = await token(s.base, { grant_type: 'refresh_token', refresh_token: body.refresh_token as string, client_id: clientId });
+    expect(r.status).toBe(200);
+    expect(decodeJwt(r.body.access_token as string).scope).toBe('repo:read');
+  });
+
+  it('step-up: asking again for what was unticked shows the page again; the new grant replaces the old one, whose tokens stop', async () => {
+    const { client_id: clientId } = await register(s.base);
+    const browser = new Browser();
+    const first = await consentPageFor(s, browser, clientId, 'repo:read repo:write');
+    const firstBack = await approveOnly(s, browser, first.html, ['repo:read']);
+    const old = await redeem(s, clientId, firstBack.url, first.verifier);
+    expect((await mcp.authenticate(old.access_token as string)).userId).toBe('alice');
+
+    // After a 403 the client asks for repo:write again: the person is asked, not refused silently.
+    const again = await consentPageFor(s, browser, clientId, 'repo:read repo:write');
+    expect(again.url).toContain('/oauth/interaction/');
+    expect(again.html).toMatch(/Read repositories and the things in them <span class="muted">\(already allowed\)/);
+    expect(again.html).not.toMatch(/Write things in repositories <span class="muted">\(already allowed\)/);
+    const back = await approveOnly(s, browser, again.html, ['repo:read', 'repo:write']);
+    const fresh = await redeem(s, clientId, back.url, again.verifier);
+    expect(decodeJwt(fresh.access_token as string).scope).toBe('repo:read repo:write');
+
+    // One grant per client and person: the old one's access and refresh tokens are refused now.
+    await expect(mcp.authenticate(old.access_token as string)).rejects.toMatchObject({ name: 'AuthenticationError' });
+    const r = await token(s.base, { grant_type: 'refresh_token', refresh_token: old.refresh_token as string, client_id: clientId });
+    expect(r.body.error).toBe('invalid_grant');
+    const grants = (await s.tokens.listByOwner('alice')).filter((t) => t.parentId === null && t.revokedAt === null);
+    expect(grants.filter((g) => g.description?.includes(clientId))).toHaveLength(1);
+  });
+
+  it('nothing ticked: a clear page, nothing decided, and the person can still choose', async () => {
+    const { client_id: clientId } = await register(s.base);
+    const browser = new Browser();
+    const { html, verifier } = await consentPageFor(s, browser, clientId, 'repo:read');
+    const none = await approveOnly(s, browser, html, []);
+    expect(none.res.status).toBe(400);
+    const page = await none.res.text();
+    expect(page).toContain('Tick at least one permission to allow, or choose Deny.');
+    const back = await approveOnly(s, browser, page, ['repo:read']);
+    expect(decodeJwt((await redeem(s, clientId, back.url, verifier)).access_token as string).scope).toBe('repo:read');
+  });
+});
+
+describe('a user with no access', () => {
+  let s: Running;
+  beforeAll(async () => {
+    s = await startServer({ signIn: { users: () => [] } });
+  });
+  afterAll(() => s.close());
+
+  it('the consent page says the user has no access and leaves every permission unticked', async () => {
+    const { client_id: clientId } = await register(s.base);
+    const { html } = await consentPageFor(s, new Browser(), clientId, 'repo:read org:admin', 'carol');
+    expect(html).toContain('have no access here');
+    expect(html).toContain('your roles do not allow this');
+    expect(html).not.toContain(' checked>');
+  });
+
+  it('a member sees which permissions their roles allow: bob (viewer) cannot administer', async () => {
+    const { client_id: clientId } = await register(s.base);
+    const { html } = await consentPageFor(s, new Browser(), clientId, 'repo:read org:admin', 'bob');
+    expect(html).not.toContain('have no access here');
+    expect(html).toContain('name="permission.repo:read" value="yes" checked');
+    expect(html).toMatch(
+      /name="permission\.org:admin" value="yes"> Administer organizations <span class="muted">\(your roles do not allow this/,
+    );
+  });
+});
