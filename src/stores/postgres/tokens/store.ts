@@ -6,11 +6,11 @@
  * @module
  */
 import type { Pool, PoolClient } from 'pg';
-import { ConflictError, UnavailableError, ValidationError } from '../../errors';
-import { timeOf, toEntry } from '../record-codec';
+import { ConflictError, UnavailableError, ValidationError } from '../../../errors';
+import { timeOf, toEntry } from '../../record-codec';
 import { ChainBatcher } from './batch';
 import { checkStorable, storable } from './text';
-import { borrow, clientErrors, type ClientErrors } from './client';
+import { borrow, clientErrors, type ClientErrors } from '../client';
 import { buildSql, migrateLockKey, nameLockKey, type StoreSql, type TableName } from './sql';
 import {
   MAX_BATCH_IDS,
@@ -23,9 +23,9 @@ import {
 } from './options';
 import { first, insertValues, rowToRecord } from './rows';
 import { ChainReader, type Found, type ReadQuery } from './chains';
-import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
-import { SHARED_READ } from '../views';
-import { checkMark, checkUses, soonestFirst } from '../usage';
+import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../../types';
+import { SHARED_READ } from '../../views';
+import { checkMark, checkUses, soonestFirst } from '../../usage';
 import { usesJson } from './usage';
 
 export type { PostgresTokenStoreOptions };

@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { ValidationError } from '../../errors';
+import { ValidationError } from '../../../errors';
 import { buildUsageSql, type UsageSql } from './usage';
 
 /** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */

@@ -7,8 +7,8 @@
  * every store.
  * @module
  */
-import { ValidationError, type IssueInput } from '../../errors';
-import type { Entry } from '../record-codec';
+import { ValidationError, type IssueInput } from '../../../errors';
+import type { Entry } from '../../record-codec';
 
 /**
  * @internal Whether PostgreSQL stores `text` and returns it unchanged.
