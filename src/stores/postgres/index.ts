@@ -5,6 +5,7 @@
  * @module
  */
 export { PostgresTokenStore, type PostgresTokenStoreOptions } from './tokens';
+export { PostgresMembershipStore, type PostgresMembershipStoreOptions } from './members';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { ChainBatcher, groupByRoot, KnownRecords, freshOf, parseTableName, type ChainSource, type Fresh, type TableName } from './tokens';

@@ -117,3 +117,5 @@ export function tokenStoreConformance<S extends TokenStore>(
     }
   });
 }
+
+export { membershipStoreConformance, membershipCases, type MembershipConformanceOptions, type MembershipCase } from './members';
