@@ -120,4 +120,4 @@ export function tokenStoreConformance<S extends TokenStore>(
   });
 }
 
-export { membershipStoreConformance, membershipCases, type MembershipConformanceOptions, type MembershipCase } from './members';
+export { membershipStoreConformance, membershipCases, type MembershipConformanceOptions } from './members';
