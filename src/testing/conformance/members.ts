@@ -16,7 +16,7 @@ import type { Membership, MembershipStore } from '../../stores';
  *
  * @example
  * ```ts
- * const options: MembershipConformanceOptions<PostgresMembershipStore> = { twin: () => new PostgresMembershipStore({ pool: poolB }) };
+ * const options: MembershipConformanceOptions<PostgresMembershipStore> = { twin: () => new PostgresMembershipStore({ pool }) };
  * ```
  */
 export interface MembershipConformanceOptions<S extends MembershipStore = MembershipStore> {
