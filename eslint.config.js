@@ -43,7 +43,7 @@ export default tseslint.config(
   },
   {
     // pg types every row as `any`; rows are read field by field and checked by the record codec.
-    files: ['src/stores/postgres/*.ts'],
+    files: ['src/stores/postgres/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',

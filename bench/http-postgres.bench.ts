@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { requireAuth } from '../src/adapters/node';
 import { createAuth } from '../src/service/auth';
-import { PostgresTokenStore } from '../src/stores/postgres/store';
+import { PostgresTokenStore } from '../src/stores/postgres/tokens/store';
 import { generateKeyRing } from '../src/tokens/keys/keyring';
 
 const POOL_SIZE = 16;

@@ -13,8 +13,8 @@ import { Bench } from 'tinybench';
 import { createAuth } from '../src/service/auth';
 import type { Auth } from '../src/service/types';
 import type { Principal } from '../src/core/policy/subject';
-import { PostgresTokenStore } from '../src/stores/postgres/store';
-import { COLUMNS, buildSql, parseTableName } from '../src/stores/postgres/sql';
+import { PostgresTokenStore } from '../src/stores/postgres/tokens/store';
+import { COLUMNS, buildSql, parseTableName } from '../src/stores/postgres/tokens/sql';
 import { generateKeyRing } from '../src/tokens/keys/keyring';
 
 const IN_FLIGHT = 32;

@@ -151,6 +151,8 @@ export {
   type AuthenticateRequestOptions,
   type SessionApi,
   type SessionInfo,
+  type PurgeOptions,
+  type SessionPurge,
   type FlushOptions,
   reportDenied,
   type AuthEvent,

@@ -1,5 +1,5 @@
 /**
- * `svc-auth/postgres`: the PostgreSQL token store, and the PostgreSQL storage of
+ * `svc-auth/postgres`: the PostgreSQL token and membership stores, and the PostgreSQL storage of
  * the authorization server of `svc-auth/oauth`. A subpath of its own so that
  * the root package never loads `pg` (an optional peer dependency).
  *
@@ -12,5 +12,10 @@
  * ```
  * @module
  */
-export { PostgresTokenStore, type PostgresTokenStoreOptions } from '../stores/postgres';
+export {
+  PostgresTokenStore,
+  PostgresMembershipStore,
+  type PostgresTokenStoreOptions,
+  type PostgresMembershipStoreOptions,
+} from '../stores/postgres';
 export { PostgresOAuthStorage, type PostgresOAuthStorageOptions } from '../oauth';

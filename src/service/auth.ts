@@ -14,7 +14,7 @@ import type { ServiceContext } from './context';
 import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
-import { issuers, sweeper, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
+import { issuers, sweeper, purger, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
 import { leakReporter } from './leaks';
 import { resolveOptions, systemClock } from './options';
 import { registerRecords } from './records';
@@ -130,6 +130,9 @@ export function createAuth(options: AuthOptions): Auth {
     },
 
     sweepExpiring: sweeper(store, nowMs, call, events),
+
+    // Ended sessions' records, removed after a retention period (issue 28).
+    purge: purger(store, nowMs, call),
 
     // Leaked tokens: revoked by whoever reports them (issue 22; service/leaks).
     reportLeaked: leakReporter({

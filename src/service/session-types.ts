@@ -95,3 +95,53 @@ export interface SessionApi {
    */
   revoke(id: string): Promise<SessionInfo>;
 }
+
+/**
+ * Options of `auth.purge`.
+ *
+ * @example
+ * ```ts
+ * const options: PurgeOptions = { olderThan: '90d' };
+ * ```
+ */
+export interface PurgeOptions {
+  /**
+   * How long a session's record is kept after the session ended (expired or
+   * was revoked): `<N>d` or a whole number of days, 1 to 3650. Default `'90d'`.
+   */
+  olderThan?: string | number;
+}
+
+/**
+ * The purge of session records, a part of `Auth`.
+ *
+ * @example
+ * ```ts
+ * const part: SessionPurge = auth;
+ * await part.purge({ olderThan: '90d' });
+ * ```
+ */
+export interface SessionPurge {
+  /**
+   * Remove the records of sessions that ended (expired, or were revoked) more
+   * than `olderThan` ago, so that sign-ins do not add rows forever: each with
+   * the records under it (an OAuth grant's record goes with its access tokens'
+   * records), never leaving a record whose parent is missing. PATs and
+   * component tokens are kept, for audit, and so is a session with a PAT below
+   * it. Resolves to how many records were removed. Run it on a timer or from
+   * cron (`svc serve` does, daily by default); servers may run it at once.
+   * Server-side: needs no credential.
+   *
+   * Throws `ValidationError` for bad options, or when the token store has no
+   * `purgeSessions` (the three stores of svc-auth have it); `UnavailableError`
+   * when the store fails (what was removed before stays removed).
+   *
+   * @example
+   * ```ts
+   * import { createAuth, generateKeyRing } from 'svc-auth';
+   * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });
+   * const removed = await auth.purge({ olderThan: '90d' }); // 0: nothing ended that long ago
+   * ```
+   */
+  purge(options?: PurgeOptions): Promise<number>;
+}

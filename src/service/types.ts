@@ -10,7 +10,7 @@ import type { ExpiringToken, SweepOptions, TokenApi, TokenInfo } from './managem
 
 export type { CreateTokenInput, ExpiringToken, LastUse, ListTokensOptions, SweepOptions, TokenApi, TokenInfo } from './management-types';
 import type { AuthEventHook, FlushOptions } from './events';
-import type { SessionApi } from './session-types';
+import type { SessionApi, SessionPurge } from './session-types';
 import type { LeakReport, ReportLeakedOptions } from './leaks';
 
 /**
@@ -139,7 +139,7 @@ export interface AuthOptions {
 }
 
 /** What `createAuth` returns. */
-export interface Auth {
+export interface Auth extends SessionPurge {
   /**
    * Verify a raw token and read its record and ancestors (T5). Throws `AuthenticationError` (with a
    * `reason`) when it is not accepted, `UnavailableError` when a store fails: never an allow.

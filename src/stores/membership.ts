@@ -120,9 +120,21 @@ export class MembershipTable {
   list(): Membership[] {
     const out: Membership[] = [];
     for (const [user, rows] of this.byUser) for (const [resource, role] of rows) out.push(Object.freeze({ user, resource, role }));
-    // Code-unit order, not locale order: the same on every machine.
-    return out.sort((a, b) => cmp(a.user, b.user) || cmp(a.resource, b.resource));
+    return out.sort(compareMemberships);
   }
+}
+
+/**
+ * @internal The order of {@link MembershipStore.list}: by user, then resource, in
+ * code-unit order, not locale order, so that it is the same on every machine and in every store.
+ *
+ * @example
+ * ```ts
+ * rows.sort(compareMemberships);
+ * ```
+ */
+export function compareMemberships(a: Membership, b: Membership): number {
+  return cmp(a.user, b.user) || cmp(a.resource, b.resource);
 }
 
 function cmp(a: string, b: string): number {

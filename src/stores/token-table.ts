@@ -11,13 +11,14 @@ import { timeOf, toEntry, toRecord, type DateForm, type Entry } from './record-c
 import type { Scope } from '../core/scopes';
 import type { InsertResult, TokenRecord } from './types';
 import { checkMark, checkUses, dueForWarning, mergeUsedFrom } from './usage';
+import { checkPurge, pickPurge, removeFrom } from './purge';
 import { RecordViews } from './views';
 
 interface OwnerIndex {
   /** The owner id, shared by all of the owner's entries. */
   readonly ownerId: string;
-  /** Ids in creation order. */
-  readonly ids: string[];
+  /** Ids in creation order (replaced, not edited, when a purge removes some). */
+  ids: string[];
   /** PAT ids per name; a single id is kept bare to save an array per record. */
   readonly pats: Map<string, string | string[]>;
 }
@@ -198,6 +199,36 @@ export class TokenTable {
     const picked = due.slice(0, m.limit);
     for (const e of picked) e.expiryWarnings = Object.freeze([...e.expiryWarnings, m.withinSec]);
     return picked.map(toRecord);
+  }
+
+  /**
+   * Remove ended sessions with their subtrees (see `TokenStore.purgeSessions`
+   * and purge.ts); returns how many records went. A scan of every record: a
+   * purge runs on a timer, not per request.
+   */
+  purgeSessions(cutoff: Date, limit: unknown): number {
+    const { cutoffMs, limit: max } = checkPurge(cutoff, limit);
+    const kidsOf = (id: string): readonly string[] => {
+      const kids = this.children.get(id);
+      return kids === undefined ? [] : typeof kids === 'string' ? [kids] : kids;
+    };
+    const doomed = pickPurge(this.byId.values(), cutoffMs, max, kidsOf, (id) => this.byId.get(id));
+    const owners = new Set<string>();
+    for (const id of doomed) {
+      const e = this.byId.get(id) as Entry;
+      this.byId.delete(id);
+      this.children.delete(id);
+      this.views?.forget(id);
+      owners.add(e.ownerId);
+      if (e.parentId !== null && !doomed.has(e.parentId)) removeFrom(this.children, e.parentId, id);
+    }
+    // Sessions hold no PAT names: only the owners' id lists change, each filtered once.
+    for (const ownerId of owners) {
+      const owner = this.byOwner.get(ownerId) as OwnerIndex;
+      owner.ids = owner.ids.filter((id) => !doomed.has(id));
+      if (owner.ids.length === 0) this.byOwner.delete(ownerId);
+    }
+    return doomed.size;
   }
 
   /** Every entry in creation order (insertion order of the id map). */

@@ -150,6 +150,7 @@ export type InsertResult =
  *   async touch(ids, at) { ... } // optional: last-used times
  *   async recordUse(uses, at) { ... } // optional: last-used times with addresses
  *   async markExpiring(withinSec, now, limit) { ... } // optional: expiry warnings (auth.sweepExpiring)
+ *   async purgeSessions(cutoff, limit) { ... } // optional: remove ended sessions (auth.purge)
  * }
  * ```
  */
@@ -239,7 +240,19 @@ export interface TokenStore {
    */
   markExpiring?(withinSec: number, now: Date, limit: number): Promise<TokenRecord[]>;
   /**
-   * Optional: the longest one change (`insert`, `revoke`, `touch`, `recordUse`, `markExpiring`) can take
+   * Optional: remove the records of sessions that ended long ago, so that
+   * sign-ins do not add rows forever. Removes up to `limit` session records
+   * (kind `session` only) that expired or were revoked at or before `cutoff`
+   * (`expiresAt <= cutoff` or `revokedAt <= cutoff`), each together with its
+   * whole subtree (an OAuth grant's access-token records go with the grant's
+   * record), in one atomic step: no record is ever left whose parent is
+   * missing. A session whose subtree holds a record of another kind is kept,
+   * whole. PAT and component records are never removed. Resolves to how many
+   * records were removed; `0` when no such session is left. `auth.purge` needs it.
+   */
+  purgeSessions?(cutoff: Date, limit: number): Promise<number>;
+  /**
+   * Optional: the longest one change (`insert`, `revoke`, `touch`, `recordUse`, `markExpiring`, `purgeSessions`) can take
    * before the store gives up with nothing written, in milliseconds.
    * `createAuth` refuses a `storeTimeoutMs` at or below it, so that a change
    * the service reports as failed (its deadline passed) never lands later.

@@ -101,6 +101,11 @@ export class RecordViews {
     return this.#map.size;
   }
 
+  /** Drop the view of a record that is gone (purged), so it is not held until evicted. */
+  forget(id: string): void {
+    this.#map.delete(id);
+  }
+
   /** The frozen view of `e` as it is now. */
   of(e: Entry): TokenRecord {
     const held = this.#map.get(e.id);

@@ -39,12 +39,13 @@ withDb('svc and svc serve with SVC_DATABASE_URL (PostgreSQL)', { timeout: 120_00
       expect(created.code).toBe(0);
       const token = created.stdout.trim();
 
-      // No token file: the record went to PostgreSQL.
+      // No token or member file: the record and the role went to PostgreSQL.
       expect(existsSync(join(home, 'tokens.json'))).toBe(false);
-      // Server B gets its own SVC_HOME holding only the key ring and the
-      // memberships, so it can know the token only through the database.
+      expect(existsSync(join(home, 'members.json'))).toBe(false);
+      // Server B gets its own SVC_HOME holding only the key ring, so it can know
+      // the token, and the user's role, only through the database.
       await mkdir(other.home, { recursive: true, mode: 0o700 });
-      for (const f of ['keys.json', 'members.json']) await copyFile(join(home, f), join(other.home, f));
+      await copyFile(join(home, 'keys.json'), join(other.home, 'keys.json'));
 
       a = await serve(home, env);
       b = await serve(other.home, env);
@@ -90,7 +91,7 @@ withDb('svc and svc serve with SVC_DATABASE_URL (PostgreSQL)', { timeout: 120_00
       expect((await svc(home, ['auth', 'login', '-u', user], env)).code).toBe(0);
       const copy = (JSON.parse(await readFile(join(home, 'session.json'), 'utf8')) as { token: string }).token;
       await mkdir(other.home, { recursive: true, mode: 0o700 });
-      for (const f of ['keys.json', 'members.json']) await copyFile(join(home, f), join(other.home, f));
+      await copyFile(join(home, 'keys.json'), join(other.home, 'keys.json'));
       a = await serve(home, env);
       b = await serve(other.home, env);
       const whoami = (s: Served): Promise<Response> => fetch(`${s.url}/api/whoami`, { headers: { authorization: `Bearer ${copy}` } });
@@ -113,6 +114,56 @@ withDb('svc and svc serve with SVC_DATABASE_URL (PostgreSQL)', { timeout: 120_00
       expect((JSON.parse(listed.stdout) as { status: string }[]).map((x) => x.status)).toEqual(['revoked', 'active']);
     } finally {
       await Promise.all([stop(a), stop(b)]);
+      await cleanup();
+      await other.cleanup();
+    }
+  });
+
+  it('issue 28: svc member set, list and remove work against PostgreSQL; a running server on another SVC_HOME reads the role on the next request', async () => {
+    const { home, cleanup } = await tempHome();
+    const other = await tempHome();
+    const env = { SVC_DATABASE_URL: DATABASE_URL as string };
+    const user = `pgmember-${randomBytes(4).toString('hex')}`;
+    const mine = (stdout: string): unknown[] => (JSON.parse(stdout) as { user: string }[]).filter((m) => m.user === user);
+    let s: Served | undefined;
+    try {
+      expect((await svc(home, ['member', 'set', '-u', user, '-r', 'Acme', '--role', 'viewer'], env)).code).toBe(0);
+      expect((await svc(home, ['member', 'set', '-u', user, '-r', 'acme/secrets', '--role', 'role:editor'], env)).code).toBe(0);
+      expect(existsSync(join(home, 'members.json'))).toBe(false);
+      // Another home on the same database lists the same memberships: they live in the table, not in SVC_HOME.
+      const listed = await svc(other.home, ['member', 'list', '--json'], env);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(mine(listed.stdout)).toEqual([
+        { user, resource: 'acme', role: 'viewer' },
+        { user, resource: 'acme/secrets', role: 'editor' },
+      ]);
+      expect((await svc(home, ['auth', 'login', '-u', user], env)).code).toBe(0);
+      const created = await svc(home, ['token', 'create', '-n', 'member-pg', '--scope', 'acme/web=repo:read'], env);
+      expect(created.code, created.stderr).toBe(0);
+      const token = created.stdout.trim();
+      await mkdir(other.home, { recursive: true, mode: 0o700 });
+      await copyFile(join(home, 'keys.json'), join(other.home, 'keys.json'));
+      s = await serve(other.home, env);
+      const served = s;
+      const head = async (): Promise<number> => {
+        const res = await fetch(`${served.url}/api/repos/acme/web/head`, { headers: { authorization: `Bearer ${token}` } });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      expect(await head()).toBe(200);
+      const removed = await svc(home, ['member', 'remove', '-u', user, '-r', 'ACME'], env);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.stdout).toBe(`removed ${user} from acme\n`);
+      // The role is gone from the table: the running server refuses on its next request.
+      expect(await head()).toBe(403);
+      const again = await svc(home, ['member', 'remove', '-u', user, '-r', 'acme'], env);
+      expect(again.code).toBe(1);
+      expect(mine((await svc(home, ['member', 'list', '--json'], env)).stdout)).toEqual([
+        { user, resource: 'acme/secrets', role: 'editor' },
+      ]);
+      expect((await svc(home, ['member', 'remove', '-u', user, '-r', 'acme/secrets'], env)).code).toBe(0);
+    } finally {
+      await stop(s);
       await cleanup();
       await other.cleanup();
     }

@@ -52,6 +52,7 @@ function fakeAuth(overrides: Partial<Auth> = {}): Auth {
     revokeToken: async () => undefined,
     tokensOf: async () => [],
     sweepExpiring: async () => [],
+    purge: async () => 0,
     reportLeaked: async () => ({ received: 0, revoked: 0, ignored: 0, revokedIds: [], outcomes: [] }),
     flush: async () => undefined,
     ...overrides,

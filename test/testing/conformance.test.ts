@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../src/errors';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../../src/stores';
 import { conformanceCases } from '../../src/testing/conformance';
 
@@ -27,7 +28,15 @@ type Bug =
   | 'ignores-limit'
   | 'sessions-take-names'
   | 'refuses-sessions'
-  | 'sessions-become-pats';
+  | 'sessions-become-pats'
+  | 'purge-orphans-children'
+  | 'purge-removes-pats'
+  | 'purge-before-not-at-cutoff'
+  | 'purge-ignores-revoked'
+  | 'purge-ignores-limit'
+  | 'purge-takes-pat-subtrees'
+  | 'purge-counts-sessions-only'
+  | 'purge-throws-synchronously';
 
 /** A deliberately simple, correct store (O(n) scans) with optional bugs switched on. */
 class NaiveStore implements TokenStore {
@@ -122,6 +131,33 @@ class NaiveStore implements TokenStore {
     return out;
   }
 
+  purgeSessions(cutoff: Date, limit: number): Promise<number> {
+    const b = this.bug;
+    const bad = !(cutoff instanceof Date) || Number.isNaN(cutoff.getTime()) || !Number.isInteger(limit) || limit < 1;
+    if (bad && b === 'purge-throws-synchronously') throw new ValidationError([{ path: 'limit', message: 'bad' }]);
+    if (bad) return Promise.reject(new ValidationError([{ path: 'limit', message: 'bad' }]));
+    const ended = (r: TokenRecord): boolean =>
+      ((r.kind === 'session' || (b === 'purge-removes-pats' && r.kind === 'pat')) &&
+        (b === 'purge-before-not-at-cutoff' ? r.expiresAt < cutoff : r.expiresAt <= cutoff)) ||
+      (r.kind === 'session' && b !== 'purge-ignores-revoked' && r.revokedAt !== null && r.revokedAt <= cutoff);
+    const subtree = (id: string): TokenRecord[] => {
+      const self = this.rows.filter((r) => r.id === id);
+      if (b === 'purge-orphans-children') return self;
+      return [...self, ...this.rows.filter((r) => r.parentId === id).flatMap((r) => subtree(r.id))];
+    };
+    const doomed = new Set<string>();
+    let picked = 0;
+    for (const r of this.rows) {
+      if ((picked >= limit && b !== 'purge-ignores-limit') || doomed.has(r.id) || !ended(r)) continue;
+      const sub = subtree(r.id);
+      if (b !== 'purge-takes-pat-subtrees' && b !== 'purge-removes-pats' && sub.some((x) => x.kind !== 'session')) continue;
+      for (const x of sub) doomed.add(x.id);
+      picked++;
+    }
+    this.rows = this.rows.filter((r) => !doomed.has(r.id));
+    return Promise.resolve(b === 'purge-counts-sessions-only' ? picked : doomed.size);
+  }
+
   async revoke(ids: readonly string[], at: Date): Promise<string[]> {
     const todo = [...ids];
     const out: string[] = [];
@@ -182,6 +218,14 @@ describe('tokenStoreConformance', () => {
     'sessions-take-names',
     'refuses-sessions',
     'sessions-become-pats',
+    'purge-orphans-children',
+    'purge-removes-pats',
+    'purge-before-not-at-cutoff',
+    'purge-ignores-revoked',
+    'purge-ignores-limit',
+    'purge-takes-pat-subtrees',
+    'purge-counts-sessions-only',
+    'purge-throws-synchronously',
   ];
   for (const bug of bugs) {
     it(`catches a store with the bug: ${bug}`, async () => {

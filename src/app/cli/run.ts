@@ -46,7 +46,7 @@ Getting started:
 
 Credentials: SVC_TOKEN when set, else the session saved by 'svc auth login'.
 State: SVC_HOME (default ~/.svc): keys, token records, members, session (files
-mode 0600 in a 0700 folder). With SVC_DATABASE_URL token records live in
+mode 0600 in a 0700 folder). With SVC_DATABASE_URL token records and members live in
 PostgreSQL (needs the 'pg' package). NO_COLOR turns colour off.
 Exit codes: 0 success, 2 invalid usage or input, 1 refused or failed.
 

@@ -2,7 +2,7 @@
  * The embedded dev instance behind `svc`: everything lives in one folder,
  * `SVC_HOME` (default `~/.svc`), created on first use with mode 0700:
  * `keys.json` (the signing key ring), `tokens.json` (records), `members.json`
- * (roles), `session.json` (the saved login) and `things.json` (the dev
+ * (roles; both in PostgreSQL instead when `SVC_DATABASE_URL` is set), `session.json` (the saved login) and `things.json` (the dev
  * server's contents). Every secret file is mode 0600 and every change is a
  * locked read-modify-write with an atomic replace (the store layer's
  * `JsonFile`), so several `svc` processes at once lose nothing (C3).
@@ -12,7 +12,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UnavailableError, ValidationError } from '../../errors';
 import { createAuth, type Auth } from '../../service';
-import { FileMembershipStore, FileTokenStore, JsonFile, type TokenStore } from '../../stores';
+import { FileMembershipStore, FileTokenStore, JsonFile, type MembershipStore, type TokenStore } from '../../stores';
 import { generateKeyRing, importKeyRing, type KeyRing, type TrustedIssuer } from '../../tokens';
 import { PostgresOAuthStorage, type OAuthStorage } from '../../oauth';
 import { secureHome } from './home-perms';
@@ -86,7 +86,8 @@ export function testClock(env: CliEnv): (() => Date) | undefined {
 export interface DevInstance {
   readonly home: string;
   readonly auth: Auth;
-  readonly members: FileMembershipStore;
+  /** `SVC_HOME/members.json`, or a table in the instance's database when `SVC_DATABASE_URL` is set. */
+  readonly members: MembershipStore;
   readonly tokens: TokenStore;
   readonly session: JsonFile<SavedSession>;
   /** The clock the instance uses (the test clock or the real one). */
@@ -134,9 +135,10 @@ export interface OpenOptions {
  * home that others may read or write is tightened (each change reported to
  * `options.notice`), or refused when it is not ours. The key
  * ring is generated under the file's lock, so processes starting together
- * agree on one ring. When `SVC_DATABASE_URL` is set, token records live in
- * PostgreSQL (`pg` must be installed; the table is migrated on open);
- * memberships stay in files.
+ * agree on one ring. When `SVC_DATABASE_URL` is set, token records and
+ * memberships live in PostgreSQL (`pg` must be installed; both tables are
+ * migrated on open, an older schema upgraded in place), so that `svc member`
+ * and every server on that database read the same roles.
  *
  * @throws UnavailableError when a file is corrupt or unreadable, or the database cannot be used.
  * @example
@@ -151,10 +153,9 @@ export async function openInstance(env: CliEnv, options: OpenOptions = {}): Prom
   await secureHome(home, options.notice ?? (() => undefined));
   const clock = testClock(env);
   const now = clock ?? (() => new Date());
-  const members = new FileMembershipStore(home);
   const session = sessionFile(home);
   const keys = await loadKeyRing(home);
-  const { tokens, close, pool } = await openTokenStore(home, env);
+  const { tokens, members, close, pool } = await openStores(home, env);
   const oauthStorage = async (): Promise<OAuthStorage> => {
     if (pool === undefined) return new FileOAuthStorage(home);
     const storage = new PostgresOAuthStorage({ pool });
@@ -218,12 +219,15 @@ export async function loadKeyRing(home: string): Promise<KeyRing> {
   }
 }
 
-async function openTokenStore(
+/** The token and membership stores: files in `home`, or tables in `SVC_DATABASE_URL`'s database. */
+async function openStores(
   home: string,
   env: CliEnv,
-): Promise<{ tokens: TokenStore; close: () => Promise<void>; pool?: import('pg').Pool }> {
+): Promise<{ tokens: TokenStore; members: MembershipStore; close: () => Promise<void>; pool?: import('pg').Pool }> {
   const url = env.SVC_DATABASE_URL;
-  if (url === undefined || url === '') return { tokens: new FileTokenStore(home), close: () => Promise.resolve() };
+  if (url === undefined || url === '') {
+    return { tokens: new FileTokenStore(home), members: new FileMembershipStore(home), close: () => Promise.resolve() };
+  }
   let pg: typeof import('pg');
   try {
     // Optional peer dependency: only a database user needs it installed.
@@ -232,7 +236,7 @@ async function openTokenStore(
   } catch (err) {
     throw new UnavailableError("SVC_DATABASE_URL is set but the 'pg' package is not installed: run npm install pg", { cause: err });
   }
-  const { PostgresTokenStore } = await import('../../stores/postgres');
+  const { PostgresTokenStore, PostgresMembershipStore } = await import('../../stores/postgres');
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
   // An idle connection dropping must not crash the CLI; the next call reports it.
   pool.on('error', () => undefined);
@@ -241,8 +245,10 @@ async function openTokenStore(
   };
   try {
     const tokens = new PostgresTokenStore({ pool });
+    const members = new PostgresMembershipStore({ pool });
     await tokens.migrate();
-    return { tokens, close, pool };
+    await members.migrate();
+    return { tokens, members, close, pool };
   } catch (err) {
     await close();
     throw err;

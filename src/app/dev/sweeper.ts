@@ -1,7 +1,9 @@
 /**
  * The expiry sweep of `svc serve`: `auth.sweepExpiring` for each warning
  * threshold, once when the server starts listening and then on a timer,
- * each warning a line in the server's log. The marks live in the token store,
+ * each warning a line in the server's log; and on the same timer
+ * `auth.purge`, which removes the records of sessions ended longer ago than
+ * the retention (a line in the log when it removed any). The marks live in the token store,
  * so two servers on one `SVC_HOME` (or one PostgreSQL table), or a restart,
  * warn once. The timer never keeps the process alive, a sweep never overlaps
  * the previous one, and `stop()` waits for a sweep in progress, so that the
@@ -23,6 +25,8 @@ export interface ExpirySweep {
   readonly intervalMs: number;
   /** The warning thresholds, each as `sweepExpiring` takes `within` (`'7d'`). */
   readonly within: readonly (string | number)[];
+  /** How long ended sessions' records are kept, as `auth.purge` takes `olderThan` (`'90d'`), or `false` to keep them. Default `'90d'`. */
+  readonly purgeOlderThan?: string | number | false;
 }
 
 /** A running sweeper. */
@@ -60,6 +64,14 @@ export function startSweeper(auth: Auth, sweep: ExpirySweep, log: (line: string)
         // A failed sweep is said and retried at the next tick; it never stops the server.
         log(`svc: expiry sweep failed: ${err instanceof Error ? clean(err.message) : 'unknown error'}`);
       }
+    }
+    const olderThan = sweep.purgeOlderThan ?? '90d';
+    if (stopped || olderThan === false) return;
+    try {
+      const removed = await auth.purge({ olderThan });
+      if (removed > 0) log(`svc: removed ${removed} record${removed === 1 ? '' : 's'} of sessions ended more than ${olderThan} ago`);
+    } catch (err) {
+      log(`svc: session purge failed: ${err instanceof Error ? clean(err.message) : 'unknown error'}`);
     }
   }
 

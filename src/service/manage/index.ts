@@ -8,6 +8,7 @@ export { tokenApi } from './token-api';
 export { sessionApi } from './session-api';
 export { issuers } from './issue';
 export { sweeper } from './sweep';
+export { purger } from './purge';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
 export { managedRecords, toInfo } from './token-info';

@@ -14,6 +14,7 @@ import { JsonFile } from './json-file';
 import { checkResource, checkRole, MembershipTable, type Membership, type MembershipStore } from '../membership';
 import { timeOf, toEntry, toJson } from '../record-codec';
 import { TokenTable } from '../token-table';
+import { checkPurge } from '../purge';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
 
 /**
@@ -146,6 +147,21 @@ export class FileTokenStore implements TokenStore {
       return marked.length > 0 ? current : undefined;
     });
     return marked;
+  }
+
+  /**
+   * Remove ended sessions with their subtrees (see {@link TokenStore.purgeSessions})
+   * in one locked read-modify-write; nothing is written when none is removed.
+   */
+  async purgeSessions(cutoff: Date, limit: number): Promise<number> {
+    checkPurge(cutoff, limit); // checks the arguments before taking the lock
+    let removed = 0;
+    await this.file.update((current) => {
+      if (current === undefined) return undefined;
+      removed = current.purgeSessions(cutoff, limit);
+      return removed > 0 ? current : undefined;
+    });
+    return removed;
   }
 }
 

@@ -90,6 +90,11 @@ export class MemoryTokenStore implements TokenStore {
     });
   }
 
+  /** Remove ended sessions with their subtrees (see {@link TokenStore.purgeSessions}). */
+  purgeSessions(cutoff: Date, limit: number): Promise<number> {
+    return settle(() => this.table.purgeSessions(cutoff, limit));
+  }
+
   /** Claim expiry warnings (see {@link TokenStore.markExpiring}). */
   markExpiring(withinSec: number, now: Date, limit: number): Promise<TokenRecord[]> {
     return settle(() => this.table.markExpiring(withinSec, now, limit));

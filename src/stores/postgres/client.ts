@@ -73,7 +73,7 @@ export function clientErrors(pool: Pool): ClientErrors {
 }
 
 /**
- * @internal Borrow a connection for `work` under a deadline. A connection is
+ * @internal Borrow a connection for `work` under a deadline; `label` names the store in errors. A connection is
  * returned to the pool only after clean work; after an error or a missed
  * deadline it is destroyed, so a dead or half-used connection is never handed
  * out again (and an open transaction on it is rolled back by the server).
@@ -83,7 +83,13 @@ export function clientErrors(pool: Pool): ClientErrors {
  * const rows = await borrow(pool, clientErrors(pool), 5_000, async (c) => (await c.query('SELECT 1')).rows);
  * ```
  */
-export function borrow<T>(pool: Pool, errors: ClientErrors, timeoutMs: number, work: (client: PoolClient) => Promise<T>): Promise<T> {
+export function borrow<T>(
+  pool: Pool,
+  errors: ClientErrors,
+  timeoutMs: number,
+  work: (client: PoolClient) => Promise<T>,
+  label = 'token store',
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     let client: PoolClient | null = null;
@@ -102,7 +108,7 @@ export function borrow<T>(pool: Pool, errors: ClientErrors, timeoutMs: number, w
       fn();
     };
     const timer = setTimeout(() => {
-      settle(() => reject(new UnavailableError('token store unavailable: timed out')));
+      settle(() => reject(new UnavailableError(`${label} unavailable: timed out`)));
       release(new Error('svc-auth: token store deadline passed'));
     }, timeoutMs);
     pool.connect().then(
@@ -117,10 +123,10 @@ export function borrow<T>(pool: Pool, errors: ClientErrors, timeoutMs: number, w
           settle(() => resolve(value));
         } catch (err) {
           release(err instanceof Error ? err : new Error('svc-auth: token store query failed'));
-          settle(() => reject(toStoreError(err)));
+          settle(() => reject(toStoreError(err, label)));
         }
       },
-      (err: unknown) => settle(() => reject(toStoreError(err))),
+      (err: unknown) => settle(() => reject(toStoreError(err, label))),
     );
   });
 }

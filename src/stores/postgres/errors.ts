@@ -20,16 +20,19 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
-/** Map a driver failure to the library's errors: everything is unavailable (fail closed), except our own. */
-export function toStoreError(err: unknown): SvcAuthError {
+/**
+ * Map a driver failure to the library's errors: everything is unavailable (fail closed), except our own.
+ * `label` names the store in the message (`token store`, `membership store`).
+ */
+export function toStoreError(err: unknown, label = 'token store'): SvcAuthError {
   if (err instanceof SvcAuthError) return err;
   const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
   let what = 'database error';
   if (code === '57014') what = 'statement timed out';
-  else if (code === '42P01') what = 'token table missing (run migrate())';
+  else if (code === '42P01') what = `${label === 'token store' ? 'token' : 'its'} table missing (run migrate())`;
   else if (code === '40P01') what = 'deadlock detected';
   else if (code === '23505') return new ConflictError('a token record with this id already exists', { cause: err });
   else if (typeof code === 'string' && (CONNECTION_STATES.test(code) || NETWORK_CODES.has(code))) what = 'database unreachable';
   else if (err instanceof Error && /connection|terminat|timeout/i.test(err.message)) what = 'database unreachable';
-  return new UnavailableError(`token store unavailable: ${what}`, { cause: err });
+  return new UnavailableError(`${label} unavailable: ${what}`, { cause: err });
 }

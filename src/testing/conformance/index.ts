@@ -1,6 +1,6 @@
 /**
  * The `TokenStore` conformance suite: the behaviour every store must have for
- * the service to be correct (T3 session records, T5-T7), as vitest tests that an adapter's own test
+ * the service to be correct (T3 session records and their purge, T5-T7), as vitest tests that an adapter's own test
  * file registers with one call. Tests use a pinned clock, fresh ids and owners
  * per test (so a shared database table works without truncation) and no sleeps.
  * @module
@@ -13,6 +13,7 @@ import { sessionCases } from './sessions';
 import { touchCases } from './touch';
 import { usageCases } from './usage';
 import { expiryCases } from './expiry';
+import { purgeCases } from './purge';
 import type { CaseRegistrar } from './fixtures';
 
 /**
@@ -75,6 +76,7 @@ export function conformanceCases(): ConformanceCase[] {
   usageCases(it);
   expiryCases(it);
   sessionCases(it);
+  purgeCases(it);
   return cases;
 }
 
@@ -117,3 +119,5 @@ export function tokenStoreConformance<S extends TokenStore>(
     }
   });
 }
+
+export { membershipStoreConformance, membershipCases, type MembershipConformanceOptions } from './members';

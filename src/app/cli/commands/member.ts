@@ -1,6 +1,7 @@
 /**
  * `svc member set|list|remove` (C1): who holds which role on the dev
- * instance. Administration of a local instance: needs no credential.
+ * instance (`SVC_HOME/members.json`, or the database's membership table when
+ * `SVC_DATABASE_URL` is set). Administration of a local instance: needs no credential.
  * @module
  */
 import { NotFoundError } from '../../../errors';
@@ -14,7 +15,10 @@ const SET_HELP = `Usage: svc member set --user <id> --resource <org|org/repo> --
 Give a user a role on an org or a repo of the dev instance, replacing any role
 they held there. Roles: owner, admin, editor, viewer (role:<name> works too).
 An org role covers every repo of the org; a repo role adds to it on that repo.
-Needs no credential: this is the local instance's administration.
+Needs no credential: this is the local instance's administration. Roles live
+in SVC_HOME/members.json, or, when SVC_DATABASE_URL is set, in the database's
+svc_auth_members table, where every server on that database reads them on
+each request.
 
 Options:
   -u, --user <id>          user id (required)
@@ -28,7 +32,8 @@ Example:
 
 const LIST_HELP = `Usage: svc member list [--json]
 
-List every membership of the dev instance.
+List every membership of the dev instance (of the database's table when
+SVC_DATABASE_URL is set).
 
 Options:
       --json   print [{"user", "resource", "role"}] as JSON

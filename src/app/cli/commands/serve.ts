@@ -13,6 +13,7 @@ import { daysFlag } from './token-input';
 const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
                  [--trust-issuer <url> --audience <aud>]... [--trust-proxy <cidr>]...
                  [--sweep-every <N>m|<N>h|off] [--warn-before <N>d]...
+                 [--keep-sessions <N>d|forever]
 
 Run the reference HTTP server on the dev instance (the same SVC_HOME as the
 other commands). Once it listens it prints two lines on stdout: the base URL
@@ -72,6 +73,11 @@ starts and then every --sweep-every, each token expiring within a
 mark is kept with the token, so a restart or a second server on the same
 SVC_HOME does not repeat it):
   svc: token 'ci' of alice expires 2030-01-03T00:00:00.000Z (within 7 days)
+On the same timer it removes the records of sessions (sign-ins, OAuth grants
+and their access tokens) that expired or were revoked more than
+--keep-sessions ago, so that sign-ins do not add records forever; PATs are
+kept for audit:
+  svc: removed 12 records of sessions ended more than 90d ago
 
 Options:
       --host <host>            address to listen on (default 127.0.0.1)
@@ -88,6 +94,8 @@ Options:
                                or <N>h, 1m to 24h, or off (default 60m)
       --warn-before <N>d       a warning threshold, 1d to 365d (repeatable;
                                default 7d and 1d)
+      --keep-sessions <N>d     how long ended sessions' records are kept,
+                               1d to 3650d, or forever (default 90d)
   -h, --help                   show this help
 `;
 
@@ -105,6 +113,7 @@ export const serveCommand = defineCommand({
     'trust-proxy': { type: 'string', multiple: true },
     'sweep-every': { type: 'string' },
     'warn-before': { type: 'string', multiple: true },
+    'keep-sessions': { type: 'string' },
   },
   needs: 'instance',
   input: (flags) => {
@@ -116,8 +125,18 @@ export const serveCommand = defineCommand({
     const trustedIssuers = trustFlags(issuers, audience, issues);
     const trustProxy = collect(issues, () => (flags['trust-proxy'] === undefined ? [] : checkRanges(flags['trust-proxy'], RANGES)));
     const sweep = sweepFlags(flags['sweep-every'], flags['warn-before'], issues);
+    const keep = flags['keep-sessions'] ?? '90d';
+    if (keep !== 'forever' && !(/^[1-9][0-9]{0,3}d$/.test(keep) && Number(keep.slice(0, -1)) <= 3650)) {
+      issues.push({ path: '--keep-sessions', message: 'expected <N>d from 1d to 3650d, or forever' });
+    }
     if (issues.length > 0) throw new ValidationError(issues);
-    return { port: Number(port), trustedIssuers, trustProxy: trustProxy ?? [], sweep };
+    const purgeOlderThan: string | false = keep === 'forever' ? false : keep;
+    return {
+      port: Number(port),
+      trustedIssuers,
+      trustProxy: trustProxy ?? [],
+      sweep: sweep === false ? sweep : { ...sweep, purgeOlderThan },
+    };
   },
   open: ({ trustedIssuers, trustProxy }) => ({
     ...(trustedIssuers.length === 0 ? {} : { trustedIssuers }),

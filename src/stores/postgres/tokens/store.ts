@@ -6,11 +6,11 @@
  * @module
  */
 import type { Pool, PoolClient } from 'pg';
-import { ConflictError, UnavailableError, ValidationError } from '../../errors';
-import { timeOf, toEntry } from '../record-codec';
+import { ConflictError, UnavailableError, ValidationError } from '../../../errors';
+import { timeOf, toEntry } from '../../record-codec';
 import { ChainBatcher } from './batch';
-import { checkStorable, storable } from './text';
-import { borrow, clientErrors, type ClientErrors } from './client';
+import { checkIds, checkStorable, storable } from './text';
+import { borrow, clientErrors, type ClientErrors } from '../client';
 import { buildSql, migrateLockKey, nameLockKey, type StoreSql, type TableName } from './sql';
 import {
   MAX_BATCH_IDS,
@@ -23,9 +23,10 @@ import {
 } from './options';
 import { first, insertValues, rowToRecord } from './rows';
 import { ChainReader, type Found, type ReadQuery } from './chains';
-import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
-import { SHARED_READ } from '../views';
-import { checkMark, checkUses, soonestFirst } from '../usage';
+import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../../types';
+import { SHARED_READ } from '../../views';
+import { checkMark, checkUses, soonestFirst } from '../../usage';
+import { checkPurge } from '../../purge';
 import { usesJson } from './usage';
 
 export type { PostgresTokenStoreOptions };
@@ -204,9 +205,7 @@ export class PostgresTokenStore implements TokenStore {
    * ```
    */
   async revoke(ids: readonly string[], at: Date): Promise<string[]> {
-    if (!Array.isArray(ids) || !ids.every((id: unknown) => typeof id === 'string')) {
-      throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
-    }
+    checkIds(ids);
     const atMs = timeOf(at, 'at');
     const wanted = [...new Set(ids.filter((id) => id.length > 0 && id.length <= MAX_ID_LENGTH && storable(id)))];
     if (wanted.length === 0) return [];
@@ -233,9 +232,7 @@ export class PostgresTokenStore implements TokenStore {
    * ```
    */
   async touch(ids: readonly string[], at: Date): Promise<void> {
-    if (!Array.isArray(ids) || !ids.every((id: unknown) => typeof id === 'string')) {
-      throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
-    }
+    checkIds(ids);
     const atMs = timeOf(at, 'at');
     const wanted = [...new Set(ids.filter((id) => id.length > 0 && id.length <= MAX_ID_LENGTH))];
     if (wanted.length === 0) return;
@@ -279,6 +276,14 @@ export class PostgresTokenStore implements TokenStore {
       }),
     );
     return rows.map(rowToRecord).sort(soonestFirst);
+  }
+
+  /** Remove ended sessions with subtrees ({@link TokenStore.purgeSessions}) in one `DELETE`. @example `await pgStore.purgeSessions(cutoff, 1000);` */
+  async purgeSessions(cutoff: Date, limit: number): Promise<number> {
+    const { cutoffMs, limit: max } = checkPurge(cutoff, limit);
+    const values = [new Date(cutoffMs), max];
+    const { rows } = await this.run(this.timeoutMs, (client) => client.query({ text: this.sql.purge.purgeSessions, values }));
+    return rows.length;
   }
 
   /** A read's query config: named (prepared once per connection) unless `prepare` is off. */

@@ -5,9 +5,9 @@
  * @module
  */
 import type { QueryResultRow } from 'pg';
-import { UnavailableError } from '../../errors';
-import { toEntry, toRecord, type Entry } from '../record-codec';
-import type { TokenRecord } from '../types';
+import { UnavailableError } from '../../../errors';
+import { toEntry, toRecord, type Entry } from '../../record-codec';
+import type { TokenRecord } from '../../types';
 import { usageOfRow, usageValues } from './usage';
 
 /** @internal the first row of a result, if any. */

@@ -7,8 +7,8 @@
  * every store.
  * @module
  */
-import { ValidationError, type IssueInput } from '../../errors';
-import type { Entry } from '../record-codec';
+import { ValidationError, type IssueInput } from '../../../errors';
+import type { Entry } from '../../record-codec';
 
 /**
  * @internal Whether PostgreSQL stores `text` and returns it unchanged.
@@ -48,4 +48,18 @@ export function checkStorable(entry: Entry, path: string): void {
   };
   for (const key of ['id', 'ownerId', 'name', 'description', 'parentId', 'committerIdentity', 'scopes'] as const) check(entry[key], key);
   if (issues.length > 0) throw new ValidationError(issues);
+}
+
+/**
+ * @internal Check an `ids` argument (`revoke`, `touch`): an array of strings, else `ValidationError`.
+ *
+ * @example
+ * ```ts
+ * checkIds(['tok_1']);
+ * ```
+ */
+export function checkIds(ids: unknown): asserts ids is readonly string[] {
+  if (!Array.isArray(ids) || !ids.every((id: unknown) => typeof id === 'string')) {
+    throw new ValidationError([{ path: 'ids', message: 'expected an array of strings' }]);
+  }
 }

@@ -5,8 +5,8 @@
  * @module
  */
 import type { Pool } from 'pg';
-import { ValidationError, type IssueInput } from '../../errors';
-import { checkOptions, isPlainObject } from '../../core/vocabulary';
+import { ValidationError, type IssueInput } from '../../../errors';
+import { checkOptions, isPlainObject } from '../../../core/vocabulary';
 import { parseTableName, type TableName } from './sql';
 
 /**

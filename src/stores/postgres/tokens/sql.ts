@@ -5,8 +5,9 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { ValidationError } from '../../errors';
+import { ValidationError } from '../../../errors';
 import { buildUsageSql, type UsageSql } from './usage';
+import { buildPurgeSql, type PurgeSql } from './purge';
 
 /** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -91,7 +92,7 @@ export interface StoreSql {
   readonly beginLocked: string;
   /** Parameters: timeout (ms, text). Sets the transaction's statement timeout only. */
   readonly beginPlain: string;
-  /** Statements of `migrate()`, in order, after `beginLocked`: the table's own, then the usage fields'. No parameters. */
+  /** Statements of `migrate()`, in order, after `beginLocked`: the table's own, then the usage fields', then the purge's. No parameters. */
   readonly migrate: readonly string[];
   /**
    * Parameters: $1 id, $2 kind, $3 owner, $4 name, $5 description, $6 scopes (json text),
@@ -121,6 +122,8 @@ export interface StoreSql {
   readonly tag: string;
   /** The statements of the usage fields (addresses, expiry warnings). */
   readonly usage: UsageSql;
+  /** The statements of the session purge. */
+  readonly purge: PurgeSql;
 }
 
 /** @internal Build the statements for one checked table name. */
@@ -128,6 +131,7 @@ export function buildSql(name: TableName): StoreSql {
   const t = name.quoted;
   const idx = (suffix: string): string => quote(indexName(name.table, suffix));
   const usage = buildUsageSql(t, idx, prefixed);
+  const purge = buildPurgeSql(t, idx);
   return {
     beginLocked: `SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtextextended($2, 0))`,
     beginPlain: `SELECT set_config('statement_timeout', $1, true)`,
@@ -153,6 +157,7 @@ export function buildSql(name: TableName): StoreSql {
       `CREATE INDEX IF NOT EXISTS ${idx('parent_idx')} ON ${t} (parent_id) WHERE parent_id IS NOT NULL`,
       `CREATE INDEX IF NOT EXISTS ${idx('owner_name_idx')} ON ${t} (owner_id, name) WHERE kind = 'pat' AND revoked_at IS NULL`,
       ...usage.migrate,
+      ...purge.migrate,
     ],
     // Runs after the (owner, name) advisory lock was taken by an earlier statement,
     // so its snapshot sees every competing insert that committed. FOR SHARE on the
@@ -226,6 +231,7 @@ export function buildSql(name: TableName): StoreSql {
     // 64 bits: two tables on one pool must never share a prepared statement name.
     tag: createHash('sha256').update(name.plain).digest('hex').slice(0, 16),
     usage,
+    purge,
   };
 }
 

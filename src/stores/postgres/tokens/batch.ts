@@ -12,8 +12,8 @@
  * may predate a revoke that committed before the call started.
  * @module
  */
-import { UnavailableError } from '../../errors';
-import type { TokenRecord } from '../types';
+import { UnavailableError } from '../../../errors';
+import type { TokenRecord } from '../../types';
 
 /**
  * @internal What a batch needs from the store: read the chains of some ids, and

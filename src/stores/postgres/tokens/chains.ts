@@ -5,11 +5,11 @@
  * @module
  */
 import type { PoolClient, QueryResultRow } from 'pg';
-import { toRecord, type Entry } from '../record-codec';
+import { toRecord, type Entry } from '../../record-codec';
 import { KnownRecords, freshOf } from './known';
 import { groupByRoot, rowToEntry } from './rows';
 import type { StoreSql } from './sql';
-import type { TokenRecord } from '../types';
+import type { TokenRecord } from '../../types';
 
 /**
  * @internal A chain as one read found it: its entries (from the full read, or

@@ -11,8 +11,8 @@
  * @module
  */
 import type { QueryResultRow } from 'pg';
-import { MAX_USED_FROM, type TokenUse } from '../types';
-import type { Entry } from '../record-codec';
+import { MAX_USED_FROM, type TokenUse } from '../../types';
+import type { Entry } from '../../record-codec';
 
 /** @internal The statements of the usage fields, for one table. */
 export interface UsageSql {

@@ -17,8 +17,8 @@
  * @module
  */
 import type { QueryResultRow } from 'pg';
-import { toRecord, type Entry } from '../record-codec';
-import type { TokenRecord } from '../types';
+import { toRecord, type Entry } from '../../record-codec';
+import type { TokenRecord } from '../../types';
 import { MAX_CHAIN_DEPTH } from './sql';
 
 /** @internal one row of the lean read, as the store checks it. */
