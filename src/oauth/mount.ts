@@ -4,7 +4,9 @@
  * or oidc-provider after the request's resource indicators were given their
  * one spelling (resources.ts), a registration was checked (registration.ts)
  * and the request was made to name the issuer's host, so that no URL the
- * server writes follows `Host` or `X-Forwarded-Host`. A body a framework
+ * server writes follows `Host` or `X-Forwarded-Host`. Registrations, and
+ * sign-ins started at `/authorize` or device authorization, are limited per
+ * client address: each one stores an entry. A body a framework
  * parsed before the mount is read from `req.body`. A failure is answered
  * `server_error` (JSON, RFC 6749 5.2) with no stack and no token; the log
  * gets one line.
@@ -15,13 +17,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import { routesOf } from './config';
 import type { ResolvedOptions } from './options';
-import { checkRegistration, clientAddress, registrationLimiter } from './registration';
+import { errorPage, PAGE_HEADERS } from './pages';
+import { addressLimiter, checkRegistration, clientAddress } from './registration';
 import { canonicalizeBody, canonicalUrl, restoreParsedBody } from './resources';
 import type { AuthorizationServer } from './types';
 
 const WELL_KNOWN = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'] as const;
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const MAX_POLLERS = 10_000;
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
 
 function oauthError(res: ServerResponse, status: number, error: string, description: string, retryAfterSec?: number): void {
   if (res.headersSent) {
@@ -35,6 +40,17 @@ function oauthError(res: ServerResponse, status: number, error: string, descript
     'content-length': Buffer.byteLength(body),
     ...(retryAfterSec === undefined ? {} : { 'retry-after': String(retryAfterSec) }),
   });
+  res.end(body);
+}
+
+/** `/authorize` is opened in a browser: a refusal is a page a person reads, not JSON. */
+function tooManySignIns(res: ServerResponse, app: string, retryAfterSec: number): void {
+  const body = errorPage(
+    app,
+    'Too many sign-ins',
+    `Too many sign-ins were started from this network. Wait ${retryAfterSec} seconds, then start again from the app.`,
+  );
+  res.writeHead(429, { ...PAGE_HEADERS, 'content-length': Buffer.byteLength(body), 'retry-after': String(retryAfterSec) });
   res.end(body);
 }
 
@@ -79,7 +95,9 @@ export function mount(
   const routes = routesOf(prefix);
   const withBody = new Set([routes.token, routes.authorization, routes.device_authorization]);
   const tooFast = pollGuard(o.devicePollIntervalSec);
-  const registrationWait = registrationLimiter(o.registrationsPerHour);
+  const registrationWait = addressLimiter(o.registrationsPerHour, HOUR_MS);
+  const authorizeWait = addressLimiter(o.authorizationsPerMinute, MINUTE_MS);
+  const deviceWait = addressLimiter(o.authorizationsPerMinute, MINUTE_MS);
   const issuer = new URL(o.issuer);
   const owns = (path: string): boolean => (WELL_KNOWN as readonly string[]).includes(path) || path.startsWith(`${prefix}/`);
 
@@ -92,6 +110,15 @@ export function mount(
       res.writeHead(303, { location: routes.code_verification, 'cache-control': 'no-store' });
       res.end();
       return;
+    }
+    // Counted before anything is read or stored: a refused sign-in costs the storage nothing.
+    if (path === routes.authorization) {
+      const wait = authorizeWait(clientAddress(req, o.trustProxy));
+      if (wait > 0) return tooManySignIns(res, o.name, wait);
+    }
+    if (req.method === 'POST' && path === routes.device_authorization) {
+      const wait = deviceWait(clientAddress(req, o.trustProxy));
+      if (wait > 0) return oauthError(res, 429, 'invalid_request', 'too many sign-ins from this address; try again later', wait);
     }
     nameIssuer(req, issuer, o.trustProxy);
     req.url = canonicalUrl(req.url ?? '/', o.resources);

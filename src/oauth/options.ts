@@ -30,6 +30,8 @@ export interface ResolvedOptions {
   readonly registration: boolean;
   /** Registrations one client address may make in an hour. */
   readonly registrationsPerHour: number;
+  /** Sign-ins (`/authorize`, device authorization) one client address may start in a minute. */
+  readonly authorizationsPerMinute: number;
   /** Seconds a registered client is kept while no grant is made for it. */
   readonly unusedClientTtlSec: number;
   /** The first-party `svc-cli` client is registered (its tokens carry no scope). */
@@ -180,9 +182,15 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   if (clients === undefined)
     issues.push({
       path: 'clients',
-      message: 'must be { registration?, registrationsPerHour?, unusedClientTtlSec?, metadataDocuments?, cli? }',
+      message: 'must be { registration?, registrationsPerHour?, authorizationsPerMinute?, unusedClientTtlSec?, metadataDocuments?, cli? }',
     });
-  else checkOptions(clients, ['registration', 'registrationsPerHour', 'unusedClientTtlSec', 'metadataDocuments', 'cli'], 'clients', issues);
+  else
+    checkOptions(
+      clients,
+      ['registration', 'registrationsPerHour', 'authorizationsPerMinute', 'unusedClientTtlSec', 'metadataDocuments', 'cli'],
+      'clients',
+      issues,
+    );
   const cli = clients?.cli ?? false;
   if (typeof cli !== 'boolean') issues.push({ path: 'clients.cli', message: 'must be a boolean' });
   const registration = clients?.registration ?? true;
@@ -190,6 +198,9 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   const registrationsPerHour = clients?.registrationsPerHour ?? 30;
   if (!isInt(registrationsPerHour, 1, 100_000))
     issues.push({ path: 'clients.registrationsPerHour', message: 'must be an integer from 1 to 100 000' });
+  const authorizationsPerMinute = clients?.authorizationsPerMinute ?? 30;
+  if (!isInt(authorizationsPerMinute, 1, 10_000))
+    issues.push({ path: 'clients.authorizationsPerMinute', message: 'must be an integer from 1 to 10 000' });
   const unusedClientTtlSec = clients?.unusedClientTtlSec ?? 86_400;
   if (!isInt(unusedClientTtlSec, 600, 7_776_000))
     issues.push({ path: 'clients.unusedClientTtlSec', message: 'must be an integer from 600 to 7 776 000' });
@@ -223,6 +234,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
     storage: o.storage as OAuthStorage,
     registration: registration as boolean,
     registrationsPerHour: registrationsPerHour as number,
+    authorizationsPerMinute: authorizationsPerMinute as number,
     unusedClientTtlSec: unusedClientTtlSec as number,
     cli: cli === true,
     documents,

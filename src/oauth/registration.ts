@@ -7,7 +7,8 @@
  * (`client_secret_basic` or `client_secret_post`), a redirect URI over plain
  * http is on loopback (OAuth 2.1 2.3.1: https otherwise; a native app's own
  * scheme stays allowed, RFC 8252 7.1), and no URL the server would fetch
- * itself (`jwks_uri`) is taken from an anonymous registration.
+ * itself (`jwks_uri`) is taken from an anonymous registration. The same
+ * per-address limiter bounds `/authorize` and device authorization (mount.ts).
  * @module
  */
 import type { IncomingMessage } from 'node:http';
@@ -23,7 +24,6 @@ export interface Refusal {
 
 const REGISTERED_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
 const MAX_ADDRESSES = 10_000;
-const HOUR_MS = 3_600_000;
 
 /**
  * @internal The address a request came from: the socket's, or with `trustProxy`
@@ -37,19 +37,21 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
 }
 
 /**
- * @internal At most `perHour` registrations per address in a rolling hour (in
- * this process; the oldest address is forgotten first when 10 000 are held).
- * Resolves the seconds to wait, or 0 when this one may go ahead.
+ * @internal At most `limit` requests per address in a rolling window of
+ * `windowMs` (in this process; the oldest address is forgotten first when
+ * 10 000 are held). One limiter per endpoint: registrations, `/authorize`,
+ * device authorization. Resolves the seconds to wait, or 0 when this one may
+ * go ahead.
  */
-export function registrationLimiter(perHour: number, now: () => number = Date.now): (address: string) => number {
+export function addressLimiter(limit: number, windowMs: number, now: () => number = Date.now): (address: string) => number {
   const seen = new Map<string, number[]>();
   return (address) => {
     const at = now();
-    const recent = (seen.get(address) ?? []).filter((t) => t > at - HOUR_MS);
+    const recent = (seen.get(address) ?? []).filter((t) => t > at - windowMs);
     seen.delete(address);
-    if (recent.length >= perHour) {
+    if (recent.length >= limit) {
       seen.set(address, recent);
-      return Math.max(1, Math.ceil(((recent[0] as number) + HOUR_MS - at) / 1000));
+      return Math.max(1, Math.ceil(((recent[0] as number) + windowMs - at) / 1000));
     }
     if (seen.size >= MAX_ADDRESSES) seen.delete(seen.keys().next().value as string);
     seen.set(address, [...recent, at]);

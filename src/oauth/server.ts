@@ -122,6 +122,16 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     grantRevoked: (grantId) => records.grantRevoked(grantId),
     clientTtlSec: { unused: o.unusedClientTtlSec, granted: o.refreshTokenTtlSec },
     now: () => new Date(),
+    clientRefused(err) {
+      // RFC 7591 has no quota error: 503 with temporarily_unavailable (RFC 6749 4.1.2.1) says
+      // "not now", and oidc-provider answers it as is (expose) instead of a bare server_error.
+      o.log(`oauth: registration refused: ${err instanceof Error ? err.message.slice(0, 200) : 'the client could not be stored'}`);
+      const refusal = new mod.errors.OIDCProviderError(503, 'temporarily_unavailable');
+      return Object.assign(refusal, {
+        expose: true,
+        error_description: 'the server takes no more client registrations now; try again later',
+      });
+    },
   });
 
   // RFC 8628 section 5.1: at most 10 wrong user codes per client address in 10 minutes.

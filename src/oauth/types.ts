@@ -103,6 +103,13 @@ export interface ClientPolicy {
    */
   registrationsPerHour?: number;
   /**
+   * Sign-ins one client address may start in a rolling minute, counted apart at `<prefix>/authorize`
+   * and at device authorization (the same address rule as `registrationsPerHour`): each one stores
+   * an interaction, so a flood would fill the storage. More are answered 429 with `Retry-After` (a
+   * page at `/authorize`, JSON for the device). Counted in this process. Default 30; 1 to 10 000.
+   */
+  authorizationsPerMinute?: number;
+  /**
    * Seconds a registered client is kept while no one has approved it: a client is kept as long as
    * its newest grant, and a registration never used is forgotten after this. Default 86 400 (a day);
    * 600 to 7 776 000.

@@ -49,7 +49,7 @@ describe('registration flood', () => {
     expect((await registerRaw(proxied.base, { 'x-forwarded-for': '203.0.113.2' })).status).toBe(201);
   });
 
-  it('a store full of registered clients still lets a known client sign in (clients have their own budget)', async () => {
+  it('a full client budget refuses a registration with 503 temporarily_unavailable (one log line), and a known client still signs in', async () => {
     const storage = new MemoryOAuthStorage({ maxEntries: 300, maxClients: 20 });
     const s = await startServer({ storage });
     running.push(s);
@@ -57,7 +57,15 @@ describe('registration flood', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) statuses.push((await registerRaw(s.base)).status);
     expect(statuses.filter((x) => x === 201)).toHaveLength(19);
-    expect(statuses.filter((x) => x !== 201).every((x) => x === 500)).toBe(true);
+    expect(statuses.filter((x) => x !== 201).every((x) => x === 503)).toBe(true);
+    const refused = await registerRaw(s.base);
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: 'the server takes no more client registrations now; try again later',
+    });
+    expect(s.logs.filter((l) => l.startsWith('oauth: registration refused: '))).toHaveLength(22);
+    expect(s.logs.some((l) => l.includes('server_error'))).toBe(false);
     const { tokens } = await codeFlow(s.base, { clientId: known.client_id });
     expect(tokens.access_token).toEqual(expect.any(String));
   });

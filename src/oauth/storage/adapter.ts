@@ -42,6 +42,8 @@ export interface AdapterHooks {
   /** Seconds a registered client is kept while unused, and after its newest grant was made (the grant lifetime). */
   readonly clientTtlSec: { readonly unused: number; readonly granted: number };
   now(): Date;
+  /** A new client could not be stored (a full client budget, the storage down): the error to answer the registration with. */
+  clientRefused(err: unknown): Error;
 }
 
 /** @internal The adapter class oidc-provider instantiates once per model name. */
@@ -72,7 +74,11 @@ export function adapterClass(storage: OAuthStorage, hooks: AdapterHooks): Adapte
       if (this.#kind === 'Client') {
         const entry =
           typeof payload.client_secret === 'string' ? { ...payload, client_secret: secretHash(payload.client_secret) } : payload;
-        await storage.set('Client', id, entry, at(hooks.clientTtlSec.unused));
+        try {
+          await storage.set('Client', id, entry, at(hooks.clientTtlSec.unused));
+        } catch (err) {
+          throw hooks.clientRefused(err);
+        }
         return;
       }
       await storage.set(this.#kind, id, payload, typeof expiresIn === 'number' && expiresIn > 0 ? at(expiresIn) : null);
