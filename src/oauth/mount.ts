@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import { routesOf } from './config';
 import type { ResolvedOptions } from './options';
-import { errorPage, PAGE_HEADERS } from './pages';
+import { errorPage, pageHeaders, type Brand } from './pages';
 import { addressLimiter, checkRegistration, clientAddress } from './registration';
 import { canonicalizeBody, canonicalUrl, restoreParsedBody } from './resources';
 import type { AuthorizationServer } from './types';
@@ -44,13 +44,13 @@ function oauthError(res: ServerResponse, status: number, error: string, descript
 }
 
 /** `/authorize` is opened in a browser: a refusal is a page a person reads, not JSON. */
-function tooManySignIns(res: ServerResponse, app: string, retryAfterSec: number): void {
+function tooManySignIns(res: ServerResponse, app: Brand, retryAfterSec: number): void {
   const body = errorPage(
     app,
     'Too many sign-ins',
     `Too many sign-ins were started from this network. Wait ${retryAfterSec} seconds, then start again from the app.`,
   );
-  res.writeHead(429, { ...PAGE_HEADERS, 'content-length': Buffer.byteLength(body), 'retry-after': String(retryAfterSec) });
+  res.writeHead(429, { ...pageHeaders(app), 'content-length': Buffer.byteLength(body), 'retry-after': String(retryAfterSec) });
   res.end(body);
 }
 
@@ -114,7 +114,7 @@ export function mount(
     // Counted before anything is read or stored: a refused sign-in costs the storage nothing.
     if (path === routes.authorization) {
       const wait = authorizeWait(clientAddress(req, o.trustProxy));
-      if (wait > 0) return tooManySignIns(res, o.name, wait);
+      if (wait > 0) return tooManySignIns(res, o.look, wait);
     }
     if (req.method === 'POST' && path === routes.device_authorization) {
       const wait = deviceWait(clientAddress(req, o.trustProxy));

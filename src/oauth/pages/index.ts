@@ -3,7 +3,7 @@
  * @module
  */
 export { pageHeaders } from './layout';
-export { checkLook, type Look } from './look';
+export { checkLook, type Brand, type Look } from './look';
 export { signInPage, consentPage, cliConsentPage, errorPage, permissionField, type ClientView } from './interaction';
 export { deviceInputPage, deviceConfirmPage, deviceDonePage, deviceTooManyPage } from './device';
 export { permissionsIn } from './words';
