@@ -33,7 +33,8 @@ export function buildServer(auth: Auth, principal: Principal): McpServer {
       }),
     );
   }
-  // A read-only token never sees this tool in tools/list.
+  // A read-only PAT never sees this tool in tools/list. An OAuth token sees it when the person's role
+  // allows it, and calling it beyond the grant is refused with the scope to ask for (step-up).
   if (canUseTool(principal, writeRepo)) {
     server.registerTool(
       'note_set',

@@ -115,9 +115,15 @@ describe('examples/mcp-node.ts with a company IdP token (MCP SDK client)', () =>
     return c;
   };
 
-  it('a repo:read IdP token sees the read tools only; an unnarrowed one sees the write tool too', async () => {
+  it('a repo:read IdP token sees every tool its role allows, and writing is refused (so a client can step up); an unnarrowed one writes', async () => {
     const reader = await connect(tokens.reader);
-    expect((await reader.listTools()).tools.map((t) => t.name).sort()).toEqual(['note_get', 'whoami']);
+    expect((await reader.listTools()).tools.map((t) => t.name).sort()).toEqual(['note_get', 'note_set', 'whoami']);
+    // Refused either way: the 403 challenge (when the handlers know the tools) or a tool error.
+    const refused = await reader.callTool({ name: 'note_set', arguments: { org: 'acme', repo: 'web', text: 'x' } }).then(
+      (r) => r.isError === true,
+      () => true,
+    );
+    expect(refused).toBe(true);
     const full = await connect(tokens.full);
     expect((await full.listTools()).tools.map((t) => t.name).sort()).toEqual(['note_get', 'note_set', 'whoami']);
   });
