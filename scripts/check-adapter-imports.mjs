@@ -12,7 +12,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const MAX = 5;
-const PEER_MAX = 12;
+const PEER_MAX = 13;
 const PEERS = ['mcp', 'leaks', 'oauth'];
 const root = resolve(new URL('..', import.meta.url).pathname);
 const adapters = join(root, 'src', 'adapters');

@@ -11,7 +11,10 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthenticationError, type AuthenticationReason } from '../../src/errors';
+import { httpError } from '../../src/http';
 import { credentialRevocationHandler, githubSecretScanningHandler } from '../../src/leaks';
+import { refusalText } from '../../src/mcp/auth-info';
 import { mcpFetchHandlers, mcpNodeHandlers } from '../../src/mcp';
 import { MemoryTokenStore } from '../../src/stores';
 import { world, type World } from '../leaks/servers';
@@ -154,5 +157,27 @@ describe('next read as the body: every node handler is an Express handler as it 
     const r = await fetch(url, { method: 'POST', headers: json, body: JSON.stringify({ credentials: [session] }) });
     expect(r.status).toBe(202);
     await expect(w.auth.authenticate(session)).rejects.toThrow();
+  });
+});
+
+describe('one refusal text per reason: the guards and /mcp say the same (MCP may append its hint)', () => {
+  const reasons: AuthenticationReason[] = [
+    'missing',
+    'malformed',
+    'signature',
+    'expired',
+    'revoked',
+    'unknown',
+    'type',
+    'issuer',
+    'audience',
+    'not_yet_valid',
+    'algorithm',
+    'key',
+  ];
+  it.each(reasons)('%s', (reason) => {
+    const guard = httpError(new AuthenticationError(reason)).body.message;
+    const mcp = refusalText(reason, 'HINT');
+    expect(mcp === guard || mcp === `${guard}: HINT`).toBe(true);
   });
 });
