@@ -6,9 +6,9 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { checkMaxBodyBytes, readFetchBytes, readNodeBody, type NodeBody, type RawBody } from '../http';
+import { checkMaxBodyBytes, readFetchBytes, readNodeBody, type RawBody } from '../http';
 
-export { checkMaxBodyBytes, readNodeBody, type NodeBody, type RawBody };
+export { checkMaxBodyBytes, readNodeBody, type RawBody };
 
 /** @internal read a fetch body (a `Request`'s, or a `Response`'s) under `max` bytes. */
 export const readFetchBody = readFetchBytes;
