@@ -3,12 +3,17 @@
 // the HTTP layer, so it imports a handful of names from src/http, not the layer's insides: at most 5
 // distinct names (types included, re-exports included; a namespace import or `export *` counts as too
 // many). dependency-cruiser checks where imports point, not how many names they take, hence this
-// script. Part of `npm run lint`; prints the count of each adapter.
+// script. The layer-8 peers that answer HTTP themselves (src/mcp, src/leaks, src/oauth: each folder
+// counted whole) are held to the edge kit the same way, with a cap of their own: an endpoint takes the
+// answer writer, the body reader and the onError guard, not the layer's insides. Part of `npm run
+// lint`; prints the count of each adapter and peer.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const MAX = 5;
+const PEER_MAX = 13;
+const PEERS = ['mcp', 'leaks', 'oauth'];
 const root = resolve(new URL('..', import.meta.url).pathname);
 const adapters = join(root, 'src', 'adapters');
 const http = join(root, 'src', 'http');
@@ -71,6 +76,18 @@ for (const name of existsSync(adapters) ? readdirSync(adapters).sort() : []) {
   const list = [...names].sort();
   const line = `${relative(root, dir)}: ${names.has('*') ? 'a whole-module import' : `${names.size} names`} from src/http (${list.join(', ') || 'none'})`;
   if (names.has('*') || names.size > MAX) failures.push(line);
+  else console.log(`check-adapter-imports: ${line}`);
+}
+for (const name of PEERS) {
+  const dir = join(root, 'src', name);
+  if (!existsSync(dir)) {
+    failures.push(`src/${name}/ is missing (a layer-8 peer this script holds to the edge kit)`);
+    continue;
+  }
+  const names = new Set(walk(dir).flatMap(namesFromHttp));
+  const list = [...names].sort();
+  const line = `${relative(root, dir)}: ${names.has('*') ? 'a whole-module import' : `${names.size} names`} from src/http (${list.join(', ') || 'none'})`;
+  if (names.has('*') || names.size > PEER_MAX) failures.push(`${line} (a layer-8 peer: at most ${PEER_MAX})`);
   else console.log(`check-adapter-imports: ${line}`);
 }
 if (failures.length > 0) {

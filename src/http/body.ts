@@ -3,7 +3,16 @@
  * their own body (`/mcp`, the leak endpoints): a declared `Content-Length` over
  * the cap is refused before a byte is read; a stream, once it passes the cap
  * (the rest is left unread: the node form closes the connection, the fetch
- * form cancels it). No request can make a server hold more than the cap.
+ * form cancels it). No request can make a server hold more than the cap, nor
+ * hold a read open past the deadline (a node request is then destroyed, a
+ * fetch stream cancelled, as the OAuth forms do).
+ *
+ * A body a framework already read (Express's `express.json()` or
+ * `express.raw()`, connect's body parsers) is stated, not guessed: when the
+ * framework put it on `req.body`, that value is the body; when the stream is
+ * over and `req.body` holds nothing, the handler was mounted after a parser
+ * that kept the body to itself, a misconfiguration answered 500 (and heard by
+ * `onError`) rather than an empty body refused as the client's fault.
  * @module
  */
 import type { IncomingMessage } from 'node:http';
@@ -11,6 +20,15 @@ import { ValidationError } from '../errors';
 
 /** @internal what reading a body came to. */
 export type RawBody = { tooLarge: true } | { tooLarge: false; bytes: Uint8Array };
+
+/** @internal what a node handler reads: raw bytes, too large, or the value a framework left on `req.body`. */
+export type NodeBody = RawBody | { tooLarge: false; framework: unknown };
+
+/** @internal how long a body may take to arrive, from the first read. */
+export const BODY_DEADLINE_MS = 10_000;
+
+const CONSUMED =
+  'svc-auth: the request body was read before this handler and not left on req.body: mount it before any body parser, or use a parser that sets req.body';
 
 /** @internal the one too-large answer. */
 export const TOO_LARGE: RawBody = Object.freeze({ tooLarge: true });
@@ -34,12 +52,15 @@ export function declaredTooLarge(value: string | null | undefined, max: number):
 }
 
 /** @internal read a node request's body under `max` bytes; rejects when the client goes away mid-body. A body already read is the caller's case. */
-export function readNodeBytes(req: IncomingMessage, max: number): Promise<RawBody> {
+export function readNodeBytes(req: IncomingMessage, max: number, deadlineMs = BODY_DEADLINE_MS): Promise<RawBody> {
   if (declaredTooLarge(req.headers['content-length'], max)) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // A client that trickles its body must not hold the read (and its memory) open: destroyed, the 'close' below rejects.
+    const timer = setTimeout(() => req.destroy(), deadlineMs);
     const stop = (): void => {
+      clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -74,21 +95,32 @@ export function readNodeBytes(req: IncomingMessage, max: number): Promise<RawBod
 }
 
 /** @internal read a fetch body (a `Request`'s, or a `Response`'s) under `max` bytes; the rest of a stream over it is cancelled. */
-export async function readFetchBytes(req: Pick<Request, 'headers' | 'body'>, max: number): Promise<RawBody> {
+export async function readFetchBytes(req: Pick<Request, 'headers' | 'body'>, max: number, deadlineMs = BODY_DEADLINE_MS): Promise<RawBody> {
   if (declaredTooLarge(req.headers.get('content-length'), max)) return TOO_LARGE;
   if (req.body === null) return { tooLarge: false, bytes: new Uint8Array(0) };
   const reader = (req.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      void reader.cancel().catch(() => undefined);
-      return TOO_LARGE;
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    void reader.cancel().catch(() => undefined);
+  }, deadlineMs);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      // Cancelled by the deadline, the stream reads as done: a cut body, never a whole one.
+      if (late) throw new Error(`the request body did not arrive within ${deadlineMs} ms`);
+      if (done) break;
+      size += value.byteLength;
+      if (size > max) {
+        void reader.cancel().catch(() => undefined);
+        return TOO_LARGE;
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   const bytes = new Uint8Array(size);
   let at = 0;
@@ -97,4 +129,17 @@ export async function readFetchBytes(req: Pick<Request, 'headers' | 'body'>, max
     at += c.byteLength;
   }
   return { tooLarge: false, bytes };
+}
+
+/**
+ * @internal a node handler's body: the value a framework left on `req.body`, else the stream read
+ * under `max` bytes and the deadline. A stream already over with nothing on `req.body` rejects (see
+ * the module: a misconfiguration, never an empty body).
+ */
+export function readNodeBody(req: IncomingMessage, max: number, deadlineMs = BODY_DEADLINE_MS): Promise<NodeBody> {
+  const framework = (req as { body?: unknown }).body;
+  if (framework !== undefined) return Promise.resolve({ tooLarge: false, framework });
+  if (declaredTooLarge(req.headers['content-length'], max)) return Promise.resolve(TOO_LARGE);
+  if (req.readableEnded) return Promise.reject(new Error(CONSUMED));
+  return readNodeBytes(req, max, deadlineMs);
 }

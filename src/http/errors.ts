@@ -75,7 +75,9 @@ function challenge(options: HttpErrorOptions | undefined): string {
 
 // Fixed texts rather than err.message: RFC 6750 error_description must be a
 // plain quoted-string, and a fixed text can never carry a token by accident.
-const AUTH_TEXT: Record<AuthenticationReason, string> = {
+// The one table of refusal texts: the guards, the adapters and /mcp (which
+// may append its renew hint) all say the same thing for the same reason.
+const AUTH_TEXT: Readonly<Record<AuthenticationReason, string>> = {
   missing: 'a bearer token is required',
   malformed: 'the token is malformed',
   signature: 'the token is not valid',
@@ -89,6 +91,11 @@ const AUTH_TEXT: Record<AuthenticationReason, string> = {
   algorithm: 'the token is signed with an algorithm not accepted here',
   key: "the token's signing key is not known",
 };
+
+/** @internal the one text of a refusal `reason` (an unknown reason reads as `malformed`). */
+export function refusalTextOf(reason: AuthenticationReason): string {
+  return Object.hasOwn(AUTH_TEXT, reason) ? AUTH_TEXT[reason] : AUTH_TEXT.malformed;
+}
 
 // Anything shaped like a JWT (base64url JSON header, three parts). Our own
 // messages should never hold one; this is the belt to those braces.

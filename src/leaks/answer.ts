@@ -6,21 +6,8 @@
  * answer of the library. No answer carries a stack or a token value.
  * @module
  */
-import type { ServerResponse } from 'node:http';
 import { ValidationError, type IssueInput } from '../errors';
-import { httpError } from '../http';
-
-/** @internal one answer, before it is written. */
-export interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'application/json; charset=utf-8',
-  'cache-control': 'no-store',
-});
+import { httpError, JSON_HEADERS, type Answer } from '../http';
 
 /** @internal a JSON answer. */
 export function json(status: number, body: unknown, extra?: Record<string, string>): Answer {
@@ -69,43 +56,4 @@ export function unavailable(message: string, retryAfterSec = 1): Answer {
 /** @internal 500: something nobody expected; the client learns nothing of it. */
 export function internal(): Answer {
   return json(500, { error: 'internal', message: 'internal error' });
-}
-
-/** @internal the same answer, closing the connection once it is sent (a node request whose body was left unread). */
-export function closing(a: Answer): Answer {
-  return { ...a, headers: { ...a.headers, connection: 'close' } };
-}
-
-/** @internal write `a` to a node response; never throws (a response that cannot take it is cut off instead). */
-export function writeNode(res: ServerResponse, a: Answer): void {
-  try {
-    if (res.headersSent || res.writableEnded) {
-      res.destroy();
-      return;
-    }
-    const text = JSON.stringify(a.body);
-    res.writeHead(a.status, { ...a.headers, 'content-length': String(Buffer.byteLength(text)) }).end(text);
-  } catch {
-    try {
-      res.destroy();
-    } catch {
-      // Nothing left to answer on.
-    }
-  }
-}
-
-/** @internal `a` as a fetch `Response`. */
-export function toResponse(a: Answer): Response {
-  return new Response(JSON.stringify(a.body), { status: a.status, headers: a.headers });
-}
-
-/** @internal an `onError` hook that never throws (a failing logger must not turn an answer into a crash). */
-export function reporter(onError: ((err: unknown) => void) | undefined): (err: unknown) => void {
-  return (err) => {
-    try {
-      onError?.(err);
-    } catch {
-      // Logging failed; the client still gets its answer.
-    }
-  };
 }

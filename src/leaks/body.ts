@@ -1,26 +1,14 @@
 /**
- * Request bodies of the leak endpoints, read as raw bytes under a cap: the
- * GitHub signature covers the exact bytes, and no request may make the server
- * hold more than the cap. A declared `Content-Length` over the cap is refused
- * before a byte is read; a stream, once it passes the cap (the rest is left
- * unread: the node form closes the connection, the fetch form cancels it).
+ * Request bodies of the leak endpoints, read by the HTTP layer's one reader
+ * (cap, deadline, the rule for a body a framework already read): the GitHub
+ * signature covers the exact bytes, so that endpoint takes a framework's body
+ * only as bytes (`express.raw()`).
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { checkMaxBodyBytes, declaredTooLarge, readFetchBytes, readNodeBytes, TOO_LARGE, type RawBody } from '../http';
+import { checkMaxBodyBytes, readFetchBytes, readNodeBody, type RawBody } from '../http';
 
-export { checkMaxBodyBytes, type RawBody };
-
-const CONSUMED = 'svc-auth: the request body was read before this handler: mount it before any body parser, or pass the body it read';
-
-/** @internal read a node request's body under `max` bytes; rejects when the client goes away mid-body. */
-export function readNodeBody(req: IncomingMessage, max: number): Promise<RawBody> {
-  if (declaredTooLarge(req.headers['content-length'], max)) return Promise.resolve(TOO_LARGE);
-  // Read already (by a body parser mounted before the handler): a misconfiguration, a 500 that
-  // `onError` hears, rather than an empty body that would be refused as the client's fault.
-  if (req.readableEnded) return Promise.reject(new Error(CONSUMED));
-  return readNodeBytes(req, max);
-}
+export { checkMaxBodyBytes, readNodeBody, type RawBody };
 
 /** @internal read a fetch body (a `Request`'s, or a `Response`'s) under `max` bytes. */
 export const readFetchBody = readFetchBytes;

@@ -11,20 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SvcAuthError, ValidationError, type IssueInput } from '../errors';
 import { checkOptions, isPlainObject } from '../core/vocabulary';
 import { clientAddressOf, type Auth } from '../service';
-import {
-  closing,
-  internal,
-  invalid,
-  json,
-  postOnly,
-  rateLimited,
-  reporter,
-  toResponse,
-  tooLarge,
-  unavailable,
-  writeNode,
-  type Answer,
-} from './answer';
+import { internal, invalid, json, postOnly, rateLimited, tooLarge, unavailable } from './answer';
+import { answerResponse, closing, guardOnError, writeAnswer, type Answer } from '../http';
 import { checkMaxBodyBytes, nodeHeader, parseJson, readFetchBody, readNodeBody, type RawBody } from './body';
 import { checkAuth, checkFunction, checkSource } from './options';
 import { checkRateLimit, RateLimiter, type RevocationRateLimit } from './rate-limit';
@@ -67,12 +55,17 @@ export interface CredentialRevocationOptions {
  * ```ts
  * const revoke: CredentialRevocationHandler = credentialRevocationHandler(auth);
  * // node:http: if (req.url === '/api/credentials/revoke') void revoke.node(req, res);
+ * // Express: app.post('/api/credentials/revoke', revoke.node);
  * // Hono: app.post('/api/credentials/revoke', (c) => revoke.fetch(c.req.raw));
  * ```
  */
 export interface CredentialRevocationHandler {
-  /** Answer one request. `parsedBody`: the JSON a body parser already read (Express's `req.body`). Never rejects. */
-  node(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
+  /**
+   * Answer one request; an Express or connect handler as it is (`app.post(path, revoke.node)`).
+   * A body a parser already read is taken from `req.body`; the third argument (Express's `next`)
+   * is never read. Never rejects.
+   */
+  node(req: IncomingMessage, res: ServerResponse, next?: unknown): Promise<void>;
   /** Answer one request; `info.clientAddress` is the caller's address as your runtime knows it. Never rejects. */
   fetch(req: Request, info?: { clientAddress?: string }): Promise<Response>;
 }
@@ -173,7 +166,7 @@ export function credentialRevocationHandler(auth: Auth, given: CredentialRevocat
     if (readAddress !== undefined) return readAddress(req, peer);
     return peer ?? (req instanceof Request ? undefined : req.socket?.remoteAddress);
   }
-  const report = reporter(options.onError);
+  const report = guardOnError(options.onError);
 
   /** The answer to one request, and whether its body was left unread (the node form then closes the connection). */
   async function answer(req: Incoming): Promise<{ answer: Answer; unread: boolean }> {
@@ -208,19 +201,24 @@ export function credentialRevocationHandler(auth: Auth, given: CredentialRevocat
   }
 
   return Object.freeze({
-    async node(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      // A body a framework parsed is on req.body; the third argument is Express's `next`, never a body.
+      const framework = (req as { body?: unknown }).body !== undefined;
       let unread = true;
       try {
         const out = await answer({
           method: req.method,
           contentType: nodeHeader(req, 'content-type'),
           address: addressOf(req, peerOf(options.clientAddress, req)),
-          body: (max) => (parsedBody === undefined ? readNodeBody(req, max) : Promise.resolve({ parsed: parsedBody })),
+          body: async (max) => {
+            const read = await readNodeBody(req, max);
+            return 'framework' in read ? { parsed: read.framework } : read;
+          },
         });
-        unread = out.unread && parsedBody === undefined;
-        writeNode(res, unread ? closing(out.answer) : out.answer);
+        unread = out.unread && !framework;
+        writeAnswer(res, unread ? closing(out.answer) : out.answer);
       } catch (err) {
-        writeNode(res, unread ? closing(failed(err)) : failed(err));
+        writeAnswer(res, unread ? closing(failed(err)) : failed(err));
       }
     },
     async fetch(req: Request, info?: { clientAddress?: string }): Promise<Response> {
@@ -231,9 +229,9 @@ export function credentialRevocationHandler(auth: Auth, given: CredentialRevocat
           address: addressOf(req, options.clientAddress === undefined ? info?.clientAddress : peerOf(options.clientAddress, req)),
           body: (max) => readFetchBody(req, max),
         });
-        return toResponse(out.answer);
+        return answerResponse(out.answer);
       } catch (err) {
-        return toResponse(failed(err));
+        return answerResponse(failed(err));
       }
     },
   });

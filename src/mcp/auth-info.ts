@@ -13,6 +13,7 @@ import { isPrincipal, type Principal } from '../core/policy';
 import { formatScopeFlags } from '../core/scopes';
 import { principalScopes, type Auth } from '../service';
 import { PERMISSIONS } from '../core/vocabulary';
+import { refusalTextOf } from '../http';
 
 export type { AuthInfo, OAuthTokenVerifier };
 
@@ -46,20 +47,6 @@ export interface McpVerifierOptions {
  */
 export const DEFAULT_RENEW_HINT = 'sign in again; for a personal access token, create a new one with `svc token create`';
 
-const REFUSAL: Readonly<Record<AuthenticationReason, string>> = {
-  missing: 'a bearer token is required: send Authorization: Bearer <token>',
-  malformed: 'the Authorization header is not a valid bearer credential: send Authorization: Bearer <token>',
-  signature: 'token not valid',
-  expired: 'token expired',
-  revoked: 'token revoked',
-  unknown: 'token not known to this server',
-  type: 'this kind of token is not accepted here: use a personal access token',
-  issuer: 'token not from an issuer this server trusts',
-  audience: 'token not issued for this server: ask your identity provider for one with this audience',
-  not_yet_valid: 'token not valid yet',
-  algorithm: 'token signed with an algorithm not accepted here',
-  key: "token's signing key not known to this server",
-};
 const RENEWABLE: ReadonlySet<AuthenticationReason> = new Set(['signature', 'expired', 'revoked', 'unknown']);
 
 /**
@@ -67,7 +54,7 @@ const RENEWABLE: ReadonlySet<AuthenticationReason> = new Set(['signature', 'expi
  * per reason, never the token (nor any text from the request).
  */
 export function refusalText(reason: AuthenticationReason, renewHint: string): string {
-  const base = Object.hasOwn(REFUSAL, reason) ? REFUSAL[reason] : REFUSAL.malformed;
+  const base = refusalTextOf(reason);
   return RENEWABLE.has(reason) ? `${base}: ${renewHint}` : base;
 }
 

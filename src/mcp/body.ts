@@ -7,7 +7,7 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { checkMaxBodyBytes as checkCap, declaredTooLarge, readFetchBytes, readNodeBytes, type RawBody } from '../http';
+import { checkMaxBodyBytes as checkCap, readFetchBytes, readNodeBody as readNode, type RawBody } from '../http';
 
 /** Default cap of an `/mcp` request body: 1 MiB, far above any JSON-RPC message a client sends. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -38,11 +38,11 @@ function parsed(bytes: Uint8Array): ReadBody {
 
 const toRead = (raw: RawBody): ReadBody => (raw.tooLarge ? TOO_LARGE : parsed(raw.bytes));
 
-/** @internal read a node request's body under `max` bytes. Rejects when the client goes away mid-body. */
+/** @internal read a node request's body under `max` bytes, or take the one a framework left on `req.body`. Rejects when the client goes away mid-body. */
 export async function readNodeBody(req: IncomingMessage, max: number): Promise<ReadBody> {
-  if (declaredTooLarge(req.headers['content-length'], max)) return TOO_LARGE;
-  if (req.readableEnded) return parsed(new Uint8Array(0));
-  return toRead(await readNodeBytes(req, max));
+  const read = await readNode(req, max);
+  if ('framework' in read) return { tooLarge: false, parsed: read.framework };
+  return toRead(read);
 }
 
 /** @internal read a fetch request's body under `max` bytes; the rest of a stream over it is cancelled. */

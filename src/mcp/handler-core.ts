@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
-import { httpError, type HttpErrorBody } from '../http';
+import { guardOnError, httpError, JSON_HEADERS, type Answer, type HttpErrorBody } from '../http';
 import type { Principal } from '../core/policy';
 import { bearerFromRequest } from '../tokens';
 import { reportDenied } from '../service';
@@ -18,15 +18,6 @@ import { checkMaxBodyBytes } from './body';
 import { checkToolPermissions, refuseUnusableTool, type ToolPermissions } from './precheck';
 import { checkScopes, scopeValue } from './challenge';
 import { OPTION_KEYS, type McpHandlerOptions } from './handler-options';
-
-/** @internal one answer, before it is written to a node response or made a `Response`. */
-export interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 /** @internal what the handlers learned about a request before its credential: the resource it addresses, or the refusal. */
 export type Admission = { resource: string; refusal?: undefined } | { resource?: undefined; refusal: Answer };
@@ -98,14 +89,7 @@ export function core(options: McpHandlerOptions) {
   // Fail now, not on the first request, when the metadata options are wrong.
   meta(fixed ?? 'http://localhost/mcp');
 
-  /** A user's onError that throws must not turn an answer into a rejection. */
-  function report(err: unknown): void {
-    try {
-      options.onError?.(err);
-    } catch {
-      // Logging failed; the client still gets its answer.
-    }
-  }
+  const report = guardOnError(options.onError);
 
   /** 400 for a request whose URL cannot be made: no `Host` a URL can hold, or a target that is not a path. */
   function badTarget(requestOrigin: string | undefined): Answer {

@@ -70,8 +70,8 @@ export interface McpHandlerOptions {
    * The largest request body `/mcp` reads, in bytes (1 to 104857600). Default
    * 1 MiB. A body over it is answered 413 before it is read whole (a declared
    * `Content-Length` over it before a byte is read), so no request can make the
-   * server hold an unbounded body. A body a parser already read (`parsedBody`
-   * of the node handler) is its parser's business.
+   * server hold an unbounded body. A body a parser already read and left on
+   * `req.body` is its parser's business.
    */
   maxBodyBytes?: number;
   /**

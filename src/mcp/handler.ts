@@ -12,7 +12,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AuthInfo } from './auth-info';
-import { core, type Answer } from './handler-core';
+import { answerResponse, closing, writeAnswer as write } from '../http';
+import { core } from './handler-core';
 import type { McpHandlerOptions } from './handler-options';
 import { originOfHost } from './origin';
 import { readFetchBody, readNodeBody } from './body';
@@ -25,15 +26,19 @@ export type { McpHandlerOptions, McpServerLike } from './handler-options';
  * @example
  * ```ts
  * const h: McpNodeHandlers = mcpNodeHandlers({ auth, server: buildMcpServer });
- * // Express: app.all('/mcp', (req, res) => h.mcp(req, res, req.body))
+ * // Express: app.all('/mcp', h.mcp)
  * await h.mcp(req, res);
  * // at /.well-known/oauth-protected-resource/mcp
  * h.metadata(req, res);
  * ```
  */
 export interface McpNodeHandlers {
-  /** `/mcp`: authenticate, then serve one MCP request. `parsedBody` when a body parser already read it. Never rejects. */
-  mcp(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
+  /**
+   * `/mcp`: authenticate, then serve one MCP request; an Express or connect handler as it is
+   * (`app.all('/mcp', h.mcp)`). A body a parser already read is taken from `req.body`; the third
+   * argument (Express's `next`) is never read. Never rejects.
+   */
+  mcp(req: IncomingMessage, res: ServerResponse, next?: unknown): Promise<void>;
   /** `/.well-known/oauth-protected-resource/<path>`: the RFC 9728 document. Needs no credential. */
   metadata(req: IncomingMessage, res: ServerResponse): void;
 }
@@ -70,27 +75,6 @@ function originalUrl(req: IncomingMessage): string | undefined {
   // Express strips a mount path from req.url and keeps the full one here.
   const o = (req as { originalUrl?: unknown }).originalUrl;
   return typeof o === 'string' ? o : req.url;
-}
-
-function withClose(a: Answer): Answer {
-  return { ...a, headers: { ...a.headers, connection: 'close' } };
-}
-
-/** Write one answer; never throws (a response that cannot take it is cut off instead). */
-function write(res: ServerResponse, a: Answer): void {
-  try {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    res.writeHead(a.status, a.headers).end(JSON.stringify(a.body));
-  } catch {
-    try {
-      res.destroy();
-    } catch {
-      // Nothing left to answer on.
-    }
-  }
 }
 
 /**
@@ -130,7 +114,7 @@ function write(res: ServerResponse, a: Answer): void {
  */
 export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
   const c = core(options);
-  async function serve(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let resource: string | undefined;
     try {
       const admitted = c.admit(nodeOrigin(req), pathOf(originalUrl(req)), req.headers.origin);
@@ -140,13 +124,11 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
       // Where the SDK's node transport (and Express code after requireBearerAuth) looks for it.
       (req as IncomingMessage & { auth?: AuthInfo }).auth = info;
       if (req.method !== 'POST') return write(res, c.methodNotAllowed());
-      let body = parsedBody;
-      if (body === undefined) {
-        const read = await readNodeBody(req, c.maxBodyBytes);
-        // Unread bytes may follow: close the connection once the 413 is sent.
-        if (read.tooLarge) return write(res, withClose(c.tooLarge()));
-        body = read.parsed;
-      }
+      // A body a framework parsed is taken from req.body; one it read and kept is a 500 (a misconfiguration).
+      const read = await readNodeBody(req, c.maxBodyBytes);
+      // Unread bytes may follow: close the connection once the 413 is sent.
+      if (read.tooLarge) return write(res, closing(c.tooLarge()));
+      const body = read.parsed;
       const refused = c.precheck(principal, body, resource);
       if (refused !== undefined) return write(res, refused);
       const server = await c.build(principal, info);
@@ -162,9 +144,9 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
     }
   }
   return Object.freeze({
-    mcp(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
       // The one promise a caller holds (often with `void`): whatever escapes is a 500, never a rejection.
-      return serve(req, res, parsedBody).catch((err: unknown) => write(res, c.internal(err)));
+      return serve(req, res).catch((err: unknown) => write(res, c.internal(err)));
     },
     metadata(req: IncomingMessage, res: ServerResponse): void {
       try {
@@ -198,7 +180,7 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
  */
 export function mcpFetchHandlers(options: McpHandlerOptions): McpFetchHandlers {
   const c = core(options);
-  const respond = (a: Answer): Response => new Response(JSON.stringify(a.body), { status: a.status, headers: a.headers });
+  const respond = answerResponse;
   /** The request's origin and path; a runtime always gives an absolute URL, anything else is a bad host. */
   const target = (req: Request): { origin: string | undefined; path: string } => {
     try {

@@ -195,7 +195,7 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     expect((await svc(home, ['token', 'revoke', '--name', 'victim'])).code).toBe(0);
     await expect(c.callTool({ name: 'whoami', arguments: {} })).rejects.toMatchObject({
       code: 401,
-      message: expect.stringContaining('token revoked'),
+      message: expect.stringContaining('the token has been revoked'),
     });
     const raw = await fetch(`${url}/mcp`, {
       method: 'POST',
@@ -205,7 +205,7 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
     expect(raw.status).toBe(401);
     const challenge = raw.headers.get('www-authenticate') ?? '';
     expect(challenge).toMatch(
-      /^Bearer realm="svc", error="invalid_token", error_description="token revoked: sign in again; for a personal access token, create a new one with `svc token create`", resource_metadata="http:/,
+      /^Bearer realm="svc", error="invalid_token", error_description="the token has been revoked: sign in again; for a personal access token, create a new one with `svc token create`", resource_metadata="http:/,
     );
     expect(challenge).not.toContain(victim);
     expect(await raw.text()).not.toContain(victim);

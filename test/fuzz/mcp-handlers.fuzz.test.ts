@@ -301,10 +301,10 @@ describe('fuzz: mcpNodeHandlers behind node:http', () => {
             );
             return;
           }
-          // Express-style: the third configuration gets a body a parser already read.
-          const parsed = i === 2 ? { jsonrpc: '2.0', id: 1, method: req.headers['x-method'] ?? 'ping' } : undefined;
+          // Express-style: the third configuration gets a body a parser already read, on req.body.
+          if (i === 2) (req as { body?: unknown }).body = { jsonrpc: '2.0', id: 1, method: req.headers['x-method'] ?? 'ping' };
           outcomes.push(
-            h.mcp(req, res, parsed).then(
+            h.mcp(req, res).then(
               () => null,
               (e: unknown) => e ?? 'rejected',
             ),

@@ -59,7 +59,7 @@ describe('mcpTokenVerifier', () => {
     const err = await rejection(mcpTokenVerifier(s.auth).verifyAccessToken(token));
     expect(err).toBeInstanceOf(InvalidTokenError);
     expect((err as Error).message).toBe(
-      'token revoked: sign in again; for a personal access token, create a new one with `svc token create`',
+      'the token has been revoked: sign in again; for a personal access token, create a new one with `svc token create`',
     );
     expect((err as Error).message).not.toContain(token);
   });
@@ -71,7 +71,7 @@ describe('mcpTokenVerifier', () => {
     const v = mcpTokenVerifier(s.auth, { renewHint: 'ask your admin' });
     const expired = await rejection(v.verifyAccessToken(token));
     expect(expired).toBeInstanceOf(InvalidTokenError);
-    expect((expired as Error).message).toBe('token expired: ask your admin');
+    expect((expired as Error).message).toBe('the token has expired: ask your admin');
     s.clock.advance(-2 * DAY_MS);
     const forged = await rejection(v.verifyAccessToken(`${token.slice(0, -4)}AAAA`));
     expect(forged).toBeInstanceOf(InvalidTokenError);
@@ -155,7 +155,7 @@ describe('the verifier in the SDK requireBearerAuth, unchanged (Express)', () =>
     const r = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${token}` } });
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toBe(
-      'Bearer error="invalid_token", error_description="token revoked: sign in again; for a personal access token, create a new one with `svc token create`", resource_metadata="https://svc.test/.well-known/oauth-protected-resource/mcp"',
+      'Bearer error="invalid_token", error_description="the token has been revoked: sign in again; for a personal access token, create a new one with `svc token create`", resource_metadata="https://svc.test/.well-known/oauth-protected-resource/mcp"',
     );
   });
 });

@@ -275,7 +275,7 @@ describe('mcpNodeHandlers in Express, behind a JSON body parser and a mount path
     const h = mcpNodeHandlers(options(s.auth));
     const api = express.Router();
     api.use(express.json());
-    api.all('/mcp', (req, res) => void h.mcp(req, res, req.body));
+    api.all('/mcp', h.mcp);
     const app = express();
     app.use('/api', api);
     const srv = await new Promise<Server>((done) => {

@@ -16,7 +16,7 @@ describe('the next step of a refused token on /mcp', () => {
     await s.auth.revokeToken((await s.auth.authenticate(session)).tokenId as string);
     const err = await rejection(mcpTokenVerifier(s.auth).verifyAccessToken(session));
     expect(err).toBeInstanceOf(InvalidTokenError);
-    expect((err as Error).message).toMatch(/^token revoked: sign in again; for a personal access token, create a new one/);
+    expect((err as Error).message).toMatch(/^the token has been revoked: sign in again; for a personal access token, create a new one/);
     expect(DEFAULT_RENEW_HINT.startsWith('sign in again')).toBe(true);
   });
 });

@@ -19,20 +19,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SvcAuthError } from '../../errors';
 import type { Auth, LeakOutcome } from '../../service';
-import {
-  closing,
-  internal,
-  invalid,
-  json,
-  postOnly,
-  reporter,
-  toResponse,
-  tooLarge,
-  unavailable,
-  unsigned,
-  writeNode,
-  type Answer,
-} from '../answer';
+import { internal, invalid, json, postOnly, tooLarge, unavailable, unsigned } from '../answer';
+import { answerResponse, closing, guardOnError, writeAnswer, type Answer } from '../../http';
 import { nodeHeader, parseJson, readFetchBody, readNodeBody, type RawBody } from '../body';
 import { checkAuth } from '../options';
 import { KeySource } from './keys';
@@ -52,21 +40,25 @@ import { readSignatureHeaders, verifies } from './signature';
  */
 export interface GitHubSecretScanningHandler {
   /**
-   * Answer one request. `rawBody`: the exact body bytes, when a body parser read them first
-   * (`express.raw({ type: 'application/json' })` leaves them in `req.body`); a parsed JSON body
-   * cannot be verified. Never rejects.
+   * Answer one request; an Express or connect handler as it is (`app.post(path, github.node)`).
+   * A body parser that read the body first must leave the exact bytes on `req.body`
+   * (`express.raw({ type: 'application/json' })`): a parsed JSON body cannot be verified. The
+   * third argument (Express's `next`) is never read. Never rejects.
    */
-  node(req: IncomingMessage, res: ServerResponse, rawBody?: Uint8Array): Promise<void>;
+  node(req: IncomingMessage, res: ServerResponse, next?: unknown): Promise<void>;
   /** Answer one request. Never rejects. */
   fetch(req: Request): Promise<Response>;
 }
 
 /** The body a body parser read, as `node` is given it: the raw bytes, or a misconfiguration (a 500 that `onError` hears). */
-function given(rawBody: unknown, max: number): Promise<RawBody> {
-  if (!(rawBody instanceof Uint8Array)) {
-    return Promise.reject(new Error('svc-auth: githubSecretScanningHandler needs the raw body bytes (express.raw), not a parsed body'));
+/** The body: a framework's only as bytes (the signature covers the exact bytes; a parsed body cannot be checked). */
+async function bodyOf(req: IncomingMessage, max: number): Promise<RawBody> {
+  const read = await readNodeBody(req, max);
+  if (!('framework' in read)) return read;
+  if (!(read.framework instanceof Uint8Array)) {
+    throw new Error('svc-auth: githubSecretScanningHandler needs the raw body bytes on req.body (express.raw), not a parsed body');
   }
-  return Promise.resolve(rawBody.byteLength > max ? { tooLarge: true } : { tooLarge: false, bytes: rawBody });
+  return read.framework.byteLength > max ? { tooLarge: true } : { tooLarge: false, bytes: read.framework };
 }
 
 /** Strings per `reportLeaked` call, its own limit. */
@@ -112,7 +104,7 @@ export function githubSecretScanningHandler(auth: Auth, options: GitHubSecretSca
   const reportLeaked = checkAuth(auth, 'auth');
   const o = checkGitHubOptions(options);
   const keys = new KeySource(o.keys);
-  const report = reporter(o.onError);
+  const report = guardOnError(o.onError);
 
   /**
    * Revoke what is ours, one `reportLeaked` call per url (the event's `url`) and per 1 000 tokens.
@@ -171,18 +163,20 @@ export function githubSecretScanningHandler(auth: Auth, options: GitHubSecretSca
   }
 
   return Object.freeze({
-    async node(req: IncomingMessage, res: ServerResponse, rawBody?: Uint8Array): Promise<void> {
-      let unread = rawBody === undefined;
+    async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      // A body a framework read (express.raw) is on req.body; the third argument is Express's `next`, never a body.
+      const framework = (req as { body?: unknown }).body !== undefined;
+      let unread = !framework;
       try {
         const out = await answer({
           method: req.method,
           header: (name) => nodeHeader(req, name),
-          body: (max) => (rawBody === undefined ? readNodeBody(req, max) : given(rawBody, max)),
+          body: (max) => bodyOf(req, max),
         });
-        unread = out.unread && rawBody === undefined;
-        writeNode(res, unread ? closing(out.answer) : out.answer);
+        unread = out.unread && !framework;
+        writeAnswer(res, unread ? closing(out.answer) : out.answer);
       } catch (err) {
-        writeNode(res, unread ? closing(failed(err)) : failed(err));
+        writeAnswer(res, unread ? closing(failed(err)) : failed(err));
       }
     },
     async fetch(req: Request): Promise<Response> {
@@ -192,9 +186,9 @@ export function githubSecretScanningHandler(auth: Auth, options: GitHubSecretSca
           header: (name) => req.headers.get(name) ?? undefined,
           body: (max) => readFetchBody(req, max),
         });
-        return toResponse(out.answer);
+        return answerResponse(out.answer);
       } catch (err) {
-        return toResponse(failed(err));
+        return answerResponse(failed(err));
       }
     },
   });
