@@ -7,7 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import { ValidationError, type IssueInput } from '../errors';
 import { checkOptions, isPlainObject } from '../core/vocabulary';
 import { sessionRecordsOf, type Auth } from '../service';
-import { isLoopbackHost, type DocumentPolicy } from './cimd';
+import { isLoopbackHost } from '../core/network';
+import type { DocumentPolicy } from './cimd';
 import type { OAuthStorage } from './storage';
 import type { AuthorizationServerOptions } from './types';
 
