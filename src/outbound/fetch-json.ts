@@ -1,5 +1,5 @@
 /**
- * The one outbound JSON request: every read from another party's server (an
+ * The one outbound JSON request (rule N4): every read from another party's server (an
  * IdP's discovery document and keys, GitHub's secret scanning keys, the CLI's
  * authorization server) goes through here, so each has the same bounds. The
  * URL follows the service-URL rule; one deadline covers the answer's body too;

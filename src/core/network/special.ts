@@ -1,5 +1,5 @@
 /**
- * The special-use address table and the one loopback rule. A URL chosen by
+ * The special-use address table (rule N5) and the one loopback rule (N2). A URL chosen by
  * someone else (a client id document, an IdP's keys, a server flag) must not
  * make this code reach into its own network (SSRF), and plain `http` is
  * acceptable only where the traffic never leaves the machine. Both questions

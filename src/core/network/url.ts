@@ -1,5 +1,5 @@
 /**
- * The one service-URL rule: where this code may send a request, or what it
+ * The one service-URL rule (N3): where this code may send a request, or what it
  * may name as a server (an issuer, a keys URL, the CLI's `--server`). `https`,
  * or plain `http` on a loopback host (see special.ts); never credentials in
  * the URL (they would travel, and be logged, with every request), never a

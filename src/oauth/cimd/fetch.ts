@@ -1,5 +1,5 @@
 /**
- * One bounded GET of a client metadata document. The address is checked where
+ * One bounded GET of a client metadata document (rule N5). The address is checked where
  * the connection is made (a `lookup` hook on node:http(s)), not on a name
  * resolved earlier, so a DNS answer that changes between check and connect
  * (rebinding) cannot slip through; every answer is checked, not only the first.
