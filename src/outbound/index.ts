@@ -6,4 +6,4 @@
  * all use it.
  * @module
  */
-export { fetchJson, FETCH_MAX_BYTES, FETCH_TIMEOUT_MS, type FetchJsonOptions, type JsonAnswer } from './fetch-json';
+export { fetchJson, FETCH_TIMEOUT_MS } from './fetch-json';
