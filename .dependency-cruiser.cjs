@@ -1,6 +1,6 @@
 // The layer table of svc-auth, enforced (`npm run lint:layers`; drawn in docs/architecture.md, whose
 // tables scripts/check-architecture.mjs keeps equal to LAYERS). A layer imports only layers below it:
-//   errors (usable by all) < 1 core/vocabulary, core/network < 2 core/scopes < 3 core/policy < 4 tokens < 5 stores
+//   errors (usable by all) < 1 core/vocabulary, core/network < 2 core/scopes, outbound < 3 core/policy < 4 tokens < 5 stores
 //   < 6 service < 7 http < 8 the adapters over http's kit (adapters/node, /fetch, /express, /hono, /fastify), mcp, leaks, oauth and testing,
 //   peers < 9 app (the `svc` program: app/cli, app/dev, app/server).
 // Tokens sit beside the core rather than on it (rule tokens-beside-the-core): two columns on the shared
@@ -14,7 +14,7 @@
 
 const LAYERS = [
   ['core/vocabulary', 'core/network'],
-  ['core/scopes'],
+  ['core/scopes', 'outbound'],
   ['core/policy'],
   ['tokens'],
   ['stores'],
@@ -103,10 +103,18 @@ module.exports = {
     {
       name: 'tokens-beside-the-core',
       comment:
-        'The policy core (scopes -> policy) and the tokens are two columns on the shared vocabulary that meet in the service: tokens import the vocabulary (permission words, input checks) and nothing else of core.',
+        'The policy core (scopes -> policy) and the tokens are two columns on the shared vocabulary that meet in the service: tokens import the vocabulary (permission words, input checks) and the network rules (service URLs) and nothing else of core.',
       severity: 'error',
       from: { path: '^src/tokens/' },
-      to: { path: '^src/core/(?!vocabulary/)' },
+      to: { path: '^src/core/(?!vocabulary/|network/)' },
+    },
+    {
+      name: 'node-net-only-for-sockets',
+      comment:
+        'Addresses, loopback and URLs are decided by core/network (pure, one table); node:net is for code that holds a socket: the CIMD fetch (its connect-time lookup) and the reference server (its listening address).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(oauth/cimd/fetch\\.ts|app/server/)' },
+      to: { path: '^(node:)?net$' },
     },
     {
       name: 'stores-need-no-policy',

@@ -12,9 +12,9 @@
  * of fresh addresses never resets anyone's limit.
  * @module
  */
-import { isIPv4, isIPv6 } from 'node:net';
 import { ValidationError, type IssueInput } from '../errors';
 import { isPlainObject } from '../core/vocabulary';
+import { formatAddress, formatRange, parseAddress } from '../core/network';
 
 /**
  * The rate limit of {@link credentialRevocationHandler}: at most `requests` per client address in
@@ -101,33 +101,21 @@ export class RateLimiter {
 
 /**
  * @internal the bucket key of a client address: an IPv4 address as it is (an IPv4-mapped IPv6
- * address as its IPv4), an IPv6 address by its /64, anything else (a name a proxy reported) cut to
- * 64 characters; none at all is `unknown` (all such clients share one bucket).
+ * address as its IPv4), an IPv6 address by its /64 (as core/network writes a range), anything else
+ * (a name a proxy reported) cut to 64 characters; none at all is `unknown` (all such clients share
+ * one bucket).
  */
 export function clientKey(address: string | undefined): string {
   if (typeof address !== 'string' || address === '') return 'unknown';
   let a = address.trim().toLowerCase();
   if (a.startsWith('[') && a.endsWith(']')) a = a.slice(1, -1);
-  const zone = a.indexOf('%');
-  if (zone >= 0) a = a.slice(0, zone);
-  if (a.startsWith('::ffff:') && isIPv4(a.slice(7))) return a.slice(7);
-  if (isIPv4(a)) return a;
-  if (isIPv6(a)) return `${prefix64(a)}::/64`;
-  return a.slice(0, 64);
-}
-
-/** The first four groups of a valid IPv6 address, `::` expanded. */
-function prefix64(a: string): string {
-  const [head = '', tail] = a.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  // An embedded IPv4 tail (`::1.2.3.4`) is two groups; it never reaches the first four with a /64 prefix.
-  const rightGroups = right.flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
-  const fill = tail === undefined ? [] : Array.from({ length: 8 - left.length - rightGroups.length }, () => '0');
-  return [...left, ...fill, ...rightGroups]
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':');
+  const ip = parseAddress(a, true);
+  if (ip === undefined) return a.slice(0, 64);
+  if (ip.family === 4) return formatAddress(ip);
+  // One host of IPv6 holds a whole /64: a bucket per address would be a bucket per request.
+  const bytes = new Uint8Array(16);
+  bytes.set(ip.bytes.subarray(0, 8));
+  return formatRange({ family: 6, bytes, prefix: 64 });
 }
 
 /** @internal the `rateLimit` option: `false` (off), or the limit with its defaults. Throws `ValidationError`. */

@@ -12,7 +12,7 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { isLoopbackHost } from './cimd';
+import { isLoopbackHost } from '../core/network';
 import { readBody, replayBody } from './resources';
 
 /** @internal Why a registration was refused before oidc-provider saw it: status, error and description. */

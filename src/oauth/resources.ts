@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { isLoopbackHost } from './cimd';
+import { isLoopbackHost } from '../core/network';
 
 /** A loopback URL's place, whatever loopback name it was written with (`localhost`, `127.0.0.1`, `[::1]`). */
 function loopbackPlace(value: string): string | undefined {

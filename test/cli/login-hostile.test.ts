@@ -115,9 +115,9 @@ describe('svc auth login: hostile servers and URLs', () => {
   afterAll(() => cleanup());
 
   it.each([
-    ['ftp://127.0.0.1:21', 'must be http or https'],
-    ['javascript:alert(1)', 'must be http or https'],
-    ['http://alice:secret@127.0.0.1:8080', 'must not hold a user name or password'],
+    ['ftp://127.0.0.1:21', 'must use https unless its host is a loopback address'],
+    ['javascript:alert(1)', 'must use https unless its host is a loopback address'],
+    ['http://alice:secret@127.0.0.1:8080', 'must not carry a user name or password'],
     ['http://svc.example.com', 'must use https unless its host is a loopback address'],
     ['http://127.0.0.1:8080/evil?x=1', 'without a path, query or fragment'],
     ['not a url', 'expected the server URL'],
@@ -131,7 +131,7 @@ describe('svc auth login: hostile servers and URLs', () => {
   it('credentials in SVC_URL are refused the same way', async () => {
     const run = await svc(home, ['auth', 'login'], { SVC_URL: 'https://u:p@svc.example.com' });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('SVC_URL: the server URL must not hold a user name or password');
+    expect(run.stderr).toContain('SVC_URL: the server URL must not carry a user name or password');
   });
 
   it('no server anywhere: a clear error that says to start svc serve or pass --user', async () => {

@@ -64,7 +64,7 @@ describe('svc serve --trust-issuer', { timeout: 120_000 }, () => {
       expect(unpaired.stderr).toContain('svc: --audience: give one --audience per --trust-issuer');
       const plain = await svc(home, ['serve', '--trust-issuer', 'http://idp.example', '--audience', 'api']);
       expect(plain.code).toBe(2);
-      expect(plain.stderr).toContain('svc: --trust-issuer[0]: must be https');
+      expect(plain.stderr).toContain('svc: --trust-issuer[0]: must use https');
     } finally {
       await cleanup();
     }

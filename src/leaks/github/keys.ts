@@ -14,7 +14,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { UnavailableError } from '../../errors';
 import { isPlainObject } from '../../core/vocabulary';
-import { parseJson, readFetchBody } from '../body';
+import { fetchJson } from '../../outbound';
 
 /**
  * Where GitHub publishes the keys that sign its secret scanning requests.
@@ -169,16 +169,14 @@ export class KeySource {
 async function download(remote: KeyFetchOptions): Promise<Map<string, KeyObject>> {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'svc-auth' };
   if (remote.token !== undefined) headers.authorization = `Bearer ${remote.token}`;
-  // The timeout covers the body too: the signal aborts the stream being read.
-  const res = await remote.fetch(remote.url, { headers, redirect: 'error', signal: AbortSignal.timeout(remote.timeoutMs) });
-  if (res.status !== 200) {
-    void res.body?.cancel().catch(() => undefined);
-    throw new Error(`the keys URL answered ${res.status}`);
-  }
-  const body = await readFetchBody(res, MAX_DOCUMENT_BYTES);
-  if (body.tooLarge) throw new Error(`the keys document is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-  const parsed = parseJson(body.bytes);
-  const keys = parseKeys(parsed?.value, false);
+  const { body } = await fetchJson(remote.url, {
+    what: "GitHub's secret scanning keys",
+    headers,
+    fetch: remote.fetch,
+    timeoutMs: remote.timeoutMs,
+    maxBytes: MAX_DOCUMENT_BYTES,
+  });
+  const keys = parseKeys(body, false);
   if (typeof keys === 'string') throw new Error(`the keys document is not usable: ${keys}`);
   return keys;
 }

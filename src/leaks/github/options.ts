@@ -5,6 +5,7 @@
 import type { KeyObject } from 'node:crypto';
 import { ValidationError, type IssueInput } from '../../errors';
 import { checkOptions, isPlainObject } from '../../core/vocabulary';
+import { serviceUrl } from '../../core/network';
 import { checkMaxBodyBytes } from '../body';
 import { checkFunction, checkSource } from '../options';
 import { GITHUB_SECRET_SCANNING_KEYS_URL, parseKeys, type GitHubPublicKeys, type KeyFetchOptions } from './keys';
@@ -30,7 +31,7 @@ export interface GitHubSecretScanningOptions {
   tokenTypes: readonly string[];
   /** GitHub's keys document, given rather than fetched (no request to GitHub is ever made then). Not with `keysUrl`. */
   keys?: GitHubPublicKeys;
-  /** Where the keys document is fetched. Default `https://api.github.com/meta/public_keys/secret_scanning`; `https:` (or `http:` on a loopback host). */
+  /** Where the keys document is fetched. Default `https://api.github.com/meta/public_keys/secret_scanning`; `https:` (or `http:` on a loopback host), without credentials or a fragment. */
   keysUrl?: string | URL;
   /** A GitHub token (no scopes needed) sent to the keys URL, which limits anonymous requests per address. */
   githubToken?: string;
@@ -66,7 +67,6 @@ const KEYS = [
   'maxBodyBytes',
   'onError',
 ];
-const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const TOKEN = /^[\x21-\x7e]{1,512}$/;
 const TYPE = /^[A-Za-z0-9._:-]{1,256}$/;
 const MAX_TYPES = 16;
@@ -105,17 +105,12 @@ function int(given: Record<string, unknown>, name: string, min: number, max: num
 
 function keysUrl(value: unknown, issues: IssueInput[]): string {
   if (value === undefined) return GITHUB_SECRET_SCANNING_KEYS_URL;
-  let url: URL | undefined;
-  try {
-    url = value instanceof URL ? new URL(value.href) : typeof value === 'string' ? new URL(value) : undefined;
-  } catch {
-    url = undefined;
+  const url = typeof value === 'string' || value instanceof URL ? serviceUrl(value) : 'must be a URL';
+  if (typeof url === 'string') {
+    issues.push({ path: 'options.keysUrl', message: url });
+    return GITHUB_SECRET_SCANNING_KEYS_URL;
   }
-  const ok = url !== undefined && (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname)));
-  if (!ok) {
-    issues.push({ path: 'options.keysUrl', message: 'must be an https: URL (http: only on 127.0.0.1, [::1] or localhost)' });
-  }
-  return url?.href ?? GITHUB_SECRET_SCANNING_KEYS_URL;
+  return url.href;
 }
 
 /** @internal check the options of `githubSecretScanningHandler`; throws `ValidationError` listing every problem. */

@@ -1,5 +1,5 @@
 /**
- * One bounded GET of a client metadata document. The address is checked where
+ * One bounded GET of a client metadata document (rule N5). The address is checked where
  * the connection is made (a `lookup` hook on node:http(s)), not on a name
  * resolved earlier, so a DNS answer that changes between check and connect
  * (rebinding) cannot slip through; every answer is checked, not only the first.
@@ -10,8 +10,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isAllowedAddress } from './addresses';
+import type { LookupFunction } from 'node:net';
+import { isLoopbackAddress, isPublicAddress, parseAddress } from '../../core/network';
 
 /** @internal why a fetch failed, in words safe to show a user (no address, no body). */
 export class FetchRefused extends Error {
@@ -31,6 +31,14 @@ export interface FetchLimits {
 export interface Fetched {
   readonly text: string;
   readonly maxAgeSec: number | undefined;
+}
+
+/**
+ * May a document be fetched from `address` (as DNS answered it, or written in the URL)? A public
+ * address, or loopback when `allowLoopback` (a dev instance); the table is core/network's.
+ */
+function isAllowedAddress(address: string, allowLoopback: boolean): boolean {
+  return isLoopbackAddress(address) ? allowLoopback : isPublicAddress(address);
 }
 
 /** A `lookup` for node:net that answers only allowed addresses and fails the connection otherwise. */
@@ -57,7 +65,7 @@ export function fetchDocument(url: URL, limits: FetchLimits): Promise<Fetched> {
   return new Promise<Fetched>((resolve, reject) => {
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     // An address literal is never looked up: check it here.
-    if (isIP(host) !== 0 && !isAllowedAddress(host, limits.allowLoopback)) {
+    if (parseAddress(host) !== undefined && !isAllowedAddress(host, limits.allowLoopback)) {
       reject(new FetchRefused('the address is not allowed'));
       return;
     }

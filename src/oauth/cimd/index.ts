@@ -11,9 +11,7 @@
  * @module
  */
 import { fetchDocument, FetchRefused, type FetchLimits } from './fetch';
-import { isLoopbackHost } from './addresses';
-
-export { isLoopbackHost } from './addresses';
+import { isLoopbackHost } from '../../core/network';
 
 /** @internal The resolved policy for metadata documents. */
 export interface DocumentPolicy extends FetchLimits {

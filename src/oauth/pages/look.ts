@@ -9,7 +9,7 @@
  */
 import type { IssueInput } from '../../errors';
 import { checkOptions, isPlainObject, PERMISSIONS, type Permission } from '../../core/vocabulary';
-import { isLoopbackHost } from '../cimd';
+import { serviceUrl } from '../../core/network';
 import { permissionWords } from './words';
 
 /** @internal How the pages look, resolved. */
@@ -63,11 +63,10 @@ export function checkLook(value: unknown, name: string, issues: IssueInput[]): L
   checkOptions(value, ['logoUrl', 'colour', 'permissionText'], 'pages', issues);
   let logoUrl: string | undefined;
   if (value.logoUrl !== undefined) {
-    const url = typeof value.logoUrl === 'string' && value.logoUrl.length <= 2048 ? URL.parse(value.logoUrl) : null;
-    const ok =
-      url !== null && url.username === '' && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)));
-    if (ok) logoUrl = url.href;
-    else issues.push({ path: 'pages.logoUrl', message: 'must be an https URL (http only on a loopback host), at most 2 048 characters' });
+    // The one service-URL rule: https, or http on loopback; no credentials, no fragment.
+    const url = serviceUrl(value.logoUrl);
+    if (typeof url !== 'string') logoUrl = url.href;
+    else issues.push({ path: 'pages.logoUrl', message: url });
   }
   let colour: string | undefined;
   if (value.colour !== undefined) {

@@ -8,7 +8,7 @@
  * @module
  */
 import { UnavailableError } from '../../errors';
-import { fetchJson } from './fetch';
+import { fetchJson } from '../../outbound';
 import { urlProblem } from './options';
 
 /** After a failed discovery or key fetch, no new attempt for this many milliseconds. */
@@ -38,7 +38,7 @@ export function discoveryUrls(issuer: string): string[] {
  * one IdP could hand out another's keys) and its `jwks_uri` must follow the URL rules.
  */
 async function jwksUriFrom(at: string, issuer: string): Promise<URL> {
-  const doc = await fetchJson(at);
+  const { body: doc } = await fetchJson(at, { what: 'identity provider metadata' });
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UnavailableError(`${at} is not a metadata document`);
   const named = (doc as Record<string, unknown>)['issuer'];
   if (named !== issuer) throw new UnavailableError(`${at} names another issuer than ${issuer}`);

@@ -30,7 +30,7 @@ import {
 } from 'jose';
 import { UnavailableError } from '../../errors';
 import { Discovery, RETRY_AFTER_FAILURE_MS } from './discovery';
-import { FETCH_TIMEOUT_MS, fetchJson } from './fetch';
+import { FETCH_TIMEOUT_MS, fetchJson } from '../../outbound';
 import type { IssuerConfig } from './types';
 
 /** A key set older than this is fetched again on the next token (jose `cacheMaxAge`). */
@@ -116,7 +116,7 @@ export class IssuerKeys {
       throw new UnavailableError(`identity provider keys at ${url} failed recently (not tried again yet)`);
     }
     try {
-      const json = await fetchJson(url, { headers: options.headers, signal: options.signal });
+      const { body: json } = await fetchJson(url, { what: 'identity provider keys', headers: options.headers, signal: options.signal });
       // jose parses it again; the set is small and this keeps jose's own checks in force.
       return new Response(JSON.stringify(json), { status: 200, headers: { 'content-type': 'application/json' } });
     } catch (err) {

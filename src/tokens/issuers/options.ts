@@ -6,6 +6,7 @@
  */
 import type { IssueInput } from '../../errors';
 import { isPlainObject } from '../../core/vocabulary';
+import { serviceUrl } from '../../core/network';
 import { parseShortDuration } from '../duration';
 import { checkScopeReading, userIdPrefixOf } from './reading';
 import type { IssuerAlgorithm, IssuerConfig } from './types';
@@ -37,7 +38,6 @@ const KEYS = ['issuer', 'audience', 'userIdClaim', 'jwksUri', 'algorithms', 'rec
 /** `maxTokenAge` by default, and its cap: an IdP's access token is short-lived; a day covers every real one. */
 const MAX_TOKEN_AGE = Object.freeze({ defaultSec: 24 * 3600, maxSec: 30 * 24 * 3600 });
 const MAX_URL = 1024;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 // A claim name as IdPs write them, namespaced ones included (Auth0: `https://example.com/uid`);
 // never one that reads a prototype member.
 const CLAIM = /^[A-Za-z0-9_$][A-Za-z0-9_$.:/-]{0,255}$/;
@@ -45,33 +45,22 @@ const FORBIDDEN_CLAIMS = new Set(['__proto__', 'constructor', 'prototype']);
 const PRINTABLE = /^[\x21-\x7e]+$/;
 
 /**
- * Why `value` may not name an issuer or its keys, or `undefined` when it may: an
- * absolute `https` URL (`http` only on a loopback host, for local IdPs and tests),
- * without credentials, query or fragment. These rules also apply to the `jwks_uri`
- * a discovery document names.
+ * Why `value` may not name an issuer or its keys, or `undefined` when it may: a service
+ * URL (https, or http on a loopback host, for local IdPs and tests; no credentials, no
+ * fragment) without a query. These rules also apply to the `jwks_uri` a discovery
+ * document names.
  *
  * @example
  * ```ts
  * urlProblem('https://sso.example.com/realms/acme'); // undefined
- * urlProblem('http://sso.example.com');              // 'must be https (http only on localhost, 127.0.0.1 or [::1])'
+ * urlProblem('http://sso.example.com');              // 'must use https unless its host is a loopback address'
  * ```
  */
 export function urlProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_URL || !PRINTABLE.test(value)) {
-    return `must be a URL of 1 to ${MAX_URL} printable characters without spaces`;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
-    return 'must be https (http only on localhost, 127.0.0.1 or [::1])';
-  }
-  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
-  if (url.search !== '' || value.includes('?')) return 'must not have a query';
-  if (url.hash !== '' || value.includes('#')) return 'must not have a fragment';
+  if (typeof value === 'string' && value.length > MAX_URL) return `must be a URL of at most ${MAX_URL} characters`;
+  const url = serviceUrl(value);
+  if (typeof url === 'string') return url;
+  if (url.search !== '' || String(value).includes('?')) return 'must not have a query';
   return undefined;
 }
 

@@ -10,6 +10,7 @@
  * @module
  */
 import { UnavailableError, ValidationError } from '../../../errors';
+import { serviceUrl } from '../../../core/network';
 import { serveFile } from '../../dev';
 import type { CliEnv } from '../../dev';
 import { requestJson } from './http';
@@ -27,11 +28,6 @@ export interface ServerEndpoints {
   readonly revocation: string | undefined;
 }
 
-function isLoopback(hostname: string): boolean {
-  const h = hostname.toLowerCase();
-  return h === 'localhost' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 /**
  * The server URL `text` as an origin (`http://127.0.0.1:8080`), or a `ValidationError`
  * that names `from`: not http(s), credentials in it, a path, query or fragment, or
@@ -46,14 +42,12 @@ export function checkServerUrl(text: string, from: string): string {
   const fail = (message: string): never => {
     throw new ValidationError([{ path: from, message }]);
   };
-  const url = text.length > 2048 ? null : URL.parse(text.trim());
-  if (url === null) return fail('expected the server URL, such as http://127.0.0.1:8080');
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail('the server URL must be http or https');
-  if (url.username !== '' || url.password !== '') return fail('the server URL must not hold a user name or password');
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '')
+  const trimmed = text.trim();
+  if (URL.parse(trimmed) === null) return fail('expected the server URL, such as http://127.0.0.1:8080');
+  const url = serviceUrl(trimmed);
+  if (typeof url === 'string') return fail(`the server URL ${url}`);
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '')
     return fail('the server URL must be its base URL, without a path, query or fragment');
-  if (url.protocol === 'http:' && !isLoopback(url.hostname))
-    return fail('the server URL must use https unless its host is a loopback address');
   return url.origin;
 }
 
