@@ -131,7 +131,7 @@ export function createAuth(options: AuthOptions): Auth {
 
     sweepExpiring: sweeper(store, nowMs, call, events),
 
-    // Leaked tokens: revoked by whoever reports them (issue 22; service/leaks).
+    // Leaked tokens: revoked by whoever reports them (service/leaks).
     reportLeaked: leakReporter({
       issuer: opts.issuer,
       keys: opts.keys,
