@@ -9,7 +9,7 @@
  * ```ts
  * import { credentialRevocationHandler, githubSecretScanningHandler } from 'svc-auth/leaks';
  * const revoke = credentialRevocationHandler(auth); // POST /api/credentials/revoke
- * const github = githubSecretScanningHandler(auth); // the URL GitHub's secret scanning calls
+ * const github = githubSecretScanningHandler(auth, { tokenTypes: ['acme_svc_pat'] }); // GitHub's secret scanning calls it
  * ```
  * @module
  */
