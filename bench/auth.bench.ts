@@ -150,7 +150,7 @@ async function hot(): Promise<Map<string, number>> {
 
 async function cold(alg: Alg): Promise<Map<string, number>> {
   const ring = await generateKeyRing({ alg });
-  const auth = createAuth({ issuer: ISS, keys: ring, members, signatureCacheSize: 0 });
+  const auth = createAuth({ issuer: ISS, keys: ring, members, cache: { signatures: 0 } });
   const tokens = await pats(auth, COLD_TOKENS);
   const key = await joseKey(ring, alg);
   const list: Engine[] = [

@@ -4,10 +4,9 @@
  * the HTTP helpers and guards, and the names of the service's contract. Re-exported
  * here by name, layer by layer (see docs/architecture.md). The subpaths hold the
  * other tasks: `svc-auth/policy` (the reference policy engine on its own),
- * `svc-auth/scanning` (finding tokens in text), `svc-auth/postgres`, the framework
+ * `svc-auth/scanning` (finding tokens in text), `svc-auth/leaks` (the leaked-token
+ * endpoints), `svc-auth/postgres`, the framework
  * adapters, `svc-auth/mcp` and `svc-auth/testing`.
- *
- * Names marked `@deprecated` moved to a subpath; they stay here for the 0.x line.
  * @module
  */
 
@@ -30,56 +29,16 @@ export {
 } from './errors';
 
 // 1 vocabulary
-export {
-  PERMISSIONS,
-  ROLES,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  ROLE_TABLE,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  isPermission,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  isRoleName,
-  type Permission,
-  type RoleName,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  type RoleExpansion,
-} from './core/vocabulary';
+export { PERMISSIONS, ROLES, type Permission, type RoleName } from './core/vocabulary';
 
 // 2 scopes
-export {
-  parseScopeFlags,
-  parseScopesJson,
-  normalizeScopes,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  formatScopeFlags,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  isFlagExpressible,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  checkPattern,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  parseResource,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  isValidThingName,
-  LIMITS,
-  type Scope,
-  type ScopeEntry,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  type ResourceRef,
-} from './core/scopes';
+export { parseScopeFlags, parseScopesJson, normalizeScopes, LIMITS, type Scope, type ScopeEntry } from './core/scopes';
 
 // 3 policy
 export {
   createGrant,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  compileLayer,
   authorize,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  canEverHold,
   Grant,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  CompiledLayer,
-  /** @deprecated Import from 'svc-auth/policy'. */
-  type GrantInput,
   type Decision,
   type DenyReason,
   type IssuedBy,
@@ -92,13 +51,7 @@ export {
   generateKeyRing,
   importKeyRing,
   TOKEN_PATTERN,
-  /** @deprecated Import from 'svc-auth/scanning'. */
-  findTokens,
-  /** @deprecated Import from 'svc-auth/scanning'. */
-  TOKEN_PREFIX,
   LIFETIMES,
-  /** @deprecated Import from 'svc-auth/scanning'. */
-  redactTokens,
   bearerFromRequest,
   parseAuthorization,
   MAX_BEARER_TOKEN_LENGTH,
@@ -186,17 +139,5 @@ export {
 export { requireAuth, type NodeMiddleware } from './adapters/node';
 export { withAuth, type AuthedFetchHandler } from './adapters/fetch';
 
-// Leaked tokens: revoked by whoever reports them, over HTTP or by GitHub secret scanning (docs/leaks.md)
+// Leaked tokens: `auth.reportLeaked` and its event; the HTTP endpoints are in svc-auth/leaks (docs/leaks.md)
 export type { LeakReport, LeakOutcome, ReportLeakedOptions, TokenLeakedEvent } from './service';
-export {
-  credentialRevocationHandler,
-  githubSecretScanningHandler,
-  GITHUB_SECRET_SCANNING_KEYS_URL,
-  type CredentialRevocationHandler,
-  type CredentialRevocationOptions,
-  type RevocationRateLimit,
-  type GitHubSecretScanningHandler,
-  type GitHubSecretScanningOptions,
-  type GitHubPublicKeys,
-  type GitHubFeedback,
-} from './leaks';

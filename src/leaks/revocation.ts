@@ -139,7 +139,7 @@ function credentialsOf(value: unknown): { credentials: string[] } | { issues: Is
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * import { credentialRevocationHandler } from 'svc-auth';
+ * import { credentialRevocationHandler } from 'svc-auth/leaks';
  * const revoke = credentialRevocationHandler(auth, { rateLimit: { requests: 30, windowMs: 3_600_000 } });
  * createServer((req, res) => {
  *   if ((req.url ?? '').split('?')[0] === '/api/credentials/revoke') void revoke.node(req, res);

@@ -1,7 +1,7 @@
 /**
  * The first-party client of the `svc` command line (`clients.cli`): one public
  * client, id `svc-cli`, that signs a person in by the device flow and whose
- * access tokens carry no `scope` claim. issue 20's rule refuses all token
+ * access tokens carry no `scope` claim. The scope-narrowing rule refuses all token
  * management to a session narrowed by a `scope` claim, and the command line
  * exists to manage tokens; so its tokens are like an interactive session's
  * (not narrowed, still capped by the user's roles), and the consent page says

@@ -131,10 +131,10 @@ export function createAuth(options: AuthOptions): Auth {
 
     sweepExpiring: sweeper(store, nowMs, call, events),
 
-    // Ended sessions' records, removed after a retention period (issue 28).
+    // Ended sessions' records, removed after a retention period.
     purge: purger(store, nowMs, call),
 
-    // Leaked tokens: revoked by whoever reports them (issue 22; service/leaks).
+    // Leaked tokens: revoked by whoever reports them (service/leaks).
     reportLeaked: leakReporter({
       issuer: opts.issuer,
       keys: opts.keys,

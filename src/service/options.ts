@@ -49,9 +49,7 @@ const KNOWN = new Set([
   'identityOf',
   'now',
   'clockToleranceSec',
-  'signatureCacheSize',
-  'layerCacheSize',
-  'grantCacheSize',
+  'cache',
   'storeTimeoutMs',
   'lastUsedIntervalMs',
   'onEvent',
@@ -123,13 +121,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
   if (o.clockToleranceSec !== undefined && !intInRange(o.clockToleranceSec, 0, 300)) {
     issues.push({ path: 'clockToleranceSec', message: 'must be an integer from 0 to 300' });
   }
-  if (o.signatureCacheSize !== undefined && !intInRange(o.signatureCacheSize, 0, 1_000_000)) {
-    issues.push({ path: 'signatureCacheSize', message: 'must be an integer from 0 to 1 000 000' });
-  }
-  for (const name of ['layerCacheSize', 'grantCacheSize'] as const) {
-    if (o[name] !== undefined && !intInRange(o[name], 0, 1_000_000))
-      issues.push({ path: name, message: 'must be an integer from 0 to 1 000 000' });
-  }
+  const cache = cacheSizes(o.cache, issues);
   if (o.storeTimeoutMs !== undefined && !intInRange(o.storeTimeoutMs, 1, 600_000)) {
     issues.push({ path: 'storeTimeoutMs', message: 'must be an integer from 1 to 600 000' });
   }
@@ -156,9 +148,9 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     identityOf: o.identityOf as ((userId: string) => string) | undefined,
     now: (o.now as (() => Date) | undefined) ?? systemClock,
     clockToleranceSec: (o.clockToleranceSec as number | undefined) ?? 5,
-    signatureCacheSize: (o.signatureCacheSize as number | undefined) ?? 10_000,
-    layerCacheSize: (o.layerCacheSize as number | undefined) ?? 10_000,
-    grantCacheSize: (o.grantCacheSize as number | undefined) ?? 10_000,
+    signatureCacheSize: cache.signatures,
+    layerCacheSize: cache.layers,
+    grantCacheSize: cache.grants,
     storeTimeoutMs: (o.storeTimeoutMs as number | undefined) ?? DEFAULT_STORE_TIMEOUT_MS,
     lastUsedIntervalMs: (o.lastUsedIntervalMs as number | undefined) ?? 60_000,
     onEvent: o.onEvent as AuthEventHook | undefined,
@@ -195,4 +187,27 @@ function changeBudget(store: unknown, issues: IssueInput[]): number | undefined 
     return undefined;
   }
   return value;
+}
+
+const CACHES = ['signatures', 'layers', 'grants'] as const;
+
+/** The `cache` option's three bounds, each 10 000 unless given; a bad one is an issue at `cache.<name>`. */
+function cacheSizes(value: unknown, issues: IssueInput[]): Record<(typeof CACHES)[number], number> {
+  const sizes = { signatures: 10_000, layers: 10_000, grants: 10_000 };
+  if (value === undefined) return sizes;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    issues.push({ path: 'cache', message: 'must be an object such as { signatures: 10000 }' });
+    return sizes;
+  }
+  const given = value as Record<string, unknown>;
+  for (const key of Object.keys(given))
+    if (!(CACHES as readonly string[]).includes(key))
+      issues.push({ path: ['cache', key], message: 'unknown cache (signatures, layers, grants)' });
+  for (const name of CACHES) {
+    const n = given[name];
+    if (n === undefined) continue;
+    if (intInRange(n, 0, 1_000_000)) sizes[name] = n;
+    else issues.push({ path: ['cache', name], message: 'must be an integer from 0 to 1 000 000' });
+  }
+  return sizes;
 }

@@ -74,25 +74,19 @@ export interface AuthOptions {
   /** Accepted clock skew for `iat`, in seconds. Default 5. */
   clockToleranceSec?: number;
   /**
-   * Entries in the verified-signature cache (exact token text -> verified
-   * claims, T2). Default 10 000, at most 1 000 000; 0 disables it. Only
-   * tokens whose signature verified enter it, so a flood of bogus tokens
-   * leaves it alone; the oldest entry goes when it is full. Trusted issuers'
-   * verified tokens have a cache of their own with the same bound.
+   * Bounds of the request path's caches, in entries; each defaults to 10 000,
+   * at most 1 000 000, and 0 turns that cache off. The oldest entry goes when
+   * one is full.
+   * - `signatures`: verified signatures by exact token text (T2). Only tokens
+   *   whose signature verified enter it, so a flood of bogus tokens leaves it
+   *   alone. Trusted issuers' verified tokens have a cache of their own with
+   *   the same bound.
+   * - `layers`: compiled scope layers, one per scoped token id.
+   * - `grants`: compiled grants, per token id and roles (at most 4 role
+   *   variants per token; each counts). Records and roles are still read on
+   *   every request (T5): a grant is reused only for an equal chain and roles.
    */
-  signatureCacheSize?: number;
-  /**
-   * Compiled scope layers kept, one per scoped token id. Default 10 000, at
-   * most 1 000 000; 0 compiles on every grant-cache miss. Oldest first out.
-   */
-  layerCacheSize?: number;
-  /**
-   * Compiled grants kept, per token id and roles (at most 4 role variants per
-   * token; each counts). Default 10 000, at most 1 000 000; 0 builds the grant
-   * on every request. Records and roles are still read on every request (T5):
-   * a grant is reused only for an equal chain and equal roles.
-   */
-  grantCacheSize?: number;
+  cache?: { signatures?: number; layers?: number; grants?: number };
   /** Milliseconds a store or membership call may take before it counts as unavailable. Default 5 000. */
   storeTimeoutMs?: number;
   /**

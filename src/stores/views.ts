@@ -6,7 +6,7 @@
  * keep one frozen view per record and hand the same view out again while the
  * record is unchanged. A fresh copy per request (`toRecord`: an object, two to
  * four `Date`s, the `usedFrom` entries) was the largest share of svc-auth's
- * own time in a guarded server's profile (issue 23).
+ * own time in a guarded server's profile.
  *
  * The views never leave the library: only the service asks for them, through a
  * module-private symbol that the package root does not export, and the public

@@ -233,7 +233,7 @@ export function bearerFromRequest(req: BearerRequest): string {
  * text) holds only base64url characters and dots, so it would pass that check;
  * any other token must go through {@link checkBearerText} before it is read
  * further. That check was the largest single cost of a guarded request's
- * header reading (a class scan over 300 characters, issue 23).
+ * header reading (a class scan over 300 characters).
  *
  * @example
  * ```ts

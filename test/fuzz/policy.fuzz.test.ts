@@ -1,7 +1,8 @@
 /** Fuzz: authorize (A1) never throws, and never allows what is not well formed. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { authorize, createGrant, normalizeScopes, parseResource, PERMISSIONS } from '../../src/index';
+import { authorize, createGrant, normalizeScopes, PERMISSIONS } from '../../src/index';
+import { parseResource } from '../../src/entries/policy';
 import { expectNoPollution, hostileString, PARAMS, TIMEOUT } from './harness';
 
 const grant = createGrant({

@@ -43,7 +43,12 @@ describe('docs/leaks.md', { timeout: 120_000 }, () => {
     const runnable = [0, blocks.length - 1];
     const outputs = runnable.map((i) => {
       const file = join(dir, `run${i}.ts`);
-      writeFileSync(file, (blocks[i] as string).replaceAll("from 'svc-auth'", `from '${join(ROOT, 'src/index.ts')}'`) + '\nexport {};\n');
+      writeFileSync(
+        file,
+        (blocks[i] as string)
+          .replaceAll("from 'svc-auth'", `from '${join(ROOT, 'src/index.ts')}'`)
+          .replaceAll("from 'svc-auth/leaks'", `from '${join(ROOT, 'src/entries/leaks.ts')}'`) + '\nexport {};\n',
+      );
       const r = spawnSync(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, encoding: 'utf8' });
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);

@@ -1,9 +1,8 @@
 /**
- * The public surface by task: the root keeps every name it had in 0.1.0 (scripts/api-0.1.0.json), the
- * names that moved to `svc-auth/policy` and `svc-auth/scanning` stay at the root marked
- * `@deprecated Import from 'svc-auth/<subpath>'`, the contract's names stay at the root unmarked, and
- * the table of docs/architecture.md ("The public surface") says exactly that, name by name.
- * (scripts/check-pack.mjs proves the same of the packed tarball.)
+ * The public surface by task: every root name has a row in the table of docs/architecture.md ("The root, by
+ * task") and the count stays under its cap; the root keeps no deprecated alias; the names of `svc-auth/policy`,
+ * `svc-auth/scanning` and `svc-auth/leaks` are listed with whether the root exports them too; the contract's names
+ * stay at the root. (scripts/check-pack.mjs proves the same of the packed tarball.)
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,17 +10,24 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import * as root from 'svc-auth';
+import * as leaks from 'svc-auth/leaks';
 import * as policy from 'svc-auth/policy';
 import * as scanning from 'svc-auth/scanning';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
-const API = JSON.parse(readFileSync(join(ROOT, 'scripts/api-0.1.0.json'), 'utf8')) as { values: string[]; types: string[] };
-const SUBPATHS = { policy, scanning } as const;
+const SUBPATHS = { policy, scanning, leaks } as const;
 type Subpath = keyof typeof SUBPATHS;
+// The root's names today. It only goes down: a new root name replaces one, or goes to a subpath.
+const ROOT_CAP = 111;
 
 /** Each entry's exported names (values and types), and the root's `@deprecated` ones with their text. */
 function exportsOf(): { names: Record<'root' | Subpath, Set<string>>; deprecated: Map<string, string> } {
-  const files = { root: 'src/index.ts', policy: 'src/entries/policy.ts', scanning: 'src/entries/scanning.ts' };
+  const files = {
+    root: 'src/index.ts',
+    policy: 'src/entries/policy.ts',
+    scanning: 'src/entries/scanning.ts',
+    leaks: 'src/entries/leaks.ts',
+  };
   const program = ts.createProgram(
     Object.values(files).map((f) => join(ROOT, f)),
     {
@@ -50,18 +56,49 @@ function exportsOf(): { names: Record<'root' | Subpath, Set<string>>; deprecated
 }
 const { names, deprecated } = exportsOf();
 
-/** The rows of the table in docs/architecture.md's "The public surface": name, subpath, kept or deprecated. */
-function table(): { name: string; subpath: string; root: string }[] {
+/** A section of docs/architecture.md, from its heading to the next heading. */
+function section(heading: string): string {
   const page = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
-  const section = page.slice(page.indexOf('## The public surface'), page.indexOf('\n## ', page.indexOf('## The public surface') + 1));
-  return [...section.matchAll(/^\| `([\w$]+)` \| (\w+) \| (\w+) \|/gm)].map((m) => ({ name: m[1]!, subpath: m[2]!, root: m[3]! }));
+  const start = page.indexOf(heading);
+  expect(start).toBeGreaterThan(-1);
+  const end = page.indexOf('\n#', start + 1);
+  return page.slice(start, end === -1 ? undefined : end);
+}
+
+/** The names in the rows of "The root, by task", in order, with repeats. */
+function rootRows(): string[] {
+  return [...section('### The root, by task').matchAll(/^\| [^|]+ \| (.+) \|$/gm)]
+    .filter((m) => m[1]!.startsWith('`'))
+    .flatMap((m) => [...m[1]!.matchAll(/`([\w$]+)`/g)].map((n) => n[1]!));
+}
+
+/** The rows of "The subpaths that share names with the root": name, subpath, kept or no. */
+function table(): { name: string; subpath: string; root: string }[] {
+  return [...section('### The subpaths that share names').matchAll(/^\| `([\w$]+)` \| (\w+) \| (\w+) \|/gm)].map((m) => ({
+    name: m[1]!,
+    subpath: m[2]!,
+    root: m[3]!,
+  }));
 }
 
 describe('the public surface', () => {
-  it('the root still exports every 0.1.0 name: each value at run time, each type to TypeScript', () => {
-    const runtime = root as Record<string, unknown>;
-    expect(API.values.filter((n) => runtime[n] === undefined)).toEqual([]);
-    expect([...API.values, ...API.types].filter((n) => !names.root.has(n))).toEqual([]);
+  it('every root name has one row in the architecture table, and the table names nothing the root lacks', () => {
+    const rows = rootRows();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((n, i) => rows.indexOf(n) !== i)).toEqual([]);
+    expect([...names.root].filter((n) => !rows.includes(n)).sort()).toEqual([]);
+    expect(rows.filter((n) => !names.root.has(n)).sort()).toEqual([]);
+  });
+
+  it(`the root stays at most ${ROOT_CAP} names, and keeps no deprecated alias`, () => {
+    expect(names.root.size).toBeLessThanOrEqual(ROOT_CAP);
+    expect([...deprecated.keys()]).toEqual([]);
+  });
+
+  it('the leak endpoints are in svc-auth/leaks, not at the root; reportLeaked stays on Auth', () => {
+    for (const n of ['credentialRevocationHandler', 'githubSecretScanningHandler', 'GITHUB_SECRET_SCANNING_KEYS_URL'])
+      expect([n, n in leaks, n in root]).toEqual([n, true, false]);
+    expect(names.root.has('LeakReport')).toBe(true);
   });
 
   it('the root exports the request types its functions take (BearerRequest, NodeLikeRequest)', () => {
@@ -69,24 +106,14 @@ describe('the public surface', () => {
     expect(names.root.has('NodeLikeRequest')).toBe(true);
   });
 
-  it('a moved name is the same object at the root and in its subpath (instanceof holds across entries)', () => {
+  it('a name in a subpath and at the root is the same object (instanceof holds across entries)', () => {
     for (const [sub, mod] of Object.entries(SUBPATHS))
       for (const [name, value] of Object.entries(mod))
         if (name in root) expect([sub, name, (root as Record<string, unknown>)[name]]).toEqual([sub, name, value]);
     expect(policy.createGrant({ roles: {} })).toBeInstanceOf(root.Grant);
   });
 
-  it('every deprecated root name points to a subpath that exports it, and was a 0.1.0 name', () => {
-    expect(deprecated.size).toBeGreaterThan(0);
-    for (const [name, text] of deprecated) {
-      const sub = /^Import from 'svc-auth\/(policy|scanning)'\.$/.exec(text)?.[1] as Subpath | undefined;
-      expect([name, sub]).toEqual([name, expect.stringMatching(/^(policy|scanning)$/)]);
-      expect([name, names[sub!].has(name)]).toEqual([name, true]);
-      expect([...API.values, ...API.types]).toContain(name);
-    }
-  });
-
-  it("docs/architecture.md's table lists exactly the subpaths' names, and which stay at the root undeprecated", () => {
+  it("docs/architecture.md's subpath table lists exactly the subpaths' names, and which the root exports too", () => {
     const rows = table();
     for (const sub of Object.keys(SUBPATHS) as Subpath[])
       expect(
@@ -95,18 +122,11 @@ describe('the public surface', () => {
           .map((r) => r.name)
           .sort(),
       ).toEqual([...names[sub]].sort());
-    expect(
-      rows
-        .filter((r) => r.root === 'deprecated')
-        .map((r) => r.name)
-        .sort(),
-    ).toEqual([...deprecated.keys()].sort());
-    for (const r of rows.filter((r) => r.root === 'kept'))
-      expect([r.name, names.root.has(r.name), deprecated.has(r.name)]).toEqual([r.name, true, false]);
-    expect(rows.every((r) => r.root === 'kept' || r.root === 'deprecated')).toBe(true);
+    for (const r of rows) expect([r.name, names.root.has(r.name)]).toEqual([r.name, r.root === 'kept']);
+    expect(rows.every((r) => r.root === 'kept' || r.root === 'no')).toBe(true);
   });
 
-  it('the names of the service contract stay at the root, not deprecated', () => {
+  it('the names of the service contract stay at the root', () => {
     // The names the service's API is specified with: its contract, kept at the root.
     const contract = [
       'createAuth',
@@ -142,6 +162,6 @@ describe('the public surface', () => {
       'ConflictError',
       'UnavailableError',
     ];
-    expect(contract.filter((n) => !names.root.has(n) || deprecated.has(n))).toEqual([]);
+    expect(contract.filter((n) => !names.root.has(n))).toEqual([]);
   });
 });

@@ -52,14 +52,14 @@ describe('createAuth options', () => {
         members: { rolesOf: () => ({}) },
         tokens: { insert() {} } as never,
         clockToleranceSec: -1,
-        signatureCacheSize: 1.5,
+        cache: { signatures: 1.5 },
         identityOf: 'svc:x' as never,
       }),
     );
     expect((err as ValidationError).issues.map((i) => i.pathText).sort()).toEqual([
+      'cache.signatures',
       'clockToleranceSec',
       'identityOf',
-      'signatureCacheSize',
       'tokens',
     ]);
   });

@@ -226,20 +226,21 @@ describe('cache bounds (issue 13: floods)', () => {
 
   it('createAuth validates the cache bounds when it builds', async () => {
     for (const bad of [-1, 1.5, 1_000_001, '10', Number.NaN]) {
-      await expect(setup({ layerCacheSize: bad as never })).rejects.toMatchObject({
-        code: 'validation',
-        issues: [{ pathText: 'layerCacheSize' }],
-      });
-      await expect(setup({ grantCacheSize: bad as never })).rejects.toMatchObject({
-        code: 'validation',
-        issues: [{ pathText: 'grantCacheSize' }],
-      });
+      for (const name of ['signatures', 'layers', 'grants'])
+        await expect(setup({ cache: { [name]: bad as never } })).rejects.toMatchObject({
+          code: 'validation',
+          issues: [{ pathText: `cache.${name}` }],
+        });
     }
-    await expect(setup({ layerCacheSize: 0, grantCacheSize: 0 })).resolves.toBeDefined();
+    // The old per-cache options are gone: a leftover one is refused, not silently ignored.
+    await expect(setup({ layerCacheSize: 0 } as never)).rejects.toMatchObject({ code: 'validation' });
+    await expect(setup({ cache: { sizes: 0 } as never })).rejects.toMatchObject({ issues: [{ pathText: 'cache.sizes' }] });
+    await expect(setup({ cache: 0 as never })).rejects.toMatchObject({ issues: [{ pathText: 'cache' }] });
+    await expect(setup({ cache: { layers: 0, grants: 0 } })).resolves.toBeDefined();
   });
 
   it('with every cache off (0) decisions are unchanged', async () => {
-    const s = await setup({ layerCacheSize: 0, grantCacheSize: 0, signatureCacheSize: 0 });
+    const s = await setup({ cache: { layers: 0, grants: 0, signatures: 0 } });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     for (let i = 0; i < 3; i++) {

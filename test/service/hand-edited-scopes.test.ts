@@ -151,9 +151,7 @@ describe('scopes edited by hand in the store (issue 18, item 9)', () => {
           const fresh = await setup({
             tokens: w.store,
             members: { rolesOf: (u) => w.roles.get(u) ?? {} },
-            layerCacheSize: 0,
-            grantCacheSize: 0,
-            signatureCacheSize: 0,
+            cache: { layers: 0, grants: 0, signatures: 0 },
           });
           const me = await w.auth.authenticate(w.session);
           const parent = await w.auth.client(me).token.create({ name: 'parent', scopes: READ_WRITE });

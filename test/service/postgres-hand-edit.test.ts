@@ -44,7 +44,7 @@ withDb('hand-edited scopes on PostgreSQL (issue 18, item 9)', () => {
       table: TABLE,
       ...(extra.recordCacheSize === undefined ? {} : { recordCacheSize: extra.recordCacheSize }),
     });
-    const caches = extra.cacheless === true ? { layerCacheSize: 0, grantCacheSize: 0, signatureCacheSize: 0 } : {};
+    const caches = extra.cacheless === true ? { cache: { layers: 0, grants: 0, signatures: 0 } } : {};
     return createAuth({
       issuer: 'https://svc.test',
       keys: await sharedRing(),

@@ -16,7 +16,8 @@
  *     routes: { '/hooks/github/secret-scanning': async (req, res) => { await github.node(req, res); return { reason: 'github' }; } }
  * @module
  */
-import { credentialRevocationHandler, type Auth } from 'svc-auth';
+import type { Auth } from 'svc-auth';
+import { credentialRevocationHandler } from 'svc-auth/leaks';
 import type { PathHandler } from './types';
 
 /**

@@ -92,7 +92,7 @@ interface Incoming {
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * import { githubSecretScanningHandler } from 'svc-auth';
+ * import { githubSecretScanningHandler } from 'svc-auth/leaks';
  * const github = githubSecretScanningHandler(auth, { tokenTypes: ['acme_svc_pat'], githubToken: process.env.GITHUB_TOKEN });
  * createServer((req, res) => {
  *   if ((req.url ?? '').split('?')[0] === '/hooks/github/secret-scanning') void github.node(req, res);
