@@ -104,8 +104,6 @@ export {
   type AuthenticateRequestOptions,
   type SessionApi,
   type SessionInfo,
-  type PurgeOptions,
-  type SessionPurge,
   type FlushOptions,
   reportDenied,
   type AuthEvent,
