@@ -18,7 +18,7 @@ export type {
   RequestOrigin,
   AuthenticateRequestOptions,
 } from './types';
-export type { PurgeOptions, SessionApi, SessionInfo, SessionPurge } from './session-types';
+export type { SessionApi, SessionInfo } from './session-types';
 export type { FlushOptions } from './events';
 export { reportDenied } from './events';
 export type { LeakOutcome, LeakReport, ReportLeakedOptions } from './leaks';
