@@ -76,17 +76,23 @@ export interface AuthOptions {
   /**
    * Bounds of the request path's caches, in entries; each defaults to 10 000,
    * at most 1 000 000, and 0 turns that cache off. The oldest entry goes when
-   * one is full.
-   * - `signatures`: verified signatures by exact token text (T2). Only tokens
-   *   whose signature verified enter it, so a flood of bogus tokens leaves it
-   *   alone. Trusted issuers' verified tokens have a cache of their own with
-   *   the same bound.
-   * - `layers`: compiled scope layers, one per scoped token id.
-   * - `grants`: compiled grants, per token id and roles (at most 4 role
-   *   variants per token; each counts). Records and roles are still read on
-   *   every request (T5): a grant is reused only for an equal chain and roles.
+   * one is full. Records and roles are still read on every request (T5).
    */
-  cache?: { signatures?: number; layers?: number; grants?: number };
+  cache?: {
+    /**
+     * Verified signatures by exact token text (T2). Only tokens whose signature
+     * verified enter it, so a flood of bogus tokens leaves it alone. Trusted
+     * issuers' verified tokens have a cache of their own with the same bound.
+     */
+    signatures?: number;
+    /** Compiled scope layers, one per scoped token id. */
+    layers?: number;
+    /**
+     * Compiled grants, per token id and roles (at most 4 role variants per
+     * token; each counts): a grant is reused only for an equal chain and roles.
+     */
+    grants?: number;
+  };
   /** Milliseconds a store or membership call may take before it counts as unavailable. Default 5 000. */
   storeTimeoutMs?: number;
   /**
