@@ -85,6 +85,16 @@ export function sessionRecords(
         expiresAt: sec(g.expiresAt.getTime()),
       });
       if (result !== 'ok') throw new UnavailableError('the grant could not be recorded');
+      // One grant per client and person: a new consent (another browser, a step-up) ends the
+      // earlier grants of the same client, so old grants do not live on for their 14 days. Not
+      // for the command line: each machine it signs in from is a session of its own.
+      if (g.permissions === 'full access') return;
+      const name = nameOf(g.clientId);
+      const same = `(name given by the app), client ${g.clientId}, `;
+      for (const old of await recorder.activeNamed(g.accountId, name)) {
+        // The name is cut at 64 characters: the description says exactly which client it was.
+        if (old.id !== g.grantId && old.description?.includes(same) === true) await recorder.revoke(old.id);
+      }
     },
     async accessToken(t: {
       jti: string;

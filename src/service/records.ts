@@ -34,6 +34,8 @@ export interface SessionRecorder {
   revoke(id: string): Promise<void>;
   /** Is the record `id` there, neither revoked nor expired (nor an ancestor)? */
   active(id: string): Promise<boolean>;
+  /** `userId`'s active top-level session records named `name` (one client's grants), with their descriptions. */
+  activeNamed(userId: string, name: string): Promise<{ id: string; description: string | null }[]>;
 }
 
 const registry = new WeakMap<object, SessionRecorder>();
@@ -89,6 +91,15 @@ export function registerRecords(
         if (chain === null || chain.length === 0 || chain[0]?.id !== id) return false;
         const at = nowMs();
         return chain.every((r) => r.revokedAt === null && at < r.expiresAt.getTime());
+      },
+      async activeNamed(userId: string, name: string): Promise<{ id: string; description: string | null }[]> {
+        const records = await call('token store', () => store.listByOwner(userId));
+        const at = nowMs();
+        return records
+          .filter(
+            (r) => r.kind === 'session' && r.parentId === null && r.name === name && r.revokedAt === null && at < r.expiresAt.getTime(),
+          )
+          .map((r) => ({ id: r.id, description: r.description }));
       },
     }),
   );

@@ -115,6 +115,31 @@ describe('unticking permissions on the consent page', () => {
     expect(grants.filter((g) => g.description?.includes(clientId))).toHaveLength(1);
   });
 
+  it('a second browser: the new grant of the same client and person replaces the old one; another client keeps its grant', async () => {
+    const { client_id: clientId } = await register(s.base);
+    const { client_id: otherId } = await register(s.base);
+    const laptop = new Browser();
+    const first = await consentPageFor(s, laptop, clientId, 'repo:read');
+    const old = await redeem(s, clientId, (await approveOnly(s, laptop, first.html, ['repo:read'])).url, first.verifier);
+    const other = await consentPageFor(s, laptop, otherId, 'repo:read');
+    const kept = await redeem(s, otherId, (await approveOnly(s, laptop, other.html, ['repo:read'])).url, other.verifier);
+
+    // Another browser holds no earlier grant in its cookies: the replacement is by client and person.
+    const desktop = new Browser();
+    const again = await consentPageFor(s, desktop, clientId, 'repo:read');
+    expect(again.url).toContain('/oauth/interaction/');
+    const fresh = await redeem(s, clientId, (await approveOnly(s, desktop, again.html, ['repo:read'])).url, again.verifier);
+
+    expect((await mcp.authenticate(fresh.access_token as string)).userId).toBe('alice');
+    await expect(mcp.authenticate(old.access_token as string)).rejects.toMatchObject({ name: 'AuthenticationError' });
+    const r = await token(s.base, { grant_type: 'refresh_token', refresh_token: old.refresh_token as string, client_id: clientId });
+    expect(r.body.error).toBe('invalid_grant');
+    expect((await mcp.authenticate(kept.access_token as string)).userId).toBe('alice');
+    const live = (await s.tokens.listByOwner('alice')).filter((t) => t.parentId === null && t.revokedAt === null);
+    expect(live.filter((g) => g.description?.includes(`client ${clientId},`))).toHaveLength(1);
+    expect(live.filter((g) => g.description?.includes(`client ${otherId},`))).toHaveLength(1);
+  });
+
   it('nothing ticked: a clear page, nothing decided, and the person can still choose', async () => {
     const { client_id: clientId } = await register(s.base);
     const browser = new Browser();
