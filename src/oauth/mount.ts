@@ -89,7 +89,7 @@ export function mount(
   o: ResolvedOptions,
   provider: Provider,
   interactions: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>,
-): AuthorizationServer {
+): Omit<AuthorizationServer, 'publicJwks'> {
   const callback = provider.callback();
   const prefix = o.prefix;
   const routes = routesOf(prefix);

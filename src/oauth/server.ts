@@ -233,5 +233,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     replaced: (grantId) => records.grantRevoked(grantId),
     attempts,
   });
-  return mount(o, provider, interactions);
+  // Only the public members: what GET <prefix>/jwks publishes (secrets.ts makes Ed25519 keys).
+  const publicKeys = secrets.signingKeys.map(({ kty, crv, x, kid, alg, use }) => ({ kty, crv, x, kid, alg, use }));
+  return Object.freeze({ ...mount(o, provider, interactions), publicJwks: () => ({ keys: structuredClone(publicKeys) }) });
 }

@@ -12,7 +12,9 @@ import type { TrustedIssuer } from '../tokens';
  * resource as the audience, its JWKS (`<issuer><pathPrefix>/jwks`, so no
  * discovery is needed), its one algorithm (EdDSA) and `recorded` (a token
  * works only while its session record and its grant's are live: revoking the
- * grant ends it on its next request). Give each resource's
+ * grant ends it on its next request). With `jwks` (the server's
+ * `publicJwks()`, in the same process) its keys are taken as given and its
+ * JWKS is never fetched. Give each resource's
  * `Auth` its own entry: a token for `<base>/mcp` must not be accepted by the
  * `Auth` of `/api`, and the other way round.
  *
@@ -27,8 +29,13 @@ import type { TrustedIssuer } from '../tokens';
  * const apiAuth = createAuth({ issuer: 'svc', keys, members, trustedIssuers: [trustedIssuerFor({ issuer, resource: issuer })] });
  * ```
  */
-export function trustedIssuerFor(options: { issuer: string; resource: string; pathPrefix?: string }): TrustedIssuer {
-  const { issuer, resource, pathPrefix = '/oauth' } = options;
+export function trustedIssuerFor(options: {
+  issuer: string;
+  resource: string;
+  pathPrefix?: string;
+  jwks?: TrustedIssuer['jwks'];
+}): TrustedIssuer {
+  const { issuer, resource, pathPrefix = '/oauth', jwks } = options;
   const origin = typeof issuer === 'string' ? URL.parse(issuer)?.origin : undefined;
   if (origin === undefined || origin !== issuer)
     throw new ValidationError([{ path: 'issuer', message: 'must be the server’s issuer, an origin' }]);
@@ -41,5 +48,6 @@ export function trustedIssuerFor(options: { issuer: string; resource: string; pa
   // `<resource>/` is the same resource as `<resource>` (resources.ts): tokens carry the bare form.
   const audience = resource.endsWith('/') ? resource.slice(0, -1) : resource;
   // recorded: each token must have its session record, under its grant's (records.ts), read on every request.
-  return { issuer, audience, jwksUri: `${issuer}${pathPrefix}/jwks`, algorithms: ['EdDSA'], recorded: true };
+  const keys = jwks === undefined ? { jwksUri: `${issuer}${pathPrefix}/jwks` } : { jwks };
+  return { issuer, audience, ...keys, algorithms: ['EdDSA'], recorded: true };
 }

@@ -232,6 +232,12 @@ export interface AuthorizationServer {
    * (writing nothing) otherwise. Never rejects: a failure is answered with `server_error`.
    */
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /**
+   * The server's public signing keys (its JWKS, without private members), for an `Auth` in the
+   * same process: `trustedIssuerFor({ issuer, resource, jwks: server.publicJwks() })` verifies
+   * its tokens without fetching them over HTTP.
+   */
+  publicJwks(): { keys: Record<string, unknown>[] };
   /** The same as Connect/Express middleware: the server's paths are answered, others go to `next()`. */
   middleware(): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 }

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PERMISSIONS } from '../../src/core/vocabulary';
 import { exited, serve, svc, tempHome } from '../cli/helpers';
 import { DATABASE_URL, describeWithDb } from '../support/postgres';
@@ -79,6 +79,42 @@ describe('svc serve is an authorization server: issuer = its base URL', () => {
       scope: 'repo:read',
     });
     expect(running.stderr()).toMatch(/GET \/oauth\/authorize \d+ .*reason=oauth/);
+  });
+
+  it('own-JWKS fetch: its resources accept its tokens with keys handed over in process, GET /oauth/jwks never requested', async () => {
+    const client = await register(running.url, { client_name: 'Script' });
+    const { verifier, challenge } = pkce();
+    const url = authorizeUrl(running.url, {
+      client_id: client.client_id,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'repo:read',
+      state: 's',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: running.url,
+    });
+    const browser = new Browser();
+    const page = await browser.walk(url, running.url);
+    const login = formOf(await page.res.text(), running.url);
+    const consent = await browser.submit(login.action, { ...login.hidden, user: 'alice' }, running.url);
+    const form = formOf(await consent.res.text(), running.url);
+    const back = await browser.submit(form.action, { ...form.hidden, decision: 'approve' }, running.url);
+    const code = new URL(back.url).searchParams.get('code') as string;
+    const r = await token(running.url, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: verifier,
+    });
+    expect(r.status).toBe(200);
+    const who = await fetch(`${running.url}/api/whoami`, { headers: { authorization: `Bearer ${r.body.access_token as string}` } });
+    expect(who.status).toBe(200);
+    expect(await who.json()).toMatchObject({ user: 'alice' });
+    // The log has one line per request, in order: once whoami's is in, a JWKS fetch before it would be too.
+    await vi.waitFor(() => expect(running.stderr()).toMatch(/GET \/api\/whoami 200/));
+    expect(running.stderr()).not.toMatch(/\/oauth\/jwks/);
   });
 
   it('keeps its state in SVC_HOME/oauth.json (mode 0600): the keys survive a restart', async () => {

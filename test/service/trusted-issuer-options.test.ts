@@ -85,6 +85,20 @@ describe('trustedIssuers option', () => {
     expect(pathsOf(() => build({ issuer: 'https://idp.example.com', audience: 'a' }))).toEqual(['trustedIssuers']);
   });
 
+  it('jwks: public keys only, at most 16, and not with jwksUri', () => {
+    const pub = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' };
+    const at = (entry: Record<string, unknown>) => pathsOf(() => build([{ issuer: 'https://idp.example.com', audience: 'api', ...entry }]));
+    expect(() => build([{ issuer: 'https://idp.example.com', audience: 'api', jwks: { keys: [pub] } }])).not.toThrow();
+    // A private key given as the issuer's: refused, whichever private member it carries.
+    expect(at({ jwks: { keys: [{ ...pub, d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A' }] } })).toEqual(['trustedIssuers[0].jwks']);
+    expect(at({ jwks: { keys: [pub, { kty: 'oct', k: 'c2VjcmV0' }] } })).toEqual(['trustedIssuers[0].jwks']);
+    expect(at({ jwks: { keys: [pub] }, jwksUri: 'https://idp.example.com/keys' })).toEqual(['trustedIssuers[0].jwks']);
+    expect(at({ jwks: { keys: Array.from({ length: 17 }, (_, i) => ({ ...pub, kid: `k${i}` })) } })).toEqual(['trustedIssuers[0].jwks']);
+    for (const bad of [{ keys: [] }, { keys: 'x' }, [pub], { keys: [{ crv: 'Ed25519' }] }, null]) {
+      expect(at({ jwks: bad })).toEqual(['trustedIssuers[0].jwks']);
+    }
+  });
+
   it('is collected together with the other options problems', () => {
     const paths = pathsOf(() =>
       createAuth({ issuer: '', keys, members: { rolesOf: () => ({}) }, trustedIssuers: [{ issuer: 'x', audience: 'a' }] }),

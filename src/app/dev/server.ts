@@ -134,10 +134,12 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
       }
       if (oauth !== undefined) {
         // Its tokens are sessions here (T10), each for one resource: `<base>` for /api, `<base>/mcp` for /mcp.
+        // Its keys are handed over in process: the server never fetches its own JWKS over HTTP.
+        const jwks = oauth.publicJwks();
         const withOAuth = createReferenceServer({
           ...parts,
-          auth: dev.authTrusting([trustedIssuerFor({ issuer: url, resource: url })]),
-          mcpAuth: dev.authTrusting([trustedIssuerFor({ issuer: url, resource: `${url}/mcp` })]),
+          auth: dev.authTrusting([trustedIssuerFor({ issuer: url, resource: url, jwks })]),
+          mcpAuth: dev.authTrusting([trustedIssuerFor({ issuer: url, resource: `${url}/mcp`, jwks })]),
           oauth,
         });
         server.server.removeAllListeners('request');

@@ -72,13 +72,17 @@ export class IssuerKeys {
   #remote: RemoteJWKSet | undefined;
   #stale: { uat: number; get: GetKey } | undefined;
   #failedAt = Number.NEGATIVE_INFINITY;
+  // A key set given in the options (`jwks`): no fetch, no outage, no grace.
+  readonly #local: GetKey | undefined;
 
   constructor(config: IssuerConfig) {
     this.#configured = config.jwksUri;
-    this.#discovery = config.jwksUri === null ? new Discovery(config.issuer) : undefined;
+    this.#local = config.jwks === null ? undefined : createLocalJWKSet(config.jwks as JSONWebKeySet);
+    this.#discovery = config.jwksUri === null && this.#local === undefined ? new Discovery(config.issuer) : undefined;
   }
 
   readonly getKey: GetKey = async (header, token) => {
+    if (this.#local !== undefined) return this.#local(header, token);
     const remote = this.#remote ?? (await this.#open());
     try {
       return await remote(header, token);

@@ -34,10 +34,26 @@ export const ISSUER_ALGORITHMS: readonly IssuerAlgorithm[] = Object.freeze([
 /** At most this many trusted issuers: each costs a key set in memory and, cold, a fetch. */
 export const MAX_TRUSTED_ISSUERS = 16;
 
-const KEYS = ['issuer', 'audience', 'userIdClaim', 'jwksUri', 'algorithms', 'recorded', 'scopes', 'ignoredScopes', 'userId', 'maxTokenAge'];
+const KEYS = [
+  'issuer',
+  'audience',
+  'userIdClaim',
+  'jwksUri',
+  'jwks',
+  'algorithms',
+  'recorded',
+  'scopes',
+  'ignoredScopes',
+  'userId',
+  'maxTokenAge',
+];
 /** `maxTokenAge` by default, and its cap: an IdP's access token is short-lived; a day covers every real one. */
 const MAX_TOKEN_AGE = Object.freeze({ defaultSec: 24 * 3600, maxSec: 30 * 24 * 3600 });
 const MAX_URL = 1024;
+/** At most this many keys in a trusted issuer's `jwks`: an issuer publishes a handful. */
+const MAX_LOCAL_KEYS = 16;
+// JWK members that hold a private or secret key (RFC 7518 6.2.2, 6.3.2, 6.4; RFC 8037 2).
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 // A claim name as IdPs write them, namespaced ones included (Auth0: `https://example.com/uid`);
 // never one that reads a prototype member.
 const CLAIM = /^[A-Za-z0-9_$][A-Za-z0-9_$.:/-]{0,255}$/;
@@ -61,6 +77,20 @@ export function urlProblem(value: unknown): string | undefined {
   const url = serviceUrl(value);
   if (typeof url === 'string') return url;
   if (url.search !== '' || String(value).includes('?')) return 'must not have a query';
+  return undefined;
+}
+
+/** Why `value` may not be a trusted issuer's `jwks`, or `undefined` when it may: public keys only, a bounded count. */
+function jwksProblemOf(value: unknown): string | undefined {
+  const keys = isPlainObject(value) ? (value as { keys?: unknown }).keys : undefined;
+  if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_LOCAL_KEYS) {
+    return `must be { keys: [...] } with 1 to ${MAX_LOCAL_KEYS} public JWKs`;
+  }
+  for (const key of keys as unknown[]) {
+    if (!isPlainObject(key) || typeof (key as { kty?: unknown }).kty !== 'string') return 'each key must be a JWK object with a kty';
+    // A private key here would be a secret copied into every process that trusts the issuer.
+    if (PRIVATE_MEMBERS.some((m) => Object.hasOwn(key, m))) return 'must hold public keys only (a key has a private member)';
+  }
   return undefined;
 }
 
@@ -100,7 +130,17 @@ export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: 
       if (typeof key !== 'string' || !KEYS.includes(key))
         issues.push({ code: 'unrecognized_keys', path: at(String(key).slice(0, 64)), message: 'unknown option' });
     }
-    const { issuer, audience, userIdClaim = 'sub', jwksUri, algorithms = ISSUER_ALGORITHMS, recorded = false, userId, maxTokenAge } = entry;
+    const {
+      issuer,
+      audience,
+      userIdClaim = 'sub',
+      jwksUri,
+      jwks,
+      algorithms = ISSUER_ALGORITHMS,
+      recorded = false,
+      userId,
+      maxTokenAge,
+    } = entry;
     if (typeof recorded !== 'boolean') issues.push({ path: at('recorded'), message: 'must be a boolean' });
     const scopes = checkScopeReading(entry, recorded === true, at, issues);
     if (userId !== undefined) {
@@ -133,6 +173,9 @@ export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: 
     }
     const jwksProblem = jwksUri === undefined ? undefined : urlProblem(jwksUri);
     if (jwksProblem !== undefined) issues.push({ path: at('jwksUri'), message: jwksProblem });
+    const localProblem = jwks === undefined ? undefined : jwksProblemOf(jwks);
+    if (localProblem !== undefined) issues.push({ path: at('jwks'), message: localProblem });
+    else if (jwks !== undefined && jwksUri !== undefined) issues.push({ path: at('jwks'), message: 'give jwks or jwksUri, not both' });
     if (
       !Array.isArray(algorithms) ||
       algorithms.length === 0 ||
@@ -157,6 +200,11 @@ export function checkTrustedIssuers(value: unknown, ownIssuer: unknown, issues: 
         audience: audience as string,
         userIdClaim: userIdClaim as string,
         jwksUri: jwksUri === undefined ? null : new URL(jwksUri as string),
+        // A copy: the caller's object changed later must not change the keys trusted.
+        jwks:
+          jwks === undefined
+            ? null
+            : Object.freeze({ keys: Object.freeze(structuredClone((jwks as { keys: Record<string, unknown>[] }).keys)) }),
         algorithms: Object.freeze([...new Set(algorithms as IssuerAlgorithm[])]),
         recorded: recorded === true,
         scopes,

@@ -51,6 +51,12 @@ export interface TrustedIssuer {
    * `/.well-known/openid-configuration`. Same URL rules as `issuer`.
    */
   jwksUri?: string;
+  /**
+   * The issuer's public keys, given here instead of fetched: a JWK set of public keys only
+   * (no `d` or other private member), at most 16. Nothing is fetched for
+   * this issuer; a key it rotates in works once this set names it. Not with `jwksUri`.
+   */
+  jwks?: { keys: readonly Record<string, unknown>[] };
   /** Algorithms accepted from this issuer. Default: every {@link IssuerAlgorithm}. */
   algorithms?: IssuerAlgorithm[];
   /**
@@ -108,6 +114,8 @@ export interface IssuerConfig {
   readonly audience: string;
   readonly userIdClaim: string;
   readonly jwksUri: URL | null;
+  /** The given public key set (`jwks`), else `null` (then the keys are fetched). */
+  readonly jwks: { readonly keys: readonly Record<string, unknown>[] } | null;
   readonly algorithms: readonly IssuerAlgorithm[];
   readonly recorded: boolean;
   readonly scopes: ScopeReading;
