@@ -5,7 +5,6 @@
  * per test (so a shared database table works without truncation) and no sleeps.
  * @module
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenStore } from '../../stores';
 import { insertCases } from './insert';
 import { revokeCases } from './revoke';
@@ -15,6 +14,7 @@ import { usageCases } from './usage';
 import { expiryCases } from './expiry';
 import { purgeCases } from './purge';
 import type { CaseRegistrar } from './fixtures';
+import { registerSuite } from './suite';
 
 /**
  * Options of {@link tokenStoreConformance}.
@@ -98,25 +98,11 @@ export function tokenStoreConformance<S extends TokenStore>(
   factory: () => S | Promise<S>,
   options: ConformanceOptions<S> = {},
 ): void {
-  describe(`TokenStore conformance: ${name}`, () => {
-    let current: S | undefined;
-    let twin: TokenStore | undefined;
-    beforeEach(async () => {
-      current = await factory();
-      twin = options.twin === undefined ? undefined : await options.twin(current);
-    });
-    afterEach(async () => {
-      const made = current;
-      current = undefined;
-      twin = undefined;
-      if (made !== undefined && options.cleanup) await options.cleanup(made);
-    });
-    for (const c of conformanceCases()) {
-      it(c.name, async () => {
-        expect(current, 'the factory made no store').toBeDefined();
-        await c.run(current as S, twin);
-      });
-    }
+  registerSuite<S, TokenStore>(`TokenStore conformance: ${name}`, {
+    cases: conformanceCases(),
+    factory,
+    cleanup: options.cleanup,
+    twin: options.twin,
   });
 }
 

@@ -8,8 +8,9 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import type { Membership, MembershipStore } from '../../stores';
+import { registerSuite } from './suite';
 
 /**
  * Options of {@link membershipStoreConformance}.
@@ -204,24 +205,10 @@ export function membershipStoreConformance<S extends MembershipStore>(
   factory: () => S | Promise<S>,
   options: MembershipConformanceOptions<S> = {},
 ): void {
-  describe(`MembershipStore conformance: ${name}`, () => {
-    let current: S | undefined;
-    let twin: MembershipStore | undefined;
-    beforeEach(async () => {
-      current = await factory();
-      twin = options.twin === undefined ? undefined : await options.twin(current);
-    });
-    afterEach(async () => {
-      const made = current;
-      current = undefined;
-      twin = undefined;
-      if (made !== undefined && options.cleanup) await options.cleanup(made);
-    });
-    for (const c of membershipCases()) {
-      it(c.name, async () => {
-        expect(current, 'the factory made no store').toBeDefined();
-        await c.run(current as S, twin);
-      });
-    }
+  registerSuite<S, MembershipStore>(`MembershipStore conformance: ${name}`, {
+    cases: membershipCases(),
+    factory,
+    cleanup: options.cleanup,
+    twin: options.twin,
   });
 }
