@@ -2,6 +2,7 @@
 // Every file under src/ has one job and stays under 300 lines, and every folder under src/ holds at
 // most 12 .ts files directly (the codebase's rules, checked in `npm run lint`): a file past the first
 // limit is a sign two jobs share it; a folder past the second, that its files want subfolders by job.
+// README.md stays at most 220 lines.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -23,6 +24,10 @@ function walk(dir) {
   if (files > FOLDER_LIMIT) crowded.push(`${dir}/: ${files} files`);
 }
 walk('src');
+// The README is a first screen and a map to docs/, not the manual: past this, a section belongs in docs/.
+const README_LIMIT = 220;
+const readmeLines = readFileSync('README.md', 'utf8').split('\n').length - 1;
+if (readmeLines > README_LIMIT) over.push(`README.md: ${readmeLines} lines (at most ${README_LIMIT}; move a section to docs/)`);
 if (over.length > 0) process.stderr.write(`check-size: files over ${LIMIT} lines (split them by job):\n  ${over.join('\n  ')}\n`);
 if (crowded.length > 0)
   process.stderr.write(
