@@ -72,7 +72,23 @@ export interface ReferenceServerOptions {
    * first, and `/mcp`'s metadata lists its issuer. Default none (clients send PATs).
    */
   oauth?: AuthorizationServer | undefined;
+  /**
+   * A node:http server to serve on instead of creating one: this server's request listener
+   * (`handle`) is added to it, and `listen` and `close` act on it; its limits are the caller's.
+   * Default: a new server with the limits below.
+   */
+  server?: Server | undefined;
 }
+
+// The limits of the server created here (hostile clients): a slow client that never finishes its
+// headers or body is cut off, and headers beyond 16 KiB get 431, so one client cannot hold the
+// server's memory.
+const serverLimits = Object.freeze({
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  maxHeaderSize: 16 * 1024,
+  connectionsCheckingInterval: 1_000,
+});
 
 /**
  * A server, built but not yet listening.
@@ -221,13 +237,9 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
     }
   }
 
-  // Hostile clients: a slow client that never finishes its headers or body is cut off,
-  // and headers beyond 16 KiB get 431, so one client cannot hold the server's memory.
   const listener = (req: IncomingMessage, res: ServerResponse): void => void handle(req, res);
-  const server = createServer(
-    { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: 1_000 },
-    listener,
-  );
+  const server = options.server ?? createServer(serverLimits);
+  server.on('request', listener);
 
   return {
     server,
