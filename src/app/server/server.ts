@@ -4,7 +4,8 @@
  * request through `requireAuth` (guards.ts), an access log told by its
  * `onDecision`, the limits a server facing hostile clients needs,
  * and an MCP endpoint (mcp.ts). It imports only what a user of the package
- * imports (`svc-auth`, `svc-auth/scanning`, `svc-auth/mcp`, node builtins; lint checks it), and
+ * imports (`svc-auth`, `svc-auth/scanning`, `svc-auth/mcp`, node builtins; lint checks it; its
+ * request bodies are read by the library's own body reader, input.ts), and
  * what it works on is handed in: the `Auth` object, a store of things, a log.
  *
  * Every request is authenticated afresh (records are re-read from the store),
@@ -36,7 +37,7 @@ import {
 import type { AuthorizationServer } from 'svc-auth/oauth';
 import { redactTokens } from 'svc-auth/scanning';
 import { guardsFor, reasonOf, type Asked } from './guards';
-import { readJson, segments, writeInput } from './input';
+import { BODY_LIMITS, readJson, segments, writeInput, type BodyLimits } from './input';
 import { leakRoutes } from './leaks';
 import { mcpRoutes } from './mcp';
 import type { LogFields, PathHandler, ThingStore } from './types';
@@ -78,6 +79,8 @@ export interface ReferenceServerOptions {
    * Default: a new server with the limits below.
    */
   server?: Server | undefined;
+  /** How large a write's body may be and how long it may take to arrive. Default 1 MiB and 10 s. */
+  body?: Partial<BodyLimits> | undefined;
 }
 
 // The limits of the server created here (hostile clients): a slow client that never finishes its
@@ -133,6 +136,7 @@ type Route = Partial<Record<string, Endpoint>>;
 export function createReferenceServer(options: ReferenceServerOptions): ReferenceServer {
   const { auth, things, log } = options;
   const { signedIn, reading, writing, ask: asking } = guardsFor(auth);
+  const limits: BodyLimits = { ...BODY_LIMITS, ...options.body };
 
   /** The route of a path, by its segments (percent-decoded, none hiding a `/`); `undefined` when there is none. */
   function routeOf(path: string, ask: Asked): Route | undefined {
@@ -167,7 +171,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
       PUT: {
         guard: writing,
         async run(p, req, res) {
-          const body = await readJson(req, res);
+          const body = await readJson(req, res, limits);
           if (body === undefined) return; // answered 413
           const { content, committer } = writeInput(body);
           const thing = await things.put(key, name, content, auth.committer(p, committer));
