@@ -219,7 +219,8 @@ export function permit<R>(gate: Gate, principal: Principal | null, route: RouteC
     const decision = gate.auth.authorize(principal, asked.resource, route.permission, asked.thing);
     // Anything but an explicit allow is a denial: fail closed on a broken authorize.
     if (decision?.allowed === true) {
-      admitted(gate, { ...asked, decision }, req);
+      // Checked here, not in admitted: an allowed request builds nothing for a hook nobody gave.
+      if (gate.onDecision !== undefined) admitted(gate, { ...asked, decision }, req);
       return undefined;
     }
     return refuse(gate, { ...asked, decision }, req);

@@ -195,7 +195,7 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
           // permit tells onDecision what it decided, allowed or refused.
           const refused = permit(gate, principal, route, req);
           if (refused !== undefined) return { answer: send(port, res, refused) };
-        } else {
+        } else if (gate.onDecision !== undefined) {
           admitted(gate, { principal }, req);
         }
         port.set?.(req, principal);
