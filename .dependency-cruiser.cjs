@@ -97,8 +97,18 @@ module.exports = {
         "The reference server (src/app/server) is code a user can copy: of src/ it imports only the package's entries " +
         '(`svc-auth` is src/index.ts, `svc-auth/<subpath>` is src/entries/<subpath>.ts through tsconfig paths) and its own files.',
       severity: 'error',
-      from: { path: '^src/app/server/' },
+      from: { path: '^src/app/server/', pathNot: '^src/app/server/input\\.ts$' },
       to: { path: '^src/', pathNot: ['^src/index\\.ts$', '^src/entries/[^/]+\\.ts$', '^src/app/server/'] },
+    },
+    {
+      name: 'reference-server-reads-bodies-with-the-edge-kit',
+      comment:
+        "The reference server's input (src/app/server/input.ts) reads a body and answers 413 with the edge kit of the " +
+        "HTTP layer (src/http's face: the one bounded body reader and answer writer of the library's own endpoints, " +
+        'which no entry exports), so the server holds no copy of them; of src/ it imports nothing else but the entries.',
+      severity: 'error',
+      from: { path: '^src/app/server/input\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/index\\.ts$', '^src/entries/[^/]+\\.ts$', '^src/app/server/', '^src/http/index\\.ts$'] },
     },
     {
       name: 'tokens-beside-the-core',

@@ -55,6 +55,7 @@ export default tseslint.config(
     // node builtins, packages), never a file of the library. dependency-cruiser checks the same on the
     // resolved files (rule reference-server-uses-the-public-api); this says it in the editor.
     files: ['src/app/server/**/*.ts'],
+    ignores: ['src/app/server/input.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -63,6 +64,23 @@ export default tseslint.config(
             {
               group: ['../*', '**/src/*'],
               message: "The reference server imports only 'svc-auth', 'svc-auth/<subpath>' and its own files.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Its input alone also reads bodies with the HTTP layer's edge kit (rule reference-server-reads-bodies-with-the-edge-kit).
+    files: ['src/app/server/input.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(?!\\.\\./http$)|/src/',
+              message: "The reference server's input imports only 'svc-auth', 'svc-auth/<subpath>', its own files and '../../http'.",
             },
           ],
         },

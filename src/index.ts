@@ -128,6 +128,7 @@ export {
   type HttpError,
   type HttpErrorOptions,
   type GuardOptions,
+  type GuardDecision,
   type AdmissionOptions,
   type HttpErrorBody,
   type AuthCheck,

@@ -52,11 +52,18 @@ export function answerResponse(a: Answer): Response {
   return new Response(JSON.stringify(a.body), { status: a.status, headers: a.headers });
 }
 
-/** @internal an `onError` hook that never throws (a failing logger must not turn an answer into a crash). */
-export function guardOnError(onError: ((err: unknown) => void) | undefined): (err: unknown) => void {
-  return (err) => {
+/**
+ * @internal a caller's hook (`onError`, a guard's `onDecision`) that never throws and never rejects:
+ * a failing logger must not turn an answer into a crash, nor a refusal into anything else. An async
+ * hook's rejection is caught too, or it would end the process as an unhandled rejection.
+ */
+export function guardOnError<A extends unknown[] = [err: unknown]>(hook: ((...args: A) => unknown) | undefined): (...args: A) => void {
+  return (...args) => {
     try {
-      onError?.(err);
+      const out = hook?.(...args);
+      if (typeof (out as PromiseLike<unknown> | undefined)?.then === 'function') {
+        Promise.resolve(out).catch(() => undefined);
+      }
     } catch {
       // Logging failed; the client still gets its answer.
     }

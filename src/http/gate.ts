@@ -11,19 +11,23 @@ import type { Decision, Principal } from '../core/policy';
 import { reportDenied, type Auth } from '../service';
 import { checkOptions, isPermission, type Permission } from '../core/vocabulary';
 import { DEFAULT_REALM, decisionError, httpError, isRealm, type HttpError } from './errors';
+import { guardOnError } from './answer';
+import { decided, type GuardDecision } from './decision';
 
 /** Response header that carries the credential's expiry (ISO 8601) on authenticated requests. */
 export const EXPIRATION_HEADER = 'svc-token-expiration';
 
 /**
- * Options every guard and adapter shares.
+ * Options every guard and adapter shares. `R` is the request the guard is
+ * given (node's `IncomingMessage`, a fetch `Request`, Hono's `Context`,
+ * Fastify's request), which `onDecision` hears with each decision.
  *
  * @example
  * ```ts
  * const options: GuardOptions = { realm: 'acme', optional: false, expirationHeader: true };
  * ```
  */
-export interface GuardOptions {
+export interface GuardOptions<R = unknown> {
   /** The realm of `WWW-Authenticate` challenges. Default `'svc'`. */
   realm?: string;
   /**
@@ -38,6 +42,20 @@ export interface GuardOptions {
    * a bug in a handler), so you can log what the client is never shown.
    */
   onError?: (err: unknown) => void;
+  /**
+   * Called once for each decision the guard makes on a request (admitted,
+   * refused, and for a guard with a permission the authorization too), with
+   * what it decided and the request, so you can log, count or audit it. It
+   * hears the decision before the answer is written; what it returns is not
+   * awaited, and a hook that throws or rejects changes nothing: the decision
+   * stands and nothing crashes.
+   *
+   * @example
+   * ```ts
+   * requireAuth(auth, { onDecision: (d, req) => console.log(req.url, d.allowed ? 'allow' : d.status) });
+   * ```
+   */
+  onDecision?: (decided: GuardDecision, req: R) => unknown;
 }
 
 /**
@@ -51,7 +69,7 @@ export interface GuardOptions {
  * const options: AdmissionOptions<Request> = { clientAddress: (req) => req.headers.get('cf-connecting-ip') ?? undefined };
  * ```
  */
-export interface AdmissionOptions<R> extends GuardOptions {
+export interface AdmissionOptions<R> extends GuardOptions<R> {
   /**
    * The address of the connection's peer (not a header a client can set),
    * for a request that does not carry it. Default: the socket of a node
@@ -82,7 +100,10 @@ export interface Gate {
   readonly realm: string;
   readonly optional: boolean;
   readonly expirationHeader: boolean;
-  readonly onError: ((err: unknown) => void) | undefined;
+  /** The caller's `onError`, guarded: it never throws or rejects. */
+  readonly onError: (err: unknown) => void;
+  /** The caller's `onDecision`, guarded likewise; `undefined` when not given, so that no decision is built for nobody. */
+  readonly onDecision: ((decided: GuardDecision, req: unknown) => void) | undefined;
   /** Expiry instants already formatted for {@link EXPIRATION_HEADER} (bounded, see `expiration`). */
   readonly expiryText: Map<number, string>;
   /** Where the peer address of a request is, when the option was given. */
@@ -102,7 +123,7 @@ export interface RouteCheck<R> {
   readonly thing: ((req: R) => string | undefined) | undefined;
 }
 
-export const GUARD_KEYS = ['realm', 'optional', 'expirationHeader', 'onError', 'clientAddress'] as const;
+export const GUARD_KEYS = ['realm', 'optional', 'expirationHeader', 'onError', 'onDecision', 'clientAddress'] as const;
 
 /**
  * @internal read an options object: an object (or undefined) whose keys are all
@@ -123,7 +144,7 @@ export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: Is
   if (typeof auth !== 'object' || auth === null || typeof (auth as Auth).authenticateRequest !== 'function') {
     issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
   }
-  const { realm, optional, expirationHeader, onError, clientAddress } = rec;
+  const { realm, optional, expirationHeader, onError, onDecision, clientAddress } = rec;
   if (realm !== undefined && !isRealm(realm)) {
     issues.push({ path: 'options.realm', message: 'must be 1 to 128 printable ASCII characters without " or \\' });
   }
@@ -134,6 +155,9 @@ export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: Is
     if (value !== undefined && typeof value !== 'boolean') issues.push({ path: `options.${name}`, message: 'must be true or false' });
   }
   if (onError !== undefined && typeof onError !== 'function') issues.push({ path: 'options.onError', message: 'must be a function' });
+  if (onDecision !== undefined && typeof onDecision !== 'function') {
+    issues.push({ path: 'options.onDecision', message: 'must be a function (decided, req) => void' });
+  }
   if (clientAddress !== undefined && typeof clientAddress !== 'function') {
     issues.push({ path: 'options.clientAddress', message: 'must be a function (req) => the peer address' });
   }
@@ -142,7 +166,8 @@ export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: Is
     realm: typeof realm === 'string' ? realm : DEFAULT_REALM,
     optional: optional === true,
     expirationHeader: expirationHeader !== false,
-    onError: onError as Gate['onError'],
+    onError: guardOnError(onError as ((err: unknown) => unknown) | undefined),
+    onDecision: typeof onDecision === 'function' ? guardOnError(onDecision as (d: GuardDecision, req: unknown) => unknown) : undefined,
     expiryText: new Map<number, string>(),
     clientAddress: clientAddress as Gate['clientAddress'],
   });
@@ -184,7 +209,8 @@ export function finish(issues: IssueInput[]): void {
 /** @internal authorize a route for an admitted principal: `undefined` to go on, else the answer. */
 export function permit<R>(gate: Gate, principal: Principal | null, route: RouteCheck<R>, req: R): HttpError | undefined {
   if (principal === null) {
-    return refuse(gate, { principal, error: new AuthenticationError('missing', 'this route needs a credential') });
+    const error = new AuthenticationError('missing', 'this route needs a credential');
+    return refuse(gate, { principal, permission: route.permission, error }, req);
   }
   const asked: Refusal = { principal, permission: route.permission };
   try {
@@ -192,11 +218,20 @@ export function permit<R>(gate: Gate, principal: Principal | null, route: RouteC
     asked.thing = route.thing?.(req);
     const decision = gate.auth.authorize(principal, asked.resource, route.permission, asked.thing);
     // Anything but an explicit allow is a denial: fail closed on a broken authorize.
-    if (decision?.allowed === true) return undefined;
-    return refuse(gate, { ...asked, decision });
+    if (decision?.allowed === true) {
+      // Checked here, not in admitted: an allowed request builds nothing for a hook nobody gave.
+      if (gate.onDecision !== undefined) admitted(gate, { ...asked, decision }, req);
+      return undefined;
+    }
+    return refuse(gate, { ...asked, decision }, req);
   } catch (err) {
-    return refuse(gate, { ...asked, error: err });
+    return refuse(gate, { ...asked, error: err }, req);
   }
+}
+
+/** @internal tell `onDecision` that `req` goes on (a principal, or `null` on an `optional` adapter without a credential). */
+export function admitted(gate: Gate, allowed: Refusal, req: unknown): void {
+  if (gate.onDecision !== undefined) gate.onDecision(decided(true, allowed), req);
 }
 
 /**
@@ -204,9 +239,11 @@ export function permit<R>(gate: Gate, principal: Principal | null, route: RouteC
  * request, 5xx when a dependency failed) is answered here and only here, so
  * an audit event for a denied access is one line in this function.
  */
-export function refuse(gate: Gate, refusal: Refusal): HttpError {
+export function refuse(gate: Gate, refusal: Refusal, req: unknown): HttpError {
   const answer = refusal.decision !== undefined ? decisionError(refusal.decision, gate) : httpError(refusal.error, gate);
   if (answer.status >= 500) report(gate, refusal.error);
+  // Heard before the answer is written; the answer is already decided and the hook cannot change it.
+  if (gate.onDecision !== undefined) gate.onDecision(decided(false, refusal, answer.status), req);
   const { decision, principal } = refusal;
   // The one place every guard and adapter denies: the audit hook hears each access.denied here.
   if (decision !== undefined && !decision.allowed && principal && refusal.resource !== undefined && refusal.permission !== undefined) {
@@ -222,14 +259,9 @@ export function failed(gate: Gate, err: unknown): HttpError {
   return answer;
 }
 
-/** @internal hand an error to `onError`; a failing logger must not turn an answer into a crash. */
+/** @internal hand an error to `onError` (guarded when the gate was built: a failing logger must not turn an answer into a crash). */
 export function report(gate: Gate, err: unknown): void {
-  if (gate.onError === undefined) return;
-  try {
-    gate.onError(err);
-  } catch {
-    // Nothing more to do: the answer is already decided.
-  }
+  gate.onError(err);
 }
 
 // Distinct expiry instants remembered per guard; past it the memo starts over

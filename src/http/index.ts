@@ -7,6 +7,7 @@
  */
 export { httpError, decisionError, type HttpError, type HttpErrorBody, type HttpErrorOptions } from './errors';
 export { EXPIRATION_HEADER, type GuardOptions, type AdmissionOptions } from './gate';
+export type { GuardDecision } from './decision';
 export { principalOf } from './attach';
 export { errorResponse, sendError, sendJson } from './respond';
 export type { AuthCheck, PermissionOptions, ErrorHandlerOptions } from './options';

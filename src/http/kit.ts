@@ -16,7 +16,8 @@ import type { Permission } from '../core/vocabulary';
 import type { BearerRequest } from '../tokens';
 import { DEFAULT_REALM, httpError, type HttpError, type HttpErrorBody } from './errors';
 import { attach, attachedTo } from './attach';
-import { EXPIRATION_HEADER, expiration, failed, permit, refuse, report, type GuardParts } from './gate';
+import { EXPIRATION_HEADER, admitted, expiration, failed, permit, refuse, report, type GuardParts } from './gate';
+import { guardOnError } from './answer';
 import {
   checkedErrors,
   checkedGuard,
@@ -186,13 +187,16 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
             : gate.auth.authenticateRequest(raw, { address: peer }));
         } catch (err) {
           if (!(gate.optional && err instanceof AuthenticationError && err.reason === 'missing')) {
-            return { answer: send(port, res, refuse(gate, { error: err })) };
+            return { answer: send(port, res, refuse(gate, { error: err }, req)) };
           }
           principal = null;
         }
         if (route !== undefined) {
+          // permit tells onDecision what it decided, allowed or refused.
           const refused = permit(gate, principal, route, req);
           if (refused !== undefined) return { answer: send(port, res, refused) };
+        } else if (gate.onDecision !== undefined) {
+          admitted(gate, { principal }, req);
         }
         port.set?.(req, principal);
         attach(raw, gate, principal);
@@ -228,13 +232,10 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
     },
     errors(options) {
       const { realm, onError } = checkedErrors(options);
+      const log = guardOnError((req: Q, err: unknown, status: number) => port.log?.(req, err, status));
       const reported = (req: Q, err: unknown, status: number): void => {
         onError(err);
-        try {
-          port.log?.(req, err, status);
-        } catch {
-          // A failing logger must not turn an answer into a crash.
-        }
+        log(req, err, status);
       };
       return {
         answer(req, res, err) {

@@ -8,6 +8,7 @@
 import { SvcAuthError, type IssueInput } from '../errors';
 import type { Permission } from '../core/vocabulary';
 import { isRealm } from './errors';
+import { guardOnError } from './answer';
 import { GUARD_KEYS, finish, makeGate, makeRoute, readOptions, type GuardOptions, type GuardParts, type RouteCheck } from './gate';
 
 /**
@@ -21,7 +22,7 @@ import { GUARD_KEYS, finish, makeGate, makeRoute, readOptions, type GuardOptions
  * const check: AuthCheck<Request> = { permission: 'repo:read', resource: () => 'acme/web', realm: 'acme' };
  * ```
  */
-export interface AuthCheck<R> extends Omit<GuardOptions, 'optional'> {
+export interface AuthCheck<R> extends Omit<GuardOptions<R>, 'optional'> {
   /** The permission the route needs, e.g. `'repo:read'`. */
   permission?: Permission;
   /**
@@ -120,16 +121,7 @@ export function checkedErrors(options: ErrorHandlerOptions | undefined): { realm
   if (rec.onError !== undefined && typeof rec.onError !== 'function')
     issues.push({ path: 'options.onError', message: 'must be a function' });
   finish(issues);
-  const given = rec.onError as ((err: unknown) => void) | undefined;
-  const onError = (err: unknown): void => {
-    if (given === undefined) return;
-    try {
-      given(err);
-    } catch {
-      // A failing logger must not turn an answer into a crash.
-    }
-  };
-  return { realm: rec.realm as string | undefined, onError };
+  return { realm: rec.realm as string | undefined, onError: guardOnError(rec.onError as ((err: unknown) => unknown) | undefined) };
 }
 
 /**

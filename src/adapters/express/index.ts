@@ -84,7 +84,7 @@ const kit = adapterKit('express', {
  */
 export function svcAuth(
   auth: Auth,
-  options?: GuardOptions & {
+  options?: GuardOptions<Request> & {
     /** The connection's peer address, when `req.socket` is not it (`AdmissionOptions.clientAddress` of svc-auth). */
     clientAddress?: (req: Request) => string | undefined;
   },

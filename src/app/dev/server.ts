@@ -6,10 +6,10 @@
  *
  * The authorization server's issuer is the server's own base URL, known only
  * once the port is bound (`--port 0` picks one): so `listen` binds first, then
- * builds the authorization server and the reference server that mounts it, and
- * hands the bound socket's requests to that one. The server built before
- * listening (without OAuth) checks the options early and serves when OAuth
- * cannot be loaded.
+ * builds the authorization server and the routes that mount it, on the same
+ * node:http server, and hands its requests to those routes. The routes built
+ * before listening (without OAuth) check the options early and serve when
+ * OAuth cannot be loaded. One node:http server, built once.
  * @module
  */
 import { createAuthorizationServer, trustedIssuerFor, type AuthorizationServer } from '../../oauth';
@@ -117,9 +117,13 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
     await server.close();
     if (instance === undefined) await dev.close();
   };
+  // The routes that answer now: the plain ones, then those that mount the authorization server.
+  let serving = server;
   return {
     server: server.server,
-    handle: server.handle,
+    get handle() {
+      return serving.handle;
+    },
     async listen(at) {
       const url = await server.listen(at);
       if (sweep !== false && sweeper === undefined) sweeper = startSweeper(dev.auth, sweep, (line) => log?.(line));
@@ -136,14 +140,16 @@ export async function createDevServer(options: DevServerOptions = {}): Promise<R
         // Its tokens are sessions here (T10), each for one resource: `<base>` for /api, `<base>/mcp` for /mcp.
         // Its keys are handed over in process: the server never fetches its own JWKS over HTTP.
         const jwks = oauth.publicJwks();
-        const withOAuth = createReferenceServer({
+        serving = createReferenceServer({
           ...parts,
           auth: dev.authTrusting([trustedIssuerFor({ issuer: url, resource: url, jwks })]),
           mcpAuth: dev.authTrusting([trustedIssuerFor({ issuer: url, resource: `${url}/mcp`, jwks })]),
           oauth,
+          // The same node:http server, bound already: its routes change, its socket and limits stay.
+          server: server.server,
         });
-        server.server.removeAllListeners('request');
-        server.server.on('request', withOAuth.handle);
+        // In one turn with the line above: no request sees both routes, or neither.
+        server.server.off('request', server.handle);
       }
       return url;
     },

@@ -1,13 +1,35 @@
 /**
- * Request input of the reference server: path segments, the JSON body
- * (size-capped) and the write body's fields. Kept apart from the routes.
+ * Request input of the reference server: path segments, the JSON body and the
+ * write body's fields. Kept apart from the routes.
+ *
+ * The body is read by the one bounded body reader of svc-auth's own endpoints
+ * (`/mcp`, the leak endpoints), and its 413 written by their one writer: the
+ * HTTP layer's edge kit, which no package entry exports. This file is the one
+ * part of the reference server that imports it (lint allows this file and no
+ * other), so that the server holds no second copy with its own rules.
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ValidationError, sendJson } from 'svc-auth';
+import { ValidationError } from 'svc-auth';
+import { closing, JSON_HEADERS, readNodeBody, writeAnswer } from '../../http';
 
-/** Largest request body accepted (1 MiB); larger ones get 413. */
-const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * How large a request body may be and how long it may take to arrive.
+ *
+ * @example
+ * ```ts
+ * const limits: BodyLimits = { maxBytes: 64 * 1024, deadlineMs: 5_000 };
+ * ```
+ */
+export interface BodyLimits {
+  /** Largest body accepted; larger ones get 413 and the connection is closed. Default 1 MiB. */
+  maxBytes: number;
+  /** From the first read; a body still arriving then is cut off (the request is destroyed). Default 10 s. */
+  deadlineMs: number;
+}
+
+/** The limits of `svc serve`. */
+export const BODY_LIMITS: Readonly<BodyLimits> = Object.freeze({ maxBytes: 1024 * 1024, deadlineMs: 10_000 });
 
 /**
  * Path segments, percent-decoded; `undefined` when a segment does not decode or hides a `/`.
@@ -35,7 +57,10 @@ export function segments(path: string): string[] | undefined {
 }
 
 /**
- * The JSON body, or `undefined` after answering 413 for a body over {@link MAX_BODY_BYTES}.
+ * The JSON body, or `undefined` after answering 413 for a body over `limits.maxBytes`. A body a
+ * framework already parsed onto `req.body` (the server's `handle` mounted after `express.json()`)
+ * is that value; a stream already read with nothing on `req.body` rejects (a misconfiguration: a
+ * 500, never an empty body), as does a body cut off by the deadline or the client.
  *
  * @throws ValidationError when the body is not JSON.
  * @example
@@ -44,22 +69,17 @@ export function segments(path: string): string[] | undefined {
  * if (body === undefined) return; // already answered 413
  * ```
  */
-export async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-  const tooLarge = (): undefined => {
-    sendJson(res, 413, { error: 'too_large', message: `the body is larger than ${MAX_BODY_BYTES} bytes` }, { connection: 'close' });
+export async function readJson(req: IncomingMessage, res: ServerResponse, limits: BodyLimits = BODY_LIMITS): Promise<unknown> {
+  const body = await readNodeBody(req, limits.maxBytes, limits.deadlineMs);
+  if (body.tooLarge) {
+    // The rest of the body is left unread: the connection closes once the 413 is sent.
+    const message = `the body is larger than ${limits.maxBytes} bytes`;
+    writeAnswer(res, closing({ status: 413, headers: { ...JSON_HEADERS }, body: { error: 'too_large', message } }));
     return undefined;
-  };
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) return tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return tooLarge();
-    chunks.push(chunk);
   }
+  if ('framework' in body) return body.framework;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return JSON.parse(Buffer.from(body.bytes).toString('utf8')) as unknown;
   } catch {
     throw new ValidationError([{ path: 'body', message: 'expected a JSON object {"content", "committer"?}' }]);
   }

@@ -1,9 +1,11 @@
 /**
  * The reference server of `svc serve`, and the example of a whole server on
  * svc-auth: node:http, JSON routes that authenticate and authorize every
- * request, an access log, the limits a server facing hostile clients needs,
+ * request through `requireAuth` (guards.ts), an access log told by its
+ * `onDecision`, the limits a server facing hostile clients needs,
  * and an MCP endpoint (mcp.ts). It imports only what a user of the package
- * imports (`svc-auth`, `svc-auth/scanning`, `svc-auth/mcp`, node builtins; lint checks it), and
+ * imports (`svc-auth`, `svc-auth/scanning`, `svc-auth/mcp`, node builtins; lint checks it; its
+ * request bodies are read by the library's own body reader, input.ts), and
  * what it works on is handed in: the `Auth` object, a store of things, a log.
  *
  * Every request is authenticated afresh (records are re-read from the store),
@@ -22,23 +24,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  AuthenticationError,
-  EXPIRATION_HEADER,
   NotFoundError,
-  SvcAuthError,
   UnavailableError,
   ValidationError,
-  decisionError,
-  reportDenied,
+  principalOf,
   sendError,
   sendJson,
   type Auth,
-  type Permission,
+  type NodeMiddleware,
   type Principal,
 } from 'svc-auth';
 import type { AuthorizationServer } from 'svc-auth/oauth';
 import { redactTokens } from 'svc-auth/scanning';
-import { readJson, segments, writeInput } from './input';
+import { guardsFor, reasonOf, type Asked } from './guards';
+import { BODY_LIMITS, readJson, segments, writeInput, type BodyLimits } from './input';
 import { leakRoutes } from './leaks';
 import { mcpRoutes } from './mcp';
 import type { LogFields, PathHandler, ThingStore } from './types';
@@ -74,7 +73,25 @@ export interface ReferenceServerOptions {
    * first, and `/mcp`'s metadata lists its issuer. Default none (clients send PATs).
    */
   oauth?: AuthorizationServer | undefined;
+  /**
+   * A node:http server to serve on instead of creating one: this server's request listener
+   * (`handle`) is added to it, and `listen` and `close` act on it; its limits are the caller's.
+   * Default: a new server with the limits below.
+   */
+  server?: Server | undefined;
+  /** How large a write's body may be and how long it may take to arrive. Default 1 MiB and 10 s. */
+  body?: Partial<BodyLimits> | undefined;
 }
+
+// The limits of the server created here (hostile clients): a slow client that never finishes its
+// headers or body is cut off, and headers beyond 16 KiB get 431, so one client cannot hold the
+// server's memory.
+const serverLimits = Object.freeze({
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  maxHeaderSize: 16 * 1024,
+  connectionsCheckingInterval: 1_000,
+});
 
 /**
  * A server, built but not yet listening.
@@ -96,9 +113,9 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
-/** One method of a route: the permission it needs (none: any valid credential), and what it does once allowed. */
+/** One method of a route: the guard that admits it (its permission, or any valid credential), and what it does once allowed. */
 interface Endpoint {
-  need?: { permission: Permission; resource: string; thing?: string };
+  guard: NodeMiddleware;
   run(principal: Principal, req: IncomingMessage, res: ServerResponse): void | Promise<void>;
 }
 
@@ -118,28 +135,33 @@ type Route = Partial<Record<string, Endpoint>>;
  */
 export function createReferenceServer(options: ReferenceServerOptions): ReferenceServer {
   const { auth, things, log } = options;
+  const { signedIn, reading, writing, ask: asking } = guardsFor(auth);
+  const limits: BodyLimits = { ...BODY_LIMITS, ...options.body };
 
   /** The route of a path, by its segments (percent-decoded, none hiding a `/`); `undefined` when there is none. */
-  function routeOf(path: string): Route | undefined {
+  function routeOf(path: string, ask: Asked): Route | undefined {
     const s = segments(path);
     if (s === undefined || s[0] !== 'api') return undefined;
     if (s.length === 2 && s[1] === 'whoami') {
-      return { GET: { run: (p, _req, res) => sendJson(res, 200, { kind: p.kind, user: p.userId, token: p.tokenName ?? null }) } };
+      return {
+        GET: { guard: signedIn, run: (p, _req, res) => sendJson(res, 200, { kind: p.kind, user: p.userId, token: p.tokenName ?? null }) },
+      };
     }
     if (s[1] !== 'repos' || s.length < 5) return undefined;
     const [org, repo, what] = [s[2] as string, s[3] as string, s[4] as string];
-    const resource = `${org}/${repo}`;
-    const key = resource.toLowerCase();
+    ask.resource = `${org}/${repo}`;
+    const key = ask.resource.toLowerCase();
     if (what === 'head' && s.length === 5) {
       const head = async (_p: Principal, _req: IncomingMessage, res: ServerResponse): Promise<void> =>
         sendJson(res, 200, { org: org.toLowerCase(), repo: repo.toLowerCase(), head: await things.head(key) });
-      return { GET: { need: { permission: 'repo:read', resource }, run: head } };
+      return { GET: { guard: reading, run: head } };
     }
     if (what !== 'things' || s.length < 7) return undefined;
     const name = s.slice(5).join('/');
+    ask.thing = name;
     return {
       GET: {
-        need: { permission: 'repo:read', resource, thing: name },
+        guard: reading,
         async run(_p, _req, res) {
           const thing = await things.get(key, name);
           if (thing === undefined) throw new NotFoundError(`no thing ${name} in ${key}`);
@@ -147,9 +169,9 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
         },
       },
       PUT: {
-        need: { permission: 'repo:write', resource, thing: name },
+        guard: writing,
         async run(p, req, res) {
-          const body = await readJson(req, res);
+          const body = await readJson(req, res, limits);
           if (body === undefined) return; // answered 413
           const { content, committer } = writeInput(body);
           const thing = await things.put(key, name, content, auth.committer(p, committer));
@@ -157,32 +179,6 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
         },
       },
     };
-  }
-
-  /**
-   * Authenticate the request and decide what its endpoint needs: the principal, or `undefined` once a
-   * refusal is answered. `requireAuth` makes the same calls and answers a refusal itself; this server
-   * makes them here so that its access log learns who was refused and why.
-   */
-  async function admit(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, seen: LogFields): Promise<Principal | undefined> {
-    // An AuthenticationError (401) or a store outage (503) goes to the caller's catch.
-    const principal = await auth.authenticateRequest(req);
-    seen.user = principal.userId;
-    seen.token = principal.tokenName ?? principal.kind;
-    const need = endpoint.need;
-    if (need !== undefined) {
-      const decision = auth.authorize(principal, need.resource, need.permission, need.thing);
-      if (!decision.allowed) {
-        // The audit hook (createAuth's onEvent) hears every denial, as it does from requireAuth.
-        reportDenied(auth, principal, need.resource, need.permission, decision.reason, need.thing);
-        seen.reason = decision.reason;
-        sendError(res, decisionError(decision)); // 403, or 400 for a request that names no valid resource
-        return undefined;
-      }
-    }
-    seen.reason = 'allow';
-    res.setHeader(EXPIRATION_HEADER, principal.expiresAt.toISOString());
-    return principal;
   }
 
   // Exact paths first: the caller's, then the MCP and credential revocation endpoints, which no caller's route may shadow.
@@ -195,6 +191,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const seen: LogFields = {};
+    const ask = asking(req, seen);
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     try {
@@ -213,7 +210,7 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
         Object.assign(seen, await own(req, res));
         return;
       }
-      const route = routeOf(path);
+      const route = routeOf(path, ask);
       if (route === undefined) throw new NotFoundError('no such endpoint');
       const endpoint = Object.hasOwn(route, method) ? route[method] : undefined;
       if (endpoint === undefined) {
@@ -222,12 +219,17 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
         sendJson(res, 405, { error: 'method_not_allowed', message: `use ${methods.join(' or ')}` }, { allow: methods.join(', ') });
         return;
       }
-      const principal = await admit(endpoint, req, res, seen);
-      if (principal !== undefined) await endpoint.run(principal, req, res);
+      // The guard answers a refusal itself (onDecision has told the log why), and an error of `run` per H2.
+      await endpoint.guard(req, res, async () => {
+        try {
+          await endpoint.run(principalOf(req), req, res);
+        } catch (err) {
+          seen.reason = reasonOf(err);
+          throw err;
+        }
+      });
     } catch (err) {
       seen.reason = reasonOf(err);
-      // A refused token whose signature verified is logged by its id (never its value).
-      if (err instanceof AuthenticationError && err.tokenId !== undefined) seen.token ??= `id:${err.tokenId}`;
       sendError(res, err);
     } finally {
       if (log !== undefined) {
@@ -239,13 +241,9 @@ export function createReferenceServer(options: ReferenceServerOptions): Referenc
     }
   }
 
-  // Hostile clients: a slow client that never finishes its headers or body is cut off,
-  // and headers beyond 16 KiB get 431, so one client cannot hold the server's memory.
   const listener = (req: IncomingMessage, res: ServerResponse): void => void handle(req, res);
-  const server = createServer(
-    { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: 1_000 },
-    listener,
-  );
+  const server = options.server ?? createServer(serverLimits);
+  server.on('request', listener);
 
   return {
     server,
@@ -281,10 +279,6 @@ function ownHost(host: string | undefined, issuer: string): boolean {
   const [own, asked, loop] = [new URL(issuer), URL.parse(`http://${host ?? ''}`), ['localhost', '127.0.0.1', '[::1]']];
   if (asked === null || asked.pathname !== '/' || asked.username !== '' || asked.host === own.host) return asked?.host === own.host;
   return loop.includes(own.hostname) && loop.includes(asked.hostname) && asked.port === own.port;
-}
-
-function reasonOf(err: unknown): string {
-  return err instanceof AuthenticationError ? err.reason : err instanceof SvcAuthError ? err.code : 'internal';
 }
 
 /** The access log line; paths come from the client: no control characters, and nothing shaped like a token, reach the log. */
