@@ -9,16 +9,16 @@ import { AuthenticationError, UnavailableError, ValidationError } from '../error
 import { authorize as decide, type Grant } from '../core/policy';
 import { MemoryTokenStore, type TokenRecord } from '../stores';
 import { isKeyRing } from '../tokens';
-import { checkGrantChain, createAuthenticator } from './authenticate';
+import { addressOf, addressText, checkGrantChain, createAuthenticator } from './authenticate';
 import type { ServiceContext } from './context';
-import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
+import { EventDispatcher, deniedReporter, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { issuers, sweeper, purger, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
 import { leakReporter } from './leaks';
 import { resolveOptions, systemClock } from './options';
-import { registerRecords } from './records';
-import { registerClientAddress } from './client-address';
+import { sessionRecorder } from './records';
+import { registerInternals } from './internals';
 import type { Auth, AuthOptions } from './types';
 
 /**
@@ -155,10 +155,12 @@ export function createAuth(options: AuthOptions): Auth {
     },
   };
   const frozen = Object.freeze(auth);
-  if (events !== null) registerEvents(frozen, { events, nowMs, owns: (p) => grantOf(p) !== undefined });
-  // An authorization server built on this Auth records its grants and access tokens here (svc-auth/oauth).
-  registerRecords(frozen, { store, nowMs, call, events });
-  // The leak endpoints count clients by the address allowedIps sees (behind trustProxy: the client, not the proxy).
-  registerClientAddress(frozen, opts.trustProxy);
+  registerInternals(frozen, {
+    // An authorization server built on this Auth records its grants and access tokens here (svc-auth/oauth).
+    records: sessionRecorder({ store, nowMs, call, events }),
+    // The leak endpoints count clients by the address allowedIps sees (behind trustProxy: the client, not the proxy).
+    clientAddress: (req, peer) => addressText(addressOf(req, peer, opts.trustProxy)) ?? undefined,
+    denied: events === null ? null : deniedReporter({ events, nowMs, owns: (p) => grantOf(p) !== undefined }),
+  });
   return frozen;
 }

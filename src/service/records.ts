@@ -3,9 +3,9 @@
  * on this `Auth` (`svc-auth/oauth`) mints its access tokens itself, and records
  * each grant and each access token here, in the `Auth`'s own token store, so
  * that a recorded trusted issuer's tokens are read like sessions on every
- * request (T5) and end with their grant (T6). Reached through the `Auth`
- * object (a registry keyed by it, like the event hooks), not through a public
- * method: only code that holds the `Auth` can write, and only sessions.
+ * request (T5) and end with their grant (T6). Reached through the `Auth`'s
+ * internals (`internalsOf(auth).records`), not through a public method: only
+ * code that holds the `Auth` can write, and only sessions.
  * @module
  */
 import { UnavailableError, ValidationError } from '../errors';
@@ -38,69 +38,55 @@ export interface SessionRecorder {
   activeNamed(userId: string, name: string): Promise<{ id: string; description: string | null }[]>;
 }
 
-const registry = new WeakMap<object, SessionRecorder>();
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** @internal The recorder of an `Auth` made by `createAuth`, else `undefined`. */
-export function sessionRecordsOf(auth: unknown): SessionRecorder | undefined {
-  return typeof auth === 'object' && auth !== null ? registry.get(auth) : undefined;
-}
-
-/** @internal Give `auth` its recorder (by `createAuth`, once). */
-export function registerRecords(
-  auth: object,
-  deps: {
-    store: TokenStore;
-    nowMs: () => number;
-    call: <T>(what: string, fn: () => T | Promise<T>) => Promise<T>;
-    events: EventDispatcher | null;
-  },
-): void {
+/** @internal The recorder of one `Auth` (by `createAuth`, once, for its internals). */
+export function sessionRecorder(deps: {
+  store: TokenStore;
+  nowMs: () => number;
+  call: <T>(what: string, fn: () => T | Promise<T>) => Promise<T>;
+  events: EventDispatcher | null;
+}): SessionRecorder {
   const { store, nowMs, call, events } = deps;
-  registry.set(
-    auth,
-    Object.freeze({
-      async record(s: ForeignSession): Promise<'ok' | 'parent_inactive'> {
-        if (!NAME.test(s.name) || !(s.expiresAt instanceof Date) || !(s.createdAt instanceof Date)) {
-          throw new ValidationError([{ path: 'session', message: 'not a session record this service can store' }]);
-        }
-        const record: TokenRecord = Object.freeze({
-          id: s.id,
-          kind: 'session' as const,
-          ownerId: s.userId,
-          name: s.name,
-          description: s.description,
-          scopes: null,
-          parentId: s.parentId,
-          createdAt: s.createdAt,
-          expiresAt: s.expiresAt,
-          revokedAt: null,
-          committerIdentity: null,
-        });
-        const result = await call('token store', () => store.insert(record, new Date(nowMs())));
-        if (result === 'ok' || result === 'parent_inactive') return result;
-        throw new UnavailableError(`token store refused a session record (${String(result)})`);
-      },
-      async revoke(id: string): Promise<void> {
-        const at = nowMs();
-        const revoked = await call('token store', () => store.revoke([id], new Date(at)));
-        events?.emit(revokedEvent(new Date(at), SERVER_ACTOR, id, revoked));
-      },
-      async active(id: string): Promise<boolean> {
-        const chain = await call('token store', () => store.readChain(id));
-        if (chain === null || chain.length === 0 || chain[0]?.id !== id) return false;
-        const at = nowMs();
-        return chain.every((r) => r.revokedAt === null && at < r.expiresAt.getTime());
-      },
-      async activeNamed(userId: string, name: string): Promise<{ id: string; description: string | null }[]> {
-        const records = await call('token store', () => store.listByOwner(userId));
-        const at = nowMs();
-        return records
-          .filter(
-            (r) => r.kind === 'session' && r.parentId === null && r.name === name && r.revokedAt === null && at < r.expiresAt.getTime(),
-          )
-          .map((r) => ({ id: r.id, description: r.description }));
-      },
-    }),
-  );
+  return Object.freeze({
+    async record(s: ForeignSession): Promise<'ok' | 'parent_inactive'> {
+      if (!NAME.test(s.name) || !(s.expiresAt instanceof Date) || !(s.createdAt instanceof Date)) {
+        throw new ValidationError([{ path: 'session', message: 'not a session record this service can store' }]);
+      }
+      const record: TokenRecord = Object.freeze({
+        id: s.id,
+        kind: 'session' as const,
+        ownerId: s.userId,
+        name: s.name,
+        description: s.description,
+        scopes: null,
+        parentId: s.parentId,
+        createdAt: s.createdAt,
+        expiresAt: s.expiresAt,
+        revokedAt: null,
+        committerIdentity: null,
+      });
+      const result = await call('token store', () => store.insert(record, new Date(nowMs())));
+      if (result === 'ok' || result === 'parent_inactive') return result;
+      throw new UnavailableError(`token store refused a session record (${String(result)})`);
+    },
+    async revoke(id: string): Promise<void> {
+      const at = nowMs();
+      const revoked = await call('token store', () => store.revoke([id], new Date(at)));
+      events?.emit(revokedEvent(new Date(at), SERVER_ACTOR, id, revoked));
+    },
+    async active(id: string): Promise<boolean> {
+      const chain = await call('token store', () => store.readChain(id));
+      if (chain === null || chain.length === 0 || chain[0]?.id !== id) return false;
+      const at = nowMs();
+      return chain.every((r) => r.revokedAt === null && at < r.expiresAt.getTime());
+    },
+    async activeNamed(userId: string, name: string): Promise<{ id: string; description: string | null }[]> {
+      const records = await call('token store', () => store.listByOwner(userId));
+      const at = nowMs();
+      return records
+        .filter((r) => r.kind === 'session' && r.parentId === null && r.name === name && r.revokedAt === null && at < r.expiresAt.getTime())
+        .map((r) => ({ id: r.id, description: r.description }));
+    },
+  });
 }
