@@ -10,16 +10,15 @@ import { authorize as decide, type Grant } from '../core/policy';
 import { MemoryTokenStore, type TokenRecord } from '../stores';
 import { isKeyRing } from '../tokens';
 import { addressOf, addressText, checkGrantChain, createAuthenticator } from './authenticate';
-import type { ServiceContext } from './context';
+import type { ServiceContext } from './internals';
 import { EventDispatcher, deniedReporter, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { issuers, sweeper, purger, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
 import { leakReporter } from './leaks';
 import { resolveOptions, systemClock } from './options';
-import { sessionRecorder } from './records';
-import { registerInternals } from './internals';
-import type { Auth, AuthOptions } from './types';
+import { registerInternals, sessionRecorder } from './internals';
+import type { Auth, AuthOptions } from './contract';
 
 /**
  * Build the service: authenticate credentials, authorize requests, manage

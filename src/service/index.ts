@@ -17,8 +17,8 @@ export type {
   ExpiringToken,
   RequestOrigin,
   AuthenticateRequestOptions,
-} from './types';
-export type { SessionApi, SessionInfo } from './session-types';
+} from './contract';
+export type { SessionApi, SessionInfo } from './contract';
 export type { FlushOptions } from './events';
 export { reportDenied } from './internals';
 export type { LeakOutcome, LeakReport, ReportLeakedOptions } from './leaks';

@@ -21,7 +21,7 @@ import {
 } from '../../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import { chainReads } from './reads';
-import type { PrincipalState } from '../context';
+import type { PrincipalState } from '../internals';
 import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../events';
 import { principalFactory } from './principal';
 import { GrantCache, LayerCache } from './grant-cache';
@@ -31,7 +31,7 @@ import type { ResolvedOptions } from '../options';
 import { issuerPath } from './issuer';
 import { AllowedIps, isRestricted } from './allowed-ips';
 import { addressOf, addressText, userAgentOf } from './origin';
-import type { AuthenticateRequestOptions, RequestOrigin } from '../types';
+import type { AuthenticateRequestOptions, RequestOrigin } from '../contract';
 import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
 

@@ -14,7 +14,7 @@ import type { Scope } from '../../core/scopes';
 import type { Permission } from '../../core/vocabulary';
 import { IssuerVerifier, type IssuerClaims } from '../../tokens';
 import { checkUserId } from '../identity';
-import type { PrincipalState } from '../context';
+import type { PrincipalState } from '../internals';
 import type { ResolvedOptions } from '../options';
 import type { TokenRecord } from '../../stores';
 import { checkGrantChain } from './chain';

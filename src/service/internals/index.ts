@@ -5,3 +5,6 @@
  */
 export { isAuth, internalsOf, registerInternals, reportDenied } from './registry';
 export type { AuthInternals, ClientAddressReader, DeniedReporter } from './registry';
+export { sessionRecorder } from './records';
+export type { ForeignSession, SessionRecorder } from './records';
+export type { PrincipalState, ServiceContext } from './context';

@@ -12,8 +12,8 @@
  */
 import type { DenyReason, Principal } from '../../core/policy';
 import type { BearerRequest } from '../../tokens';
-import type { Auth } from '../types';
-import type { SessionRecorder } from '../records';
+import type { Auth } from '../contract';
+import type { SessionRecorder } from './records';
 
 /**
  * @internal The client address of `req` as canonical text, or `undefined` when it is not known (a trusted

@@ -4,8 +4,8 @@
  * types.ts (the `Auth` contract), which re-exports them.
  * @module
  */
-import type { Scope, ScopeEntry } from '../core/scopes';
-import type { UsedFrom } from '../stores';
+import type { Scope, ScopeEntry } from '../../core/scopes';
+import type { UsedFrom } from '../../stores';
 
 /** A token as management shows it. The token value is never part of it. */
 export interface TokenInfo {

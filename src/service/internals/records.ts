@@ -8,9 +8,9 @@
  * code that holds the `Auth` can write, and only sessions.
  * @module
  */
-import { UnavailableError, ValidationError } from '../errors';
-import type { TokenRecord, TokenStore } from '../stores';
-import { revokedEvent, SERVER_ACTOR, type EventDispatcher } from './events';
+import { UnavailableError, ValidationError } from '../../errors';
+import type { TokenRecord, TokenStore } from '../../stores';
+import { revokedEvent, SERVER_ACTOR, type EventDispatcher } from '../events';
 
 /** @internal What a session record of another issuer says. */
 export interface ForeignSession {

@@ -3,11 +3,11 @@
  * package root.
  * @module
  */
-import type { IssuedBy, Principal, UserRoles } from '../core/policy';
-import type { Scope } from '../core/scopes';
-import type { TokenRecord, TokenStore } from '../stores';
-import type { KeyRing } from '../tokens';
-import type { EventDispatcher } from './events';
+import type { IssuedBy, Principal, UserRoles } from '../../core/policy';
+import type { Scope } from '../../core/scopes';
+import type { TokenRecord, TokenStore } from '../../stores';
+import type { KeyRing } from '../../tokens';
+import type { EventDispatcher } from '../events';
 
 /**
  * What an `Auth` instance remembers about a principal it returned, kept in a private field of the principal (see authenticate/principal.ts).
