@@ -5,9 +5,9 @@
  * `client(p).sessions.*`).
  * @module
  */
-import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
+import { UnavailableError, ValidationError } from '../errors';
 import { authorize as decide, type Grant } from '../core/policy';
-import { MemoryTokenStore, type TokenRecord } from '../stores';
+import { MemoryTokenStore } from '../stores';
 import { isKeyRing } from '../tokens';
 import { addressOf, addressText, checkGrantChain, createAuthenticator } from './authenticate';
 import type { ServiceContext } from './internals';
@@ -46,7 +46,7 @@ export function createAuth(options: AuthOptions): Auth {
   const nowMs = opts.now === systemClock ? (): number => Date.now() : (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
   const events = opts.onEvent === undefined ? null : new EventDispatcher(opts.onEvent, { hookTimeoutMs: opts.storeTimeoutMs });
-  const { authenticate, authenticateRequest, principalFor, grantOf, stateOf, readValidChain, recorder } = createAuthenticator(
+  const { authenticate, authenticateRequest, principalFor, grantOf, stateOf, readValidChain, recheck, recorder } = createAuthenticator(
     opts,
     store,
     nowMs,
@@ -61,16 +61,7 @@ export function createAuth(options: AuthOptions): Auth {
     call,
     stateOf,
     events,
-    async recheck(p) {
-      const at = nowMs();
-      const state = stateOf(p);
-      if (state.chain === null) {
-        if (at >= p.expiresAt.getTime()) throw new AuthenticationError('expired');
-        return null;
-      }
-      const head = state.chain[0] as TokenRecord;
-      return readValidChain({ kind: head.kind, sub: p.userId, jti: head.id, exp: head.expiresAt.getTime() / 1000 }, at);
-    },
+    recheck,
   };
 
   const issue = issuers(opts, store, nowMs, call, events);

@@ -58,6 +58,8 @@ export interface Authenticator {
   readonly stateOf: (p: Principal) => PrincipalState;
   /** Read and check a token's record chain now (T5). */
   readonly readValidChain: (claims: ChainClaims, at: number) => Promise<readonly TokenRecord[]>;
+  /** Re-read a principal's token chain and check it is still valid; `null` without a token (`ServiceContext.recheck`). */
+  readonly recheck: (p: Principal) => Promise<readonly TokenRecord[] | null>;
   /** The last-used recorder, when the store can record it. */
   readonly recorder: LastUsedRecorder | null;
 }
@@ -259,6 +261,17 @@ export function createAuthenticator(
     return principals.make('session', id, expiresAt, undefined, grant, { roles, chain: null });
   }
 
+  async function recheck(p: Principal): Promise<readonly TokenRecord[] | null> {
+    const at = nowMs();
+    const state = stateOf(p);
+    if (state.chain === null) {
+      if (at >= p.expiresAt.getTime()) throw new AuthenticationError('expired');
+      return null;
+    }
+    const head = state.chain[0] as TokenRecord;
+    return readValidChain({ kind: head.kind, sub: p.userId, jti: head.id, exp: head.expiresAt.getTime() / 1000 }, at);
+  }
+
   return {
     authenticate,
     authenticateRequest,
@@ -266,6 +279,7 @@ export function createAuthenticator(
     grantOf: (p: unknown) => principals.grantOf(p),
     stateOf,
     readValidChain,
+    recheck,
     recorder,
   };
 }
