@@ -1,5 +1,7 @@
 /**
- * Contract of the service layer (6): `createAuth` and what it returns.
+ * Contract of the service layer (6): `createAuth`'s options and the `Auth` it
+ * returns. What its token management and its sessions show and take are in
+ * tokens.ts and sessions.ts beside it.
  * @module
  */
 import type { Principal, Decision, UserRoles } from '../../core/policy';
@@ -7,8 +9,6 @@ import type { ScopeEntry } from '../../core/scopes';
 import type { BearerRequest, KeyRing, TrustedIssuer } from '../../tokens';
 import type { TokenStore } from '../../stores';
 import type { ExpiringToken, SweepOptions, TokenApi, TokenInfo } from './tokens';
-
-export type { CreateTokenInput, ExpiringToken, LastUse, ListTokensOptions, SweepOptions, TokenApi, TokenInfo } from './tokens';
 import type { AuthEventHook, FlushOptions } from '../events';
 import type { SessionApi, SessionPurge } from './sessions';
 import type { LeakReport, ReportLeakedOptions } from '../leaks';

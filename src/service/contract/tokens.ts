@@ -1,7 +1,6 @@
 /**
  * What token management shows and takes: `TokenInfo` and the inputs and
- * answers of `client(p).token.*` and `auth.sweepExpiring`. Apart from
- * types.ts (the `Auth` contract), which re-exports them.
+ * answers of `client(p).token.*`, `auth.tokensOf` and `auth.sweepExpiring`.
  * @module
  */
 import type { Scope, ScopeEntry } from '../../core/scopes';

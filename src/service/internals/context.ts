@@ -1,6 +1,6 @@
 /**
- * What the parts of one `Auth` instance share. Internal: not exported from the
- * package root.
+ * What the parts of one `Auth` instance share (`authenticate/`, `manage/`).
+ * Internal: not exported from the package root.
  * @module
  */
 import type { IssuedBy, Principal, UserRoles } from '../../core/policy';
