@@ -10,7 +10,7 @@ const SOURCE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 /** @internal the `reportLeaked` of `auth`, bound; `ValidationError` when `auth` is not what `createAuth` returned. */
 export function checkAuth(auth: unknown, path: string): Auth['reportLeaked'] {
   if (!isAuth(auth)) throw new ValidationError([{ path, message: 'expected the object createAuth returned' }]);
-  return auth.reportLeaked;
+  return (tokens, options) => auth.reportLeaked(tokens, options);
 }
 
 /** @internal a `source` option (as `reportLeaked` takes it), or `fallback`. */

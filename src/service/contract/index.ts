@@ -5,4 +5,4 @@
  */
 export type { Auth, AuthOptions, MembershipSource, RequestOrigin, AuthenticateRequestOptions } from './auth';
 export type { CreateTokenInput, ExpiringToken, LastUse, ListTokensOptions, SweepOptions, TokenApi, TokenInfo } from './tokens';
-export type { PurgeOptions, SessionApi, SessionInfo, SessionPurge } from './sessions';
+export type { PurgeOptions, SessionApi, SessionInfo } from './sessions';

@@ -26,7 +26,5 @@
  * @module
  */
 export { isAuth, internalsOf, registerInternals, reportDenied } from './registry';
-export type { AuthInternals, ClientAddressReader, DeniedReporter } from './registry';
 export { sessionRecorder } from './records';
-export type { ForeignSession, SessionRecorder } from './records';
 export type { PrincipalState, ServiceContext } from './context';
