@@ -24,7 +24,7 @@ import { chainReads } from './reads';
 import type { PrincipalState } from '../internals';
 import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../events';
 import { principalFactory } from './principal';
-import { GrantCache, LayerCache } from './grant-cache';
+import { GrantCache, LayerCache } from './caches';
 import { failure } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';

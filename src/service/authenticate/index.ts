@@ -10,5 +10,5 @@ export { createAuthenticator } from './authenticate';
 export { principalScopes, scopeNarrowing } from './principal';
 export { chainExpiryMs, checkGrantChain } from './chain';
 export { addressOf, addressText } from './origin';
-export { GrantCache, LayerCache, rolesSnapshot, sameRoles } from './grant-cache';
-export { isDeepFrozen, pinScopes, sameScopes } from './scopes-pin';
+export { GrantCache, LayerCache, rolesSnapshot, sameRoles } from './caches';
+export { isDeepFrozen, pinScopes, sameScopes } from './caches';

@@ -18,7 +18,7 @@ import type { PrincipalState } from '../internals';
 import type { ResolvedOptions } from '../options';
 import type { TokenRecord } from '../../stores';
 import { checkGrantChain } from './chain';
-import type { GrantCache } from './grant-cache';
+import type { GrantCache } from './caches';
 import type { PrincipalFactory } from './principal';
 
 /** One permission set as a layer, with what the grant cache compares it by. */
