@@ -1,7 +1,7 @@
 /**
  * The request path of `createAuth` (T5): a credential to a principal, through
- * the token's record chain and the owner's roles, with the caches that keep it
- * fast.
+ * the token's record chain and the owner's roles; the caches that keep it fast
+ * sit beside it (caches/).
  * @module
  */
 export { createAuthenticator } from './authenticate';

@@ -5,3 +5,4 @@
  */
 export { GrantCache, LayerCache, rolesSnapshot, sameRoles } from './grant-cache';
 export { isDeepFrozen, pinScopes, sameScopes } from './scopes-pin';
+export { grantSource, type Grants } from './grants';
