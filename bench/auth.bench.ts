@@ -19,7 +19,7 @@ import { createVerifier } from 'fast-jwt';
 import { importJWK, jwtVerify, type CryptoKey, type JWK } from 'jose';
 import { Bench } from 'tinybench';
 import { createAuth } from '../src/service/auth';
-import type { Auth } from '../src/service/types';
+import type { Auth } from '../src/service';
 import type { Principal } from '../src/core/policy/subject';
 import { MemoryTokenStore } from '../src/stores/memory/store';
 import type { TokenRecord } from '../src/stores/types';

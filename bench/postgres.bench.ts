@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { Bench } from 'tinybench';
 import { createAuth } from '../src/service/auth';
-import type { Auth } from '../src/service/types';
+import type { Auth } from '../src/service';
 import type { Principal } from '../src/core/policy/subject';
 import { PostgresTokenStore } from '../src/stores/postgres/tokens/store';
 import { COLUMNS, buildSql, parseTableName } from '../src/stores/postgres/tokens/sql';

@@ -8,7 +8,7 @@
  */
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import type { Decision, Principal } from '../core/policy';
-import { reportDenied, type Auth } from '../service';
+import { isAuth, reportDenied, type Auth } from '../service';
 import { checkOptions, isPermission, type Permission } from '../core/vocabulary';
 import { DEFAULT_REALM, decisionError, httpError, isRealm, type HttpError } from './errors';
 import { guardOnError } from './answer';
@@ -141,9 +141,7 @@ export function readOptions(options: unknown, known: readonly string[], issues: 
 
 /** @internal build the shared part of a guard; issues are collected, not thrown. */
 export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: IssueInput[]): Gate {
-  if (typeof auth !== 'object' || auth === null || typeof (auth as Auth).authenticateRequest !== 'function') {
-    issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
-  }
+  if (!isAuth(auth)) issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
   const { realm, optional, expirationHeader, onError, onDecision, clientAddress } = rec;
   if (realm !== undefined && !isRealm(realm)) {
     issues.push({ path: 'options.realm', message: 'must be 1 to 128 printable ASCII characters without " or \\' });

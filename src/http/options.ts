@@ -90,14 +90,6 @@ export function checkedGuard<R>(auth: unknown, options: unknown, withRoute: bool
   const rec = readOptions(options, withRoute ? CHECK_KEYS : GUARD_KEYS, issues);
   const gate = makeGate(auth, rec, issues);
   const route = withRoute ? makeRoute<R>(rec, issues, false) : undefined;
-  if (
-    route !== undefined &&
-    typeof auth === 'object' &&
-    auth !== null &&
-    typeof (auth as { authorize?: unknown }).authorize !== 'function'
-  ) {
-    issues.push({ path: 'auth', message: 'must have authorize() to check a permission' });
-  }
   finish(issues);
   return { gate, route };
 }

@@ -3,15 +3,14 @@
  * @module
  */
 import { ValidationError } from '../errors';
-import type { Auth } from '../service';
+import { isAuth, type Auth } from '../service';
 
 const SOURCE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
 /** @internal the `reportLeaked` of `auth`, bound; `ValidationError` when `auth` is not what `createAuth` returned. */
 export function checkAuth(auth: unknown, path: string): Auth['reportLeaked'] {
-  const fn = typeof auth === 'object' && auth !== null ? (auth as Partial<Auth>).reportLeaked : undefined;
-  if (typeof fn !== 'function') throw new ValidationError([{ path, message: 'expected the object createAuth returned' }]);
-  return (tokens, options) => fn.call(auth, tokens, options);
+  if (!isAuth(auth)) throw new ValidationError([{ path, message: 'expected the object createAuth returned' }]);
+  return (tokens, options) => auth.reportLeaked(tokens, options);
 }
 
 /** @internal a `source` option (as `reportLeaked` takes it), or `fallback`. */

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SvcAuthError, ValidationError, type IssueInput } from '../errors';
 import { checkOptions, isPlainObject } from '../core/vocabulary';
-import { clientAddressOf, type Auth } from '../service';
+import { internalsOf, type Auth } from '../service';
 import { internal, invalid, json, postOnly, rateLimited, tooLarge, unavailable } from './answer';
 import { answerResponse, closing, guardOnError, writeAnswer, type Answer } from '../http';
 import { checkMaxBodyBytes, nodeHeader, parseJson, readFetchBody, readNodeBody, type RawBody } from './body';
@@ -160,7 +160,7 @@ export function credentialRevocationHandler(auth: Auth, given: CredentialRevocat
   checkFunction(options.clientAddress, 'options.clientAddress');
   checkFunction(options.onError, 'options.onError');
   const limiter = limit === false ? undefined : new RateLimiter(limit);
-  const readAddress = clientAddressOf(auth);
+  const readAddress = internalsOf(auth)?.clientAddress;
   /** The address a request is counted under: the one `allowedIps` sees, through the `Auth`'s trusted proxies. */
   function addressOf(req: IncomingMessage | Request, peer: string | undefined): string | undefined {
     if (readAddress !== undefined) return readAddress(req, peer);

@@ -11,7 +11,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { AuthenticationError, ForbiddenError, SvcAuthError, ValidationError, type AuthenticationReason } from '../errors';
 import { isPrincipal, type Principal } from '../core/policy';
 import { formatScopeFlags } from '../core/scopes';
-import { principalScopes, type Auth } from '../service';
+import { isAuth, principalScopes, type Auth } from '../service';
 import { PERMISSIONS } from '../core/vocabulary';
 import { refusalTextOf } from '../http';
 
@@ -83,17 +83,10 @@ export function checkUrl(value: unknown, path: string): string {
   return url.href;
 }
 
-/** @internal `auth` must at least authenticate; checked when the object is built. */
+/** @internal `auth` must be the object `createAuth` returned (`isAuth`); checked when the object is built. */
 export function checkAuth(auth: unknown): Auth {
-  if (
-    typeof auth !== 'object' ||
-    auth === null ||
-    typeof (auth as Auth).authenticate !== 'function' ||
-    typeof (auth as Auth).authorize !== 'function'
-  ) {
-    throw new ValidationError([{ path: 'auth', message: 'expected the object createAuth returned' }]);
-  }
-  return auth as Auth;
+  if (!isAuth(auth)) throw new ValidationError([{ path: 'auth', message: 'expected the object createAuth returned' }]);
+  return auth;
 }
 
 /** Full access (a session, an unscoped token) as one global `--scope` value: every permission, limited by the role alone. */

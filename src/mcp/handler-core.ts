@@ -58,8 +58,6 @@ export function core(options: McpHandlerOptions) {
   const issues: IssueInput[] = [];
   if (!checkOptions(options, OPTION_KEYS, 'options', issues)) throw new ValidationError(issues);
   const auth = checkAuth(options.auth);
-  if (typeof auth.authenticateRequest !== 'function')
-    throw new ValidationError([{ path: 'options.auth', message: 'expected the object createAuth returned' }]);
   if (typeof options.server !== 'function')
     throw new ValidationError([{ path: 'options.server', message: 'must be a function (principal, authInfo) => McpServer' }]);
   if (options.onError !== undefined && typeof options.onError !== 'function')

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ValidationError, type IssueInput } from '../errors';
 import { checkOptions, isPlainObject } from '../core/vocabulary';
-import { sessionRecordsOf, type Auth } from '../service';
+import { isAuth, type Auth } from '../service';
 import { isLoopbackHost } from '../core/network';
 import type { DocumentPolicy } from './cimd';
 import { checkLook, type Look } from './pages';
@@ -68,7 +68,6 @@ const KNOWN = [
   'log',
 ];
 const STORAGE_METHODS = ['set', 'get', 'findByUserCode', 'findByUid', 'consume', 'destroy', 'revokeByGrantId', 'initSecrets'];
-const AUTH_METHODS = ['authenticate', 'revokeToken', 'principalFor'];
 
 const isInt = (v: unknown, min: number, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 const hasMethods = (v: unknown, names: readonly string[]): boolean =>
@@ -172,7 +171,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   const issues: IssueInput[] = [];
   checkOptions(o, KNOWN, '', issues);
   // The server writes its grants' session records through the Auth (svc-auth accepts its tokens by them).
-  if (!hasMethods(o.auth, AUTH_METHODS) || sessionRecordsOf(o.auth) === undefined) {
+  if (!isAuth(o.auth)) {
     issues.push({ path: 'auth', message: 'must be the object createAuth returned' });
   }
   if (!hasMethods(o.storage, STORAGE_METHODS))

@@ -12,7 +12,7 @@
  * @module
  */
 import { UnavailableError } from '../errors';
-import { sessionRecordsOf, type Auth } from '../service';
+import { internalsOf, type Auth } from '../service';
 
 /** @internal A new grant, as its record describes it. */
 export interface GrantFacts {
@@ -71,7 +71,7 @@ export function sessionRecords(
   refuse: (message: string) => Error,
   dropGrant: (grantId: string) => Promise<void>,
 ): SessionRecords {
-  const recorder = sessionRecordsOf(auth);
+  const recorder = internalsOf(auth)?.records;
   if (recorder === undefined) throw new UnavailableError('the auth option is not an object createAuth returned');
   return Object.freeze({
     async granted(g: GrantFacts): Promise<void> {

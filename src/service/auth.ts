@@ -5,21 +5,20 @@
  * `client(p).sessions.*`).
  * @module
  */
-import { AuthenticationError, UnavailableError, ValidationError } from '../errors';
+import { UnavailableError, ValidationError } from '../errors';
 import { authorize as decide, type Grant } from '../core/policy';
-import { MemoryTokenStore, type TokenRecord } from '../stores';
+import { MemoryTokenStore } from '../stores';
 import { isKeyRing } from '../tokens';
-import { checkGrantChain, createAuthenticator } from './authenticate';
-import type { ServiceContext } from './context';
-import { EventDispatcher, registerEvents, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
+import { addressOf, addressText, checkGrantChain, createAuthenticator } from './authenticate';
+import type { ServiceContext } from './internals';
+import { EventDispatcher, deniedReporter, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { issuers, sweeper, purger, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
 import { leakReporter } from './leaks';
 import { resolveOptions, systemClock } from './options';
-import { registerRecords } from './records';
-import { registerClientAddress } from './client-address';
-import type { Auth, AuthOptions } from './types';
+import { registerInternals, sessionRecorder } from './internals';
+import type { Auth, AuthOptions } from './contract';
 
 /**
  * Build the service: authenticate credentials, authorize requests, manage
@@ -47,7 +46,7 @@ export function createAuth(options: AuthOptions): Auth {
   const nowMs = opts.now === systemClock ? (): number => Date.now() : (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
   const events = opts.onEvent === undefined ? null : new EventDispatcher(opts.onEvent, { hookTimeoutMs: opts.storeTimeoutMs });
-  const { authenticate, authenticateRequest, principalFor, grantOf, stateOf, readValidChain, recorder } = createAuthenticator(
+  const { authenticate, authenticateRequest, principalFor, grantOf, stateOf, readValidChain, recheck, recorder } = createAuthenticator(
     opts,
     store,
     nowMs,
@@ -62,16 +61,7 @@ export function createAuth(options: AuthOptions): Auth {
     call,
     stateOf,
     events,
-    async recheck(p) {
-      const at = nowMs();
-      const state = stateOf(p);
-      if (state.chain === null) {
-        if (at >= p.expiresAt.getTime()) throw new AuthenticationError('expired');
-        return null;
-      }
-      const head = state.chain[0] as TokenRecord;
-      return readValidChain({ kind: head.kind, sub: p.userId, jti: head.id, exp: head.expiresAt.getTime() / 1000 }, at);
-    },
+    recheck,
   };
 
   const issue = issuers(opts, store, nowMs, call, events);
@@ -155,10 +145,12 @@ export function createAuth(options: AuthOptions): Auth {
     },
   };
   const frozen = Object.freeze(auth);
-  if (events !== null) registerEvents(frozen, { events, nowMs, owns: (p) => grantOf(p) !== undefined });
-  // An authorization server built on this Auth records its grants and access tokens here (svc-auth/oauth).
-  registerRecords(frozen, { store, nowMs, call, events });
-  // The leak endpoints count clients by the address allowedIps sees (behind trustProxy: the client, not the proxy).
-  registerClientAddress(frozen, opts.trustProxy);
+  registerInternals(frozen, {
+    // An authorization server built on this Auth records its grants and access tokens here (svc-auth/oauth).
+    records: sessionRecorder({ store, nowMs, call, events }),
+    // The leak endpoints count clients by the address allowedIps sees (behind trustProxy: the client, not the proxy).
+    clientAddress: (req, peer) => addressText(addressOf(req, peer, opts.trustProxy)) ?? undefined,
+    denied: events === null ? null : deniedReporter({ events, nowMs, owns: (p) => grantOf(p) !== undefined }),
+  });
   return frozen;
 }

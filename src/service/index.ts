@@ -17,10 +17,10 @@ export type {
   ExpiringToken,
   RequestOrigin,
   AuthenticateRequestOptions,
-} from './types';
-export type { SessionApi, SessionInfo } from './session-types';
+} from './contract';
+export type { SessionApi, SessionInfo } from './contract';
 export type { FlushOptions } from './events';
-export { reportDenied } from './events';
+export { reportDenied } from './internals';
 export type { LeakOutcome, LeakReport, ReportLeakedOptions } from './leaks';
 export type {
   AuthEvent,
@@ -37,5 +37,4 @@ export type {
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { principalScopes, scopeNarrowing } from './authenticate';
 export { guarded, readClock } from './deadlines';
-export { sessionRecordsOf } from './records';
-export { clientAddressOf } from './client-address';
+export { isAuth, internalsOf } from './internals';

@@ -9,7 +9,7 @@ import { checkOptions } from '../core/vocabulary';
 import type { TokenStore } from '../stores';
 import { checkRanges, RangeMatcher } from '../core/network';
 import type { AuthEventHook } from './events';
-import type { AuthOptions, MembershipSource } from './types';
+import type { AuthOptions, MembershipSource } from './contract';
 
 /**
  * Options after validation, with every default filled in.

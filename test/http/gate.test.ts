@@ -1,10 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Principal } from '../../src/core/policy';
 import type { Auth } from '../../src/service';
 import { expiration, makeGate } from '../../src/http';
+import { setup } from '../service/fixture';
 
-const auth = { authenticateRequest: async () => null } as unknown as Auth;
+let auth: Auth;
+beforeAll(async () => {
+  auth = (await setup()).auth;
+});
 const at = (ms: number): Principal => ({ kind: 'pat', userId: 'u', tokenId: 't', tokenName: 'n', expiresAt: new Date(ms) });
 
 describe('expiration header text (remembered per guard)', () => {

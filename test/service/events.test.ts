@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError, ValidationError } from '../../src/errors';
-import { EventDispatcher, reportDenied, type AuthEvent } from '../../src/service/events';
+import { EventDispatcher, type AuthEvent } from '../../src/service/events';
+import { reportDenied } from '../../src/service';
 import { setup } from './fixture';
 import { T0, DAY_MS } from '../support/clock';
 import { rejection } from '../support/errors';

@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuthenticationError, UnavailableError, ValidationError } from '../../src/errors';
-import { createAuth, sessionRecordsOf } from '../../src/service';
+import { createAuth, internalsOf } from '../../src/service';
 import { MemoryTokenStore, type TokenStore } from '../../src/stores';
 import { generateKeyRing } from '../../src/tokens';
 import { Clock, DAY_MS as DAY } from '../support/clock';
@@ -61,7 +61,7 @@ for (const [name, make] of tokenStores('test/service/purge.test.ts')) {
       const clock = new Clock();
       const tokens = await make();
       const auth = createAuth({ issuer: 'svc-test', keys: await generateKeyRing(), members, tokens, now: clock.now });
-      const recorder = sessionRecordsOf(auth);
+      const recorder = internalsOf(auth)?.records;
       if (recorder === undefined) throw new Error('no recorder');
       const at = clock.now();
       const grant = { id: `grant-${name}`, userId: 'bob', name: 'oauth-x', description: null, parentId: null, createdAt: at };

@@ -6,9 +6,8 @@
  * taken without a promise.
  * @module
  */
-import { AuthenticationError, UnavailableError, ValidationError } from '../../errors';
-import type { CompiledLayer, Principal, UserRoles } from '../../core/policy';
-import type { Scope } from '../../core/scopes';
+import { AuthenticationError, ValidationError } from '../../errors';
+import type { Principal, UserRoles } from '../../core/policy';
 import type { TokenRecord, TokenStore } from '../../stores';
 import {
   bearerTextFromRequest,
@@ -21,17 +20,17 @@ import {
 } from '../../tokens';
 import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
 import { chainReads } from './reads';
-import type { PrincipalState } from '../context';
+import type { PrincipalState } from '../internals';
 import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../events';
 import { principalFactory } from './principal';
-import { GrantCache, LayerCache } from './grant-cache';
+import { grantSource } from './caches';
 import { failure } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
 import { issuerPath } from './issuer';
 import { AllowedIps, isRestricted } from './allowed-ips';
 import { addressOf, addressText, userAgentOf } from './origin';
-import type { AuthenticateRequestOptions, RequestOrigin } from '../types';
+import type { AuthenticateRequestOptions, RequestOrigin } from '../contract';
 import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
 
@@ -58,6 +57,8 @@ export interface Authenticator {
   readonly stateOf: (p: Principal) => PrincipalState;
   /** Read and check a token's record chain now (T5). */
   readonly readValidChain: (claims: ChainClaims, at: number) => Promise<readonly TokenRecord[]>;
+  /** Re-read a principal's token chain and check it is still valid; `null` without a token (`ServiceContext.recheck`). */
+  readonly recheck: (p: Principal) => Promise<readonly TokenRecord[] | null>;
   /** The last-used recorder, when the store can record it. */
   readonly recorder: LastUsedRecorder | null;
 }
@@ -82,8 +83,7 @@ export function createAuthenticator(
   });
   // Per-instance, never module-global: two Auth objects share nothing.
   const principals = principalFactory();
-  const layers = new LayerCache(opts.layerCacheSize);
-  const grants = new GrantCache(opts.grantCacheSize);
+  const grants = grantSource(opts.layerCacheSize, opts.grantCacheSize);
 
   const allowedIps = new AllowedIps(opts.layerCacheSize);
 
@@ -133,17 +133,6 @@ export function createAuthenticator(
     return state;
   }
 
-  /** The compiled layers of a chain's scoped records (scopes as the grant cache read them); only on a grant-cache miss. */
-  function scopedLayers(chain: readonly TokenRecord[] | null, scopes: readonly (readonly Scope[] | null)[]): CompiledLayer[] {
-    const out: CompiledLayer[] = [];
-    if (chain === null) return out;
-    for (let i = 0; i < chain.length; i++) {
-      const s = scopes[i] ?? null;
-      if (s !== null) out.push(layers.get((chain[i] as TokenRecord).id, s));
-    }
-    return out;
-  }
-
   /**
    * The request path. `req` (with the peer `address` handed over for it), or
    * the `address` and `userAgent` given to `authenticate`, say where the
@@ -185,17 +174,7 @@ export function createAuthenticator(
       // An in-process membership source answers without a promise (no await, no timer).
       const got = rolesOf(claims.sub);
       const roles = got instanceof Promise ? await got : got;
-      // A session's record has no scopes: its grant is its user's roles alone,
-      // one cache entry shared by all sessions (key null) instead of one per
-      // session. A session row given scopes by hand is layered like any record.
-      const layered = head.kind !== 'session' || head.scopes !== null;
-      let grant;
-      try {
-        grant = layered ? grants.get(head.id, roles, chain, scopedLayers) : grants.get(null, roles, null, scopedLayers);
-      } catch (err) {
-        // Bad role data is the membership source's fault; never an allow.
-        throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
-      }
+      const grant = grants.ofChain(chain, roles);
       const expiresAt = new Date(chainExpiryMs(chain));
       // Last used: one Map lookup when throttled; the write happens later, elsewhere.
       if (recorder !== null && recorder.due(head.id, at)) {
@@ -249,14 +228,20 @@ export function createAuthenticator(
     const at = nowMs();
     const got = rolesOf(id);
     const roles = got instanceof Promise ? await got : got;
-    let grant;
-    try {
-      grant = grants.get(null, roles, null, scopedLayers);
-    } catch (err) {
-      throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
-    }
+    const grant = grants.ofRoles(roles);
     const expiresAt = new Date((Math.floor(at / 1000) + LIFETIMES.session.defaultSec) * 1000);
     return principals.make('session', id, expiresAt, undefined, grant, { roles, chain: null });
+  }
+
+  async function recheck(p: Principal): Promise<readonly TokenRecord[] | null> {
+    const at = nowMs();
+    const state = stateOf(p);
+    if (state.chain === null) {
+      if (at >= p.expiresAt.getTime()) throw new AuthenticationError('expired');
+      return null;
+    }
+    const head = state.chain[0] as TokenRecord;
+    return readValidChain({ kind: head.kind, sub: p.userId, jti: head.id, exp: head.expiresAt.getTime() / 1000 }, at);
   }
 
   return {
@@ -266,6 +251,7 @@ export function createAuthenticator(
     grantOf: (p: unknown) => principals.grantOf(p),
     stateOf,
     readValidChain,
+    recheck,
     recorder,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The request path of `createAuth` (T5): a credential to a principal, through
- * the token's record chain and the owner's roles, with the caches that keep it
- * fast.
+ * the token's record chain and the owner's roles; the caches that keep it fast
+ * sit beside it (caches/).
  * @module
  */
 export { createAuthenticator } from './authenticate';
@@ -10,5 +10,5 @@ export { createAuthenticator } from './authenticate';
 export { principalScopes, scopeNarrowing } from './principal';
 export { chainExpiryMs, checkGrantChain } from './chain';
 export { addressOf, addressText } from './origin';
-export { GrantCache, LayerCache, rolesSnapshot, sameRoles } from './grant-cache';
-export { isDeepFrozen, pinScopes, sameScopes } from './scopes-pin';
+export { GrantCache, LayerCache, rolesSnapshot, sameRoles } from './caches';
+export { isDeepFrozen, pinScopes, sameScopes } from './caches';

@@ -8,17 +8,16 @@
  * client could mint itself a full-access PAT.
  * @module
  */
-import { UnavailableError } from '../../errors';
 import { compileLayer, type CompiledLayer, type Principal, type UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import type { Permission } from '../../core/vocabulary';
 import { IssuerVerifier, type IssuerClaims } from '../../tokens';
 import { checkUserId } from '../identity';
-import type { PrincipalState } from '../context';
+import type { PrincipalState } from '../internals';
 import type { ResolvedOptions } from '../options';
 import type { TokenRecord } from '../../stores';
 import { checkGrantChain } from './chain';
-import type { GrantCache } from './grant-cache';
+import type { Grants } from './caches';
 import type { PrincipalFactory } from './principal';
 
 /** One permission set as a layer, with what the grant cache compares it by. */
@@ -65,7 +64,7 @@ export function issuerPath(
   opts: ResolvedOptions,
   deps: {
     readonly rolesOf: (userId: string) => UserRoles | Promise<UserRoles>;
-    readonly grants: GrantCache;
+    readonly grants: Grants;
     readonly principals: PrincipalFactory;
     /** A record chain, read now (without a promise when the store can): a recorded issuer's tokens have one. */
     readonly chainOf: (id: string) => readonly TokenRecord[] | null | Promise<readonly TokenRecord[] | null>;
@@ -93,7 +92,6 @@ export function issuerPath(
   });
   // Keyed by the verifier's interned permission arrays: at most 2^7 entries.
   const narrowings = new Map<readonly Permission[], Narrowing>();
-  const noLayers = (): CompiledLayer[] => [];
 
   function narrowingOf(permissions: readonly Permission[]): Narrowing {
     let n = narrowings.get(permissions);
@@ -128,16 +126,8 @@ export function issuerPath(
   /** `grantRecord`: a recorded issuer's grant, whose id the principal carries (`sessions.list()` marks it current). */
   function make(claims: IssuerClaims, roles: UserRoles, grantRecord?: TokenRecord): Principal {
     const narrowing = claims.permissions === null ? undefined : narrowingOf(claims.permissions);
-    let grant;
-    try {
-      grant =
-        narrowing === undefined
-          ? deps.grants.get(null, roles, null, noLayers)
-          : deps.grants.get(narrowing.key, roles, narrowing.chain, narrowing.layers);
-    } catch (err) {
-      // Bad role data is the membership source's fault; never an allow.
-      throw new UnavailableError('membership source returned roles that are not valid', { cause: err });
-    }
+    const grant =
+      narrowing === undefined ? deps.grants.ofRoles(roles) : deps.grants.ofScopes(narrowing.key, roles, narrowing.chain, narrowing.layers);
     const issuer = originOf(claims);
     const state = narrowing === undefined ? { roles, chain: null, issuer } : { roles, chain: null, narrowing: narrowing.scopes, issuer };
     return deps.principals.make('session', claims.userId, new Date(claims.exp * 1000), grantRecord, grant, state);

@@ -15,7 +15,7 @@ import { GRANT_SLOT, type IssuedBy, type Principal, type UserRoles } from '../..
 import type { Scope } from '../../core/scopes';
 import type { Permission } from '../../core/vocabulary';
 import type { TokenRecord } from '../../stores';
-import type { PrincipalState } from '../context';
+import type { PrincipalState } from '../internals';
 
 // What a principal was authenticated with (its token chain, nearest first,
 // `null` for `principalFor` and a trusted issuer's session; a trusted issuer's narrowing), served like the grant:

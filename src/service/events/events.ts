@@ -162,67 +162,38 @@ export function actorOf(p: Principal): EventActor {
  */
 export const SERVER_ACTOR: EventActor = Object.freeze({ kind: 'server', userId: null, tokenId: null, tokenName: null });
 
-/** What `reportDenied` needs of an `Auth` object. */
-interface Registered {
+/** What the `access.denied` reporter of an `Auth` needs. */
+interface DeniedSource {
   readonly events: EventDispatcher;
   readonly nowMs: () => number;
   /** Did this `Auth` make the principal? */
   readonly owns: (p: unknown) => boolean;
 }
 
-// Which dispatcher belongs to which Auth object, without a public property on it.
-const registry = new WeakMap<object, Registered>();
-
 /** Who is reported for a principal the `Auth` did not make: nothing about it was checked here. */
 const UNKNOWN_ACTOR: EventActor = Object.freeze({ kind: 'unknown', userId: null, tokenId: null, tokenName: null });
 
 /**
- * @internal Link an `Auth` object to its dispatcher, clock and principals (done by `createAuth`).
+ * @internal The `access.denied` reporter of one `Auth` (built by `createAuth`; `reportDenied` finds it through
+ * the `Auth`'s internals and checks the arguments first).
  *
  * @example
  * ```ts
- * registerEvents(auth, { events: dispatcher, nowMs, owns: (p) => grantOf(p) !== undefined });
+ * const denied = deniedReporter({ events: dispatcher, nowMs, owns: (p) => grantOf(p) !== undefined });
  * ```
  */
-export function registerEvents(auth: object, entry: Registered): void {
-  registry.set(auth, entry);
-}
-
-const DENY_REASONS = new Set(['invalid', 'role', 'scope', 'thing']);
-
-/**
- * Report that `principal` was refused `permission` on `resource`, as an
- * `access.denied` event to the `onEvent` hook of `auth`. For HTTP guards and
- * adapters (and your own checks) after `auth.authorize` said no. Returns at
- * once and never throws; does nothing when `auth` has no hook or the arguments
- * are not what they should be. A principal that `auth` did not make (a copy,
- * another instance's) is reported with actor kind `unknown`.
- *
- * @example
- * ```ts
- * const d = auth.authorize(principal, 'acme/web', 'repo:write', 'Doc/readme');
- * if (!d.allowed) reportDenied(auth, principal, 'acme/web', 'repo:write', d.reason, 'Doc/readme');
- * ```
- */
-export function reportDenied(
-  auth: object,
-  principal: Principal,
-  resource: string,
-  permission: string,
-  reason: AccessDeniedEvent['reason'],
-  thingName?: string,
-): void {
-  try {
-    const entry = registry.get(auth);
-    if (entry === undefined || typeof principal !== 'object' || principal === null) return;
-    if (typeof resource !== 'string' || typeof permission !== 'string' || !DENY_REASONS.has(reason)) return;
-    entry.events.emit(
+export function deniedReporter(
+  source: DeniedSource,
+): (principal: Principal, resource: string, permission: string, reason: AccessDeniedEvent['reason'], thingName?: string) => void {
+  const { events, nowMs, owns } = source;
+  return (principal, resource, permission, reason, thingName) =>
+    events.emit(
       Object.freeze({
         type: 'access.denied',
-        at: new Date(entry.nowMs()),
+        at: new Date(nowMs()),
         // A copy, or another Auth's principal, is denied (`invalid`) and reported,
         // but what it says about itself is not repeated as if it were known.
-        actor: entry.owns(principal) ? actorOf(principal) : UNKNOWN_ACTOR,
+        actor: owns(principal) ? actorOf(principal) : UNKNOWN_ACTOR,
         // Request input: bounded so that a hostile request cannot bloat the queue.
         resource: resource.slice(0, 1024),
         permission: permission.slice(0, 64),
@@ -230,9 +201,6 @@ export function reportDenied(
         reason,
       }),
     );
-  } catch {
-    // Reporting is advisory: a broken clock or principal never reaches the request.
-  }
 }
 
 /**

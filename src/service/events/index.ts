@@ -3,7 +3,7 @@
  * and `auth.flush()` waiting for both.
  * @module
  */
-export { EventDispatcher, reportDenied } from './events';
+export { EventDispatcher } from './events';
 export type {
   AuthEvent,
   AuthEventHook,
@@ -18,7 +18,7 @@ export type {
 export type { FlushOptions } from './flush';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
-export { registerEvents, revokedEvent, SERVER_ACTOR, createdEvent, actorOf, leakedEvent } from './events';
+export { deniedReporter, revokedEvent, SERVER_ACTOR, createdEvent, actorOf, leakedEvent } from './events';
 export { flushDeadline, flushWithin } from './flush';
 export { LastUsedRecorder, recorderFor } from './last-used';
 export { redactEvent } from './redact';

@@ -14,7 +14,7 @@ import { createdEvent, SERVER_ACTOR, type EventDispatcher } from '../events';
 import { checkOptions } from '../../core/vocabulary';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
-import type { Auth } from '../types';
+import type { Auth } from '../contract';
 
 function rejectUnknownKeys(opts: unknown, allowed: readonly string[]): Record<string, unknown> {
   if (opts === undefined) return {};

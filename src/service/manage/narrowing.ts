@@ -11,7 +11,7 @@ import type { TokenRecord } from '../../stores';
 import type { UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import { ROLE_TABLE, isRoleName, type Permission, type RoleName } from '../../core/vocabulary';
-import type { PrincipalState } from '../context';
+import type { PrincipalState } from '../internals';
 
 /** `acme/web=repo:read`, `acme=org:read` or `repo:read`, for messages. */
 function label(resource: string | undefined, permission: Permission): string {

@@ -9,7 +9,7 @@
 import { UnavailableError, ValidationError, type IssueInput } from '../../errors';
 import { checkOptions, isPlainObject } from '../../core/vocabulary';
 import type { TokenStore } from '../../stores';
-import type { PurgeOptions } from '../session-types';
+import type { PurgeOptions } from '../contract';
 
 const DAY_MS = 86_400_000;
 /** What `svc serve` and `auth.purge()` keep by default: three months of ended sessions, for audit. */

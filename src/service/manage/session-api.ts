@@ -8,9 +8,9 @@
 import { ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../errors';
 import type { Principal } from '../../core/policy';
 import type { TokenRecord } from '../../stores';
-import type { ServiceContext } from '../context';
+import type { ServiceContext } from '../internals';
 import { actorOf, revokedEvent } from '../events';
-import type { SessionApi, SessionInfo } from '../session-types';
+import type { SessionApi, SessionInfo } from '../contract';
 import { narrowedRefusal } from './narrowing';
 import { toSessionInfo } from './token-info';
 

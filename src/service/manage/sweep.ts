@@ -10,7 +10,7 @@ import { checkOptions, isPlainObject } from '../../core/vocabulary';
 import { MAX_MARK_LIMIT, type TokenRecord, type TokenStore } from '../../stores';
 import { parsePatExpiry } from '../../tokens';
 import { SERVER_ACTOR, type EventDispatcher, type TokenExpiringEvent } from '../events';
-import type { ExpiringToken, SweepOptions } from '../types';
+import type { ExpiringToken, SweepOptions } from '../contract';
 import { toInfo } from './token-info';
 
 const DAY_SEC = 86_400;

@@ -17,7 +17,7 @@ import { normalizeScopes, LIMITS, type Scope } from '../../core/scopes';
 import type { TokenRecord } from '../../stores';
 import { parsePatExpiry, mintToken, newTokenId } from '../../tokens';
 import { chainExpiryMs } from '../authenticate';
-import type { ServiceContext } from '../context';
+import type { ServiceContext } from '../internals';
 import { actorOf, createdEvent, revokedEvent } from '../events';
 import { checkIdentity } from '../identity';
 import { checkStoredText } from './stored-text';
@@ -25,7 +25,7 @@ import { checkIpNarrowing, checkNarrowing, narrowedRefusal, roleWarnings } from 
 import { checkRanges } from '../../core/network';
 import { MAX_ALLOWED_IPS } from '../../stores';
 import { managedRecords, pickForGet, pickForRevoke, toInfo } from './token-info';
-import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from '../types';
+import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from '../contract';
 
 const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity', 'allowedIps']);
 

@@ -5,8 +5,8 @@
  * @module
  */
 import type { TokenRecord, UsedFrom } from '../../stores';
-import type { SessionInfo } from '../session-types';
-import type { LastUse, TokenInfo } from '../types';
+import type { SessionInfo } from '../contract';
+import type { LastUse, TokenInfo } from '../contract';
 
 /**
  * Status derived when read (T4): `revoked` if revokedAt is set, else `expired`

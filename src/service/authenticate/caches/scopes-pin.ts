@@ -17,7 +17,7 @@
  * in place after it was compared.
  * @module
  */
-import type { Scope } from '../../core/scopes';
+import type { Scope } from '../../../core/scopes';
 
 /** A record's scopes as a record carries them: `null` is the owner's full access. */
 export type RecordScopes = readonly Scope[] | null;

@@ -8,9 +8,9 @@
  * equal inputs is reused, so a changed role or scope takes effect at once.
  * @module
  */
-import { compileLayer, createGrant, type CompiledLayer, type Grant, type UserRoles } from '../../core/policy';
-import type { Scope } from '../../core/scopes';
-import { isRoleName } from '../../core/vocabulary';
+import { compileLayer, createGrant, type CompiledLayer, type Grant, type UserRoles } from '../../../core/policy';
+import type { Scope } from '../../../core/scopes';
+import { isRoleName } from '../../../core/vocabulary';
 import { isDeepFrozen, pinScopes, sameScopes, type RecordScopes } from './scopes-pin';
 
 function isPlain(value: unknown): value is Record<string, unknown> {

@@ -1,13 +1,13 @@
 /**
- * What the parts of one `Auth` instance share. Internal: not exported from the
- * package root.
+ * What the parts of one `Auth` instance share (`authenticate/`, `manage/`).
+ * Internal: not exported from the package root.
  * @module
  */
-import type { IssuedBy, Principal, UserRoles } from '../core/policy';
-import type { Scope } from '../core/scopes';
-import type { TokenRecord, TokenStore } from '../stores';
-import type { KeyRing } from '../tokens';
-import type { EventDispatcher } from './events';
+import type { IssuedBy, Principal, UserRoles } from '../../core/policy';
+import type { Scope } from '../../core/scopes';
+import type { TokenRecord, TokenStore } from '../../stores';
+import type { KeyRing } from '../../tokens';
+import type { EventDispatcher } from '../events';
 
 /**
  * What an `Auth` instance remembers about a principal it returned, kept in a private field of the principal (see authenticate/principal.ts).

@@ -1,17 +1,17 @@
 /**
- * Contract of the service layer (6): `createAuth` and what it returns.
+ * Contract of the service layer (6): `createAuth`'s options and the `Auth` it
+ * returns. What its token management and its sessions show and take are in
+ * tokens.ts and sessions.ts beside it.
  * @module
  */
-import type { Principal, Decision, UserRoles } from '../core/policy';
-import type { ScopeEntry } from '../core/scopes';
-import type { BearerRequest, KeyRing, TrustedIssuer } from '../tokens';
-import type { TokenStore } from '../stores';
-import type { ExpiringToken, SweepOptions, TokenApi, TokenInfo } from './management-types';
-
-export type { CreateTokenInput, ExpiringToken, LastUse, ListTokensOptions, SweepOptions, TokenApi, TokenInfo } from './management-types';
-import type { AuthEventHook, FlushOptions } from './events';
-import type { SessionApi, SessionPurge } from './session-types';
-import type { LeakReport, ReportLeakedOptions } from './leaks';
+import type { Principal, Decision, UserRoles } from '../../core/policy';
+import type { ScopeEntry } from '../../core/scopes';
+import type { BearerRequest, KeyRing, TrustedIssuer } from '../../tokens';
+import type { TokenStore } from '../../stores';
+import type { ExpiringToken, SweepOptions, TokenApi, TokenInfo } from './tokens';
+import type { AuthEventHook, FlushOptions } from '../events';
+import type { SessionApi, SessionPurge } from './sessions';
+import type { LeakReport, ReportLeakedOptions } from '../leaks';
 
 /**
  * Where a credential is used from, when `authenticate` is called without a

@@ -1,11 +1,10 @@
 /**
  * What token management shows and takes: `TokenInfo` and the inputs and
- * answers of `client(p).token.*` and `auth.sweepExpiring`. Apart from
- * types.ts (the `Auth` contract), which re-exports them.
+ * answers of `client(p).token.*`, `auth.tokensOf` and `auth.sweepExpiring`.
  * @module
  */
-import type { Scope, ScopeEntry } from '../core/scopes';
-import type { UsedFrom } from '../stores';
+import type { Scope, ScopeEntry } from '../../core/scopes';
+import type { UsedFrom } from '../../stores';
 
 /** A token as management shows it. The token value is never part of it. */
 export interface TokenInfo {

@@ -5,8 +5,8 @@
  * on its next request.
  * @module
  */
-import type { UsedFrom } from '../stores';
-import type { LastUse } from './management-types';
+import type { UsedFrom } from '../../stores';
+import type { LastUse } from './tokens';
 
 /**
  * A session as `client(p).sessions` shows it. It never carries the token value.

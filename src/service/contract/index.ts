@@ -1,0 +1,8 @@
+/**
+ * The service's contract, one file per job: `createAuth`'s options and the `Auth` it returns
+ * (auth.ts), token management (tokens.ts), a user's sessions (sessions.ts).
+ * @module
+ */
+export type { Auth, AuthOptions, MembershipSource, RequestOrigin, AuthenticateRequestOptions } from './auth';
+export type { CreateTokenInput, ExpiringToken, LastUse, ListTokensOptions, SweepOptions, TokenApi, TokenInfo } from './tokens';
+export type { PurgeOptions, SessionApi, SessionInfo } from './sessions';
