@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findTokens, TOKEN_PATTERN } from '../../src/tokens';
-import { setup } from '../service/fixture';
+import { testAuth } from '../support/auth';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const page = readFileSync(join(ROOT, 'docs/concepts.md'), 'utf8');
@@ -23,7 +23,7 @@ describe('docs/concepts.md: finding leaked tokens in text', () => {
   });
 
   it('what it shows finds every PAT in a log', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = s.auth.client(await s.auth.authenticate(await s.auth.issueSession('alice')));
     const [a, b] = [(await me.token.create({ name: 'a' })).token, (await me.token.create({ name: 'b' })).token];
     expect(findTokens(`build log: ${a}\nsecond line ${b} end`)).toEqual([a, b]);

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createAuth, type Auth, type AuthEvent, type TokenLeakedEvent } from '../../src/service';
 import type { TokenStore } from '../../src/stores';
-import { sharedRing } from '../service/fixture';
+import { sharedRing } from '../support/auth';
 import { Clock } from '../support/clock';
 
 export interface World {

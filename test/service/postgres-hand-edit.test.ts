@@ -14,7 +14,7 @@ import { createAuth, type Auth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { UserRoles } from '../../src/core/policy';
 import { PERMISSIONS, type Permission } from '../../src/core/vocabulary';
-import { sharedRing } from './fixture';
+import { sharedRing } from '../support/auth';
 import { Clock } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 

@@ -9,7 +9,7 @@ import { AuthenticationError, ConflictError } from '../../src/errors';
 import { createAuth, type Auth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { UserRoles } from '../../src/core/policy';
-import { sharedRing } from './fixture';
+import { sharedRing } from '../support/auth';
 import { Clock } from '../support/clock';
 import { rejection } from '../support/errors';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { createAuth, type Auth, type AuthEvent } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import { sharedRing } from './fixture';
+import { sharedRing } from '../support/auth';
 import { Clock, DAY_MS, T0 } from '../support/clock';
 import { rejection } from '../support/errors';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';

@@ -10,7 +10,7 @@ import { createAuth, type Auth, type AuthEvent, type TokenLeakedEvent } from '..
 import { MemoryTokenStore, type TokenStore } from '../../src/stores';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { generateKeyRing } from '../../src/tokens';
-import { sharedRing } from './fixture';
+import { sharedRing } from '../support/auth';
 import { Clock, DAY_MS } from '../support/clock';
 import { rejection } from '../support/errors';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';

@@ -18,7 +18,7 @@ import { FileTokenStore, MemoryTokenStore, type TokenStore } from '../../src/sto
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { mintToken, newTokenId } from '../../src/tokens';
 import type { UserRoles } from '../../src/core/policy';
-import { sharedRing } from './fixture';
+import { sharedRing } from '../support/auth';
 import { Clock, T0 } from '../support/clock';
 import { rejection } from '../support/errors';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
