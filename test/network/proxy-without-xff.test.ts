@@ -10,21 +10,16 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth, generateKeyRing, MemoryTokenStore, type Auth } from 'svc-auth';
+import type { Auth } from 'svc-auth';
 import { mcpNodeHandlers } from 'svc-auth/mcp';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { adapters, closeServer, get } from '../support/adapters';
+import { testAuth } from '../support/auth';
 
 const PROXY = '127.0.0.9';
 
 async function authWithTokens(): Promise<{ auth: Auth; proxyRange: string; office: string; plain: string }> {
-  const auth = createAuth({
-    issuer: 'https://svc.test',
-    keys: await generateKeyRing(),
-    members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
-    tokens: new MemoryTokenStore(),
-    trustProxy: [`${PROXY}/32`],
-  });
+  const { auth } = await testAuth({ everyone: { orgs: { acme: 'editor' } }, trustProxy: [`${PROXY}/32`] });
   const api = auth.client(await auth.authenticate(await auth.issueSession('alice'))).token;
   // Limited to the proxy's own range: exactly what the proxy's address used to satisfy.
   const proxyRange = (await api.create({ name: 'proxy-range', allowedIps: [`${PROXY}/32`] })).token;

@@ -8,8 +8,8 @@
  */
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth, type Auth } from '../../src/service';
-import { generateKeyRing } from '../../src/tokens';
+import type { Auth } from '../../src/service';
+import { systemTime, testAuth } from '../support/auth';
 import { trustedIssuerFor } from '../../src/entries/oauth';
 import { authorizeUrl, Browser, formOf, pkce, register, startServer, token, REDIRECT, type Running } from './support';
 
@@ -66,13 +66,13 @@ describe('unticking permissions on the consent page', () => {
   let mcp: Auth;
   beforeAll(async () => {
     s = await startServer();
-    mcp = createAuth({
+    ({ auth: mcp } = await testAuth({
       issuer: 'svc-mcp',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
+      everyone: { orgs: { acme: 'owner' } },
       tokens: s.tokens,
+      now: systemTime,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
-    });
+    }));
   });
   afterAll(() => s.close());
 

@@ -5,8 +5,7 @@
  */
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth } from '../../src/service';
-import { generateKeyRing } from '../../src/tokens';
+import { systemTime, testAuth } from '../support/auth';
 import { CLI_CLIENT_ID, trustedIssuerFor } from '../../src/entries/oauth';
 import { authorizeUrl, Browser, formOf, pkce, register, startServer, token, REDIRECT, type Running } from './support';
 
@@ -68,11 +67,11 @@ describe('the svc-cli client (clients.cli)', () => {
     expect(Object.hasOwn(claims, 'scope')).toBe(false);
     expect(body.scope).toBeUndefined();
     // The API's Auth accepts it as an unnarrowed session: token management works (issue 20 refuses narrowed ones).
-    const api = createAuth({
+    const { auth: api } = await testAuth({
       issuer: 'svc-api',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
+      everyone: { orgs: { acme: 'owner' } },
       tokens: s.tokens,
+      now: systemTime,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: s.base })],
     });
     const me = await api.authenticate(body.access_token as string);
@@ -93,11 +92,11 @@ describe('the svc-cli client (clients.cli)', () => {
 
   it('svc auth sessions tells its grant apart: named for the client id, described, marked current, last used by its tokens', async () => {
     const body = await deviceTokens(s, CLI_CLIENT_ID);
-    const api = createAuth({
+    const { auth: api } = await testAuth({
       issuer: 'svc-api',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
+      everyone: { orgs: { acme: 'owner' } },
       tokens: s.tokens,
+      now: systemTime,
       lastUsedIntervalMs: 1_000,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: s.base })],
     });

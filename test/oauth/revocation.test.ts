@@ -4,8 +4,8 @@
  * token, read on every request by the recorded trusted issuer).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth, type Auth } from '../../src/service';
-import { generateKeyRing } from '../../src/tokens';
+import type { Auth } from '../../src/service';
+import { systemTime, testAuth } from '../support/auth';
 import { trustedIssuerFor } from '../../src/entries/oauth';
 import { authorizeUrl, Browser, codeFlow, pkce, REDIRECT, register, signInAndConsent, startServer, token, type Running } from './support';
 
@@ -14,13 +14,13 @@ describe('revoking a grant ends its access tokens on their next request', () => 
   let mcp: Auth;
   beforeAll(async () => {
     s = await startServer();
-    mcp = createAuth({
+    ({ auth: mcp } = await testAuth({
       issuer: 'svc-rs',
-      keys: await generateKeyRing(),
-      members: { rolesOf: (u) => (u === 'alice' ? { orgs: { acme: 'owner' } } : {}) },
+      roles: { alice: { orgs: { acme: 'owner' } } },
       tokens: s.tokens,
+      now: systemTime,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
-    });
+    }));
   });
   afterAll(() => s.close());
 

@@ -7,9 +7,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAuth, type Auth } from '../../src/service';
+import type { Auth } from '../../src/service';
 import { MemoryTokenStore } from '../../src/stores';
-import { generateKeyRing } from '../../src/tokens';
 import {
   createAuthorizationServer,
   MemoryOAuthStorage,
@@ -17,6 +16,7 @@ import {
   type AuthorizationServerOptions,
   type OAuthStorage,
 } from '../../src/entries/oauth';
+import { systemTime, testAuth } from '../support/auth';
 
 export interface Running {
   base: string;
@@ -47,14 +47,7 @@ export async function startServer(
 ): Promise<Running> {
   const { server, base } = await listen(undefined, port);
   const tokens = extraTokens ?? new MemoryTokenStore();
-  const auth =
-    extra.auth ??
-    createAuth({
-      issuer: 'svc-test',
-      keys: await generateKeyRing(),
-      members: { rolesOf: (u) => (u === 'alice' ? { orgs: { acme: 'owner' } } : u === 'bob' ? { orgs: { acme: 'viewer' } } : {}) },
-      tokens,
-    });
+  const auth = extra.auth ?? (await testAuth({ issuer: 'svc-test', tokens, now: systemTime })).auth;
   const storage = extra.storage ?? new MemoryOAuthStorage();
   const logs: string[] = [];
   const oauth = await createAuthorizationServer({

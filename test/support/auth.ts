@@ -27,13 +27,21 @@ export function sharedRing(): Promise<KeyRing> {
   return ring;
 }
 
+/**
+ * The system clock, for an `Auth` that must agree with a server keeping real time (the OAuth server,
+ * oidc-provider): `testAuth({ now: systemTime })`.
+ */
+export const systemTime = (): Date => new Date();
+
 /** alice owns acme, bob views it, anybody else has no role: the table most tests read. */
 export const ROLES: Readonly<Record<string, UserRoles>> = {
   alice: { orgs: { acme: 'owner' } },
   bob: { orgs: { acme: 'viewer' } },
 };
 
-export interface TestAuthOptions extends Partial<AuthOptions> {
+export interface TestAuthOptions extends Partial<Omit<AuthOptions, 'onEvent'>> {
+  /** The event hook; by default every event goes to `events`, and `undefined` builds an Auth without a hook. */
+  onEvent?: AuthOptions['onEvent'] | undefined;
   /** Each user's roles (default {@link ROLES}); ignored when `everyone` or `members` is given. */
   roles?: Record<string, UserRoles>;
   /** The roles of every user, whoever signs in. */
@@ -56,7 +64,7 @@ export interface TestAuth {
 
 /** Build the test `Auth`: issuer `https://svc.test`, memory store, shared ring, pinned clock, roles of {@link ROLES}. */
 export async function testAuth(options: TestAuthOptions = {}): Promise<TestAuth> {
-  const { roles: given = ROLES, everyone, clock = new Clock(), ...rest } = options;
+  const { roles: given = ROLES, everyone, clock = new Clock(), onEvent, ...rest } = options;
   const roles = new Map(Object.entries(given));
   const events: AuthEvent[] = [];
   const store = rest.tokens ?? new MemoryTokenStore();
@@ -65,7 +73,7 @@ export async function testAuth(options: TestAuthOptions = {}): Promise<TestAuth>
     issuer: 'https://svc.test',
     members: { rolesOf: (user) => everyone ?? roles.get(user) ?? {} },
     now: clock.now,
-    onEvent: (e) => void events.push(e),
+    ...('onEvent' in options ? (onEvent === undefined ? {} : { onEvent }) : { onEvent: (e: AuthEvent) => void events.push(e) }),
     ...rest,
     keys,
     tokens: store,
