@@ -16,7 +16,7 @@ import { createAuth, type Auth, type AuthEvent, type TokenLeakedEvent } from '..
 import { generateKeyRing } from '../../src/tokens';
 import { systemTime, testAuth } from '../support/auth';
 import { exited, serve, svc, tempHome } from '../cli/helpers';
-import { codeFlow, startServer, token, type Running } from '../oauth/support';
+import { codeFlow, startServer, token, type Running } from '../support/oauth';
 
 const members = { rolesOf: (u: string) => (u === 'alice' ? { orgs: { acme: 'owner' as const } } : {}) };
 

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryOAuthStorage } from '../../src/entries/oauth';
 import { PostgresOAuthStorage } from '../../src/entries/postgres';
 import { describeWithDb, newPool, tableName } from '../support/postgres';
-import { authorizeUrl, codeFlow, pkce, REDIRECT, register, startServer, type Running } from './support';
+import { authorizeUrl, codeFlow, pkce, REDIRECT, register, startServer, type Running } from '../support/oauth';
 
 const running: Running[] = [];
 afterAll(async () => {

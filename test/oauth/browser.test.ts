@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chromium, type Browser as Chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
-import { authorizeUrl, listen, pkce, register, startServer, token, type Running } from './support';
+import { authorizeUrl, listen, pkce, register, startServer, token, type Running } from '../support/oauth';
 
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, Browser, listen, pkce, REDIRECT, signInAndConsent, startServer, token, type Running } from './support';
+import { authorizeUrl, Browser, listen, pkce, REDIRECT, signInAndConsent, startServer, token, type Running } from '../support/oauth';
 
 /** The key of the private_key_jwt document client (its public half is served at /keys.json). */
 const clientKey = await generateKeyPair('ES256');

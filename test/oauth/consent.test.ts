@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Auth } from '../../src/service';
 import { systemTime, testAuth } from '../support/auth';
 import { trustedIssuerFor } from '../../src/entries/oauth';
-import { authorizeUrl, Browser, formOf, pkce, register, startServer, token, REDIRECT, type Running } from './support';
+import { authorizeUrl, Browser, formOf, pkce, register, startServer, token, REDIRECT, type Running } from '../support/oauth';
 
 /** Start a code flow for `clientId` in `browser`, signing in as `user` when asked; the consent page. */
 async function consentPageFor(s: Running, browser: Browser, clientId: string, scope: string, user = 'alice') {

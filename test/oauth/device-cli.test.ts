@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemTime, testAuth } from '../support/auth';
 import { CLI_CLIENT_ID, trustedIssuerFor } from '../../src/entries/oauth';
-import { authorizeUrl, Browser, formOf, pkce, register, startServer, token, REDIRECT, type Running } from './support';
+import { authorizeUrl, Browser, formOf, pkce, register, startServer, token, REDIRECT, type Running } from '../support/oauth';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 

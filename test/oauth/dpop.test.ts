@@ -12,7 +12,7 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
 import type { ReferenceServer } from '../../src/app/server';
-import { authorizeUrl, Browser, pkce, REDIRECT, register, signInAndConsent } from './support';
+import { authorizeUrl, Browser, pkce, REDIRECT, register, signInAndConsent } from '../support/oauth';
 
 async function dpopProof(url: string): Promise<string> {
   const { publicKey, privateKey } = await generateKeyPair('ES256');

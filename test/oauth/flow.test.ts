@@ -1,7 +1,18 @@
 import { decodeJwt, decodeProtectedHeader, createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../../src/core/vocabulary';
-import { authorizeUrl, Browser, codeFlow, pkce, REDIRECT, register, signInAndConsent, startServer, token, type Running } from './support';
+import {
+  authorizeUrl,
+  Browser,
+  codeFlow,
+  pkce,
+  REDIRECT,
+  register,
+  signInAndConsent,
+  startServer,
+  token,
+  type Running,
+} from '../support/oauth';
 
 describe('the authorization server on node:http: metadata, DCR, code flow with PKCE, refresh, revocation', () => {
   let s: Running;

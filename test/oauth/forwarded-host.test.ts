@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
 import type { ReferenceServer } from '../../src/app/server';
-import { REDIRECT, startServer, type Running } from './support';
+import { REDIRECT, startServer, type Running } from '../support/oauth';
 
 /** GET `path` on `base` with the given headers (node:http: fetch does not let a caller set Host). */
 function get(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {

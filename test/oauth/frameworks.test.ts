@@ -13,7 +13,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { systemTime, testAuth } from '../support/auth';
 import { createAuthorizationServer, MemoryOAuthStorage, type AuthorizationServer } from '../../src/entries/oauth';
-import { codeFlow } from './support';
+import { codeFlow } from '../support/oauth';
 
 /** An AS whose issuer is `base` (the framework's server is already listening there). */
 async function authorizationServer(base: string): Promise<AuthorizationServer> {

@@ -11,7 +11,7 @@ import {
   startServer,
   token,
   type Running,
-} from './support';
+} from '../support/oauth';
 
 /** Authorization request parameters of a fresh client with PKCE; override any. */
 async function request(

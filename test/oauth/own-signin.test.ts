@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, Browser, formOf, pkce, REDIRECT, register, startServer, token, type Running } from './support';
+import { authorizeUrl, Browser, formOf, pkce, REDIRECT, register, startServer, token, type Running } from '../support/oauth';
 
 /** The application's own login: a cookie `app_user` names the signed-in user (an app would sign it). */
 const currentUser = (req: { headers: { cookie?: string | undefined } }): string | undefined =>

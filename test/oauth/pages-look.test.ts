@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { createAuthorizationServer, MemoryOAuthStorage } from '../../src/entries/oauth';
-import { authorizeUrl, Browser, formOf, pkce, register, startServer, REDIRECT, type Running } from './support';
+import { authorizeUrl, Browser, formOf, pkce, register, startServer, REDIRECT, type Running } from '../support/oauth';
 
 const LOOK = {
   logoUrl: 'https://cdn.acme.example/notes.svg',

@@ -15,7 +15,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
 import type { ReferenceServer } from '../../src/app/server';
-import { authorizeUrl, Browser, pkce, REDIRECT, signInAndConsent, startServer, type Running } from './support';
+import { authorizeUrl, Browser, pkce, REDIRECT, signInAndConsent, startServer, type Running } from '../support/oauth';
 
 async function registerRaw(base: string, metadata: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${base}/oauth/register`, {

@@ -7,7 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Auth } from '../../src/service';
 import { systemTime, testAuth } from '../support/auth';
 import { trustedIssuerFor } from '../../src/entries/oauth';
-import { authorizeUrl, Browser, codeFlow, pkce, REDIRECT, register, signInAndConsent, startServer, token, type Running } from './support';
+import {
+  authorizeUrl,
+  Browser,
+  codeFlow,
+  pkce,
+  REDIRECT,
+  register,
+  signInAndConsent,
+  startServer,
+  token,
+  type Running,
+} from '../support/oauth';
 
 describe('revoking a grant ends its access tokens on their next request', () => {
   let s: Running;

@@ -15,7 +15,7 @@ import { createDevServer, openInstance, type DevInstance } from '../../src/app/d
 import type { ReferenceServer } from '../../src/app/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { REDIRECT, signInAndConsent, Browser, codeFlow } from './support';
+import { REDIRECT, signInAndConsent, Browser, codeFlow } from '../support/oauth';
 
 class MemoryProvider implements OAuthClientProvider {
   info: OAuthClientInformationMixed | undefined;

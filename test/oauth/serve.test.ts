@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PERMISSIONS } from '../../src/core/vocabulary';
 import { exited, serve, svc, tempHome } from '../cli/helpers';
 import { DATABASE_URL, describeWithDb } from '../support/postgres';
-import { authorizeUrl, Browser, formOf, pkce, REDIRECT, register, token } from './support';
+import { authorizeUrl, Browser, formOf, pkce, REDIRECT, register, token } from '../support/oauth';
 
 describe('svc serve is an authorization server: issuer = its base URL', () => {
   let home: string;

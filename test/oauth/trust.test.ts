@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemTime, testAuth } from '../support/auth';
 import { ValidationError } from '../../src/errors';
 import { trustedIssuerFor } from '../../src/entries/oauth';
-import { codeFlow, startServer, type Running } from './support';
+import { codeFlow, startServer, type Running } from '../support/oauth';
 
 describe('trustedIssuerFor: svc-auth accepts the server’s tokens, per resource', () => {
   let s: Running;

@@ -16,7 +16,7 @@ import {
   type AuthorizationServerOptions,
   type OAuthStorage,
 } from '../../src/entries/oauth';
-import { systemTime, testAuth } from '../support/auth';
+import { systemTime, testAuth } from './auth';
 
 export interface Running {
   base: string;
