@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemTime, testAuth } from '../support/auth';
 import { CLI_CLIENT_ID, trustedIssuerFor } from '../../src/entries/oauth';
-import { authorizeUrl, Browser, formOf, pkce, register, startServer, token, REDIRECT, type Running } from '../support/oauth';
+import { authorize, Browser, formOf, register, type Running, startServer, token } from '../support/oauth';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -132,17 +132,8 @@ describe('the svc-cli client (clients.cli)', () => {
   });
 
   it('impersonation by the code flow: svc-cli has no redirect URI, so a web page cannot start a sign-in as it', async () => {
-    const { challenge } = pkce();
     const browser = new Browser();
-    const url = authorizeUrl(s.base, {
-      client_id: CLI_CLIENT_ID,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: s.base,
-    });
+    const { url } = authorize(s.base, CLI_CLIENT_ID, { resource: s.base, params: { scope: undefined } });
     const step = await browser.walk(url, s.base);
     expect(step.url.startsWith(s.base)).toBe(true); // no redirect to the attacker's page
     expect(step.res.status).toBe(400);

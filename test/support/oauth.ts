@@ -1,8 +1,10 @@
 /**
  * Shared set-up of the authorization server tests: a real node:http server on
  * loopback mounting the server, a fetch-based "browser" that keeps cookies and
- * follows redirects one at a time, and the steps of the code flow (register,
- * authorize with PKCE, sign in, consent, redeem).
+ * follows redirects one at a time, and the steps of the code flow: `register` a
+ * client, `authorize` (the URL, with PKCE), `approve` (sign in and consent as a
+ * person, in a browser), `redeem` (the code at the token endpoint); `codeFlow`
+ * runs them all.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -173,6 +175,7 @@ export async function register(
   return body;
 }
 
+/** An authorize URL with exactly `params` (those given as `undefined` left out); {@link authorize} builds a well-formed one. */
 export function authorizeUrl(base: string, params: Record<string, string | undefined>): string {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) p.set(k, v);
@@ -200,7 +203,90 @@ export async function signInAndConsent(
   return { url: done.url, consentHtml: html };
 }
 
-/** The whole code flow for a fresh DCR client: tokens for `resource` with `scope`. */
+/** An authorization request as a client starts it (PKCE S256): its URL, and what redeeming its code needs. */
+export interface AuthorizeRequest {
+  base: string;
+  url: string;
+  clientId: string;
+  verifier: string;
+  redirectUri: string;
+  resource: string | undefined;
+}
+
+export interface AuthorizeOptions {
+  /** Default `repo:read`. */
+  scope?: string;
+  /** Default `<base>/mcp`; `undefined` leaves the parameter out. */
+  resource?: string | undefined;
+  /** Default `st-1`; `undefined` leaves the parameter out. */
+  state?: string | undefined;
+  /** Default {@link REDIRECT}. */
+  redirectUri?: string;
+  /** More parameters, or (as `undefined`) ones left out: `{ code_challenge: undefined }` for a request without PKCE. */
+  params?: Record<string, string | undefined>;
+}
+
+/** Step 1 of the code flow: the authorize URL of `clientId`, with a fresh PKCE pair. */
+export function authorize(base: string, clientId: string, options: AuthorizeOptions = {}): AuthorizeRequest {
+  const { verifier, challenge } = pkce();
+  const resource = 'resource' in options ? options.resource : `${base}/mcp`;
+  const redirectUri = options.redirectUri ?? REDIRECT;
+  const url = authorizeUrl(base, {
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: redirectUri,
+    scope: options.scope ?? 'repo:read',
+    state: 'state' in options ? options.state : 'st-1',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource,
+    ...options.params,
+  });
+  return { base, url, clientId, verifier, redirectUri, resource };
+}
+
+/**
+ * Step 2: open the request in `browser`, sign in as `user` when asked and decide on the consent page.
+ * The code the client got back (null when none), the URL the browser ended on, and the consent page.
+ */
+export async function approve(
+  request: AuthorizeRequest,
+  {
+    browser = new Browser(),
+    user = 'alice',
+    decision = 'approve',
+  }: { browser?: Browser; user?: string; decision?: 'approve' | 'deny' } = {},
+): Promise<{ code: string | null; url: string; consentHtml?: string }> {
+  const done = await signInAndConsent(browser, request.base, request.url, { user, decision });
+  return { ...done, code: done.url.startsWith(request.base) ? null : new URL(done.url).searchParams.get('code') };
+}
+
+/**
+ * Step 3: redeem `code` at the token endpoint with the request's verifier, client, redirect URI and
+ * resource. `fields` adds form fields or (as `undefined`) leaves some out; `headers` adds headers (DPoP, Basic).
+ */
+export function redeem(
+  request: AuthorizeRequest,
+  code: string,
+  fields: Record<string, string | undefined> = {},
+  headers: Record<string, string> = {},
+): ReturnType<typeof token> {
+  return token(
+    request.base,
+    {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: request.redirectUri,
+      client_id: request.clientId,
+      code_verifier: request.verifier,
+      resource: request.resource,
+      ...fields,
+    },
+    headers,
+  );
+}
+
+/** The whole code flow for a fresh DCR client (or `clientId`): tokens for `resource` with `scope`. */
 export async function codeFlow(
   base: string,
   {
@@ -211,42 +297,26 @@ export async function codeFlow(
     clientId,
   }: { scope?: string; resource?: string; user?: string; browser?: Browser; clientId?: string } = {},
 ): Promise<{ clientId: string; tokens: Record<string, unknown>; browser: Browser }> {
-  const id = clientId ?? (await register(base)).client_id;
-  const { verifier, challenge } = pkce();
-  const url = authorizeUrl(base, {
-    client_id: id,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
-    scope,
-    state: 'st-1',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource,
-  });
-  const { url: back } = await signInAndConsent(browser, base, url, { user });
-  const code = new URL(back).searchParams.get('code');
-  if (code === null) throw new Error(`no code: ${back}`);
-  const tokens = await token(base, {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: REDIRECT,
-    client_id: id,
-    code_verifier: verifier,
-    resource,
-  });
+  const request = authorize(base, clientId ?? (await register(base)).client_id, { scope, resource });
+  const { code, url } = await approve(request, { browser, user });
+  if (code === null) throw new Error(`no code: ${url}`);
+  const tokens = await redeem(request, code);
   if (tokens.status !== 200) throw new Error(`token failed: ${JSON.stringify(tokens.body)}`);
-  return { clientId: id, tokens: tokens.body, browser };
+  return { clientId: request.clientId, tokens: tokens.body, browser };
 }
 
-/** POST the token endpoint. */
+/** POST the token endpoint (a field given as `undefined` is left out). */
 export async function token(
   base: string,
-  fields: Record<string, string>,
+  fields: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) form.set(k, v);
   const res = await fetch(`${base}/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: form.toString(),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
 }
