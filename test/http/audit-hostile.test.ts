@@ -14,7 +14,7 @@ import { requireAuth, type Auth, type AuthEvent } from 'svc-auth';
 import { requirePermission as expressPermission, svcAuth as expressAuth } from 'svc-auth/express';
 import { requirePermission as fastifyPermission, svcAuth as fastifyAuth } from 'svc-auth/fastify';
 import { requirePermission as honoPermission, svcAuth as honoAuth } from 'svc-auth/hono';
-import { close, listen } from '../examples/world';
+import { close, listen } from '../contract/examples/world';
 import { testAuth } from '../support/auth';
 
 const events: AuthEvent[] = [];

@@ -8,7 +8,7 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireAuth, type AuthEvent } from 'svc-auth';
 import { requirePermission, svcAuth } from 'svc-auth/express';
-import { call, close, listen } from '../examples/world';
+import { call, close, listen } from '../contract/examples/world';
 import { testAuth } from '../support/auth';
 
 const events: AuthEvent[] = [];
