@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findTokens, TOKEN_PATTERN } from '../../../src/tokens';
+import { findTokens, TOKEN_PATTERN } from 'svc-auth/scanning';
 import { testAuth } from '../../support/auth';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');

@@ -3,8 +3,8 @@ import express5 from 'express';
 // Express 4 is installed under the alias `express4`.
 import express4 from 'express4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForbiddenError, ValidationError } from '../../../src/errors';
-import { errorHandler, requirePermission, svcAuth } from '../../../src/adapters/express';
+import { ForbiddenError, ValidationError } from 'svc-auth';
+import { errorHandler, requirePermission, svcAuth } from 'svc-auth/express';
 import { call, close, makeWorld, type World } from '../examples/world';
 
 let w: World;

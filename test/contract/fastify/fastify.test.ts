@@ -1,9 +1,8 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../../src/errors';
-import { errorHandler, requirePermission, svcAuth } from '../../../src/adapters/fastify';
-import { principalOf } from '../../../src/http';
+import { ForbiddenError, NotFoundError, principalOf, ValidationError } from 'svc-auth';
+import { errorHandler, requirePermission, svcAuth } from 'svc-auth/fastify';
 import { makeWorld, type World } from '../examples/world';
 
 let w: World;

@@ -2,8 +2,8 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../../src/errors';
-import { onError, requirePermission, svcAuth, type OptionalPrincipalEnv, type PrincipalEnv } from '../../../src/adapters/hono';
+import { ForbiddenError, NotFoundError, ValidationError } from 'svc-auth';
+import { onError, requirePermission, svcAuth, type OptionalPrincipalEnv, type PrincipalEnv } from 'svc-auth/hono';
 import { makeWorld, type World } from '../examples/world';
 
 let w: World;
