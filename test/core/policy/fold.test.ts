@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { fold, foldValidating } from '../../../src/core/policy';
+import { fold, foldValidating } from '../../../src/core/policy/fold';
 import { compileMatcherForValidNames, isValidThingName } from '../../../src/core/scopes';
 
 const SHAPES = ['Doc/*', 'Doc/**', 'Img/*.png', 'Doc/readme', 'Img/icons/*', 'Src/lib/**', 'Doc/a*', '**/*.md', '**', 'Doc/*/x'];
