@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 
-// `--root <dir>` checks another copy of the project (test/package/architecture.test.ts).
+// `--root <dir>` checks another copy of the project (test/contract/package/architecture.test.ts).
 const at = process.argv.indexOf('--root');
 const root = at > 0 ? resolve(process.argv[at + 1]) : resolve(new URL('..', import.meta.url).pathname);
 const problems = [];

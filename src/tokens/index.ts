@@ -19,7 +19,6 @@ export { isKeyRing } from './keys';
 export { expiredClaimsOf } from './verify';
 export { REDACTED } from './redact';
 export { TOKEN_TYPES } from './claims';
-export { SignatureCache } from './signature-cache';
 export { isHeaderProblem, bearerTextFromRequest, checkBearerText } from './bearer';
 export {
   checkTrustedIssuers,

@@ -15,10 +15,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AddressInfo } from 'node:net';
-import { createAuth, generateKeyRing } from 'svc-auth';
 import { createMcpApp } from '../../examples/mcp-node';
 import { buildServer } from '../../examples/mcp-tools';
 import { exited, ROOT, serve, svc, tempHome } from './helpers';
+import { testAuth } from '../support/auth';
 
 const MCP_REMOTE = join(ROOT, 'node_modules', '.bin', 'mcp-remote');
 
@@ -137,11 +137,7 @@ describe("mcp-remote in front of a user's guardTool tools with an outputSchema (
   });
 
   it('a refusal of note_get (outputSchema { text }) arrives through the bridge as isError with its reason', async () => {
-    const auth = createAuth({
-      issuer: 'http://127.0.0.1',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
-    });
+    const { auth } = await testAuth({ issuer: 'http://127.0.0.1', everyone: { orgs: { acme: 'editor' } } });
     const alice = auth.client(await auth.authenticate(await auth.issueSession('alice')));
     const { token } = await alice.token.create({ name: 'reader', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     const http = createMcpApp(auth, (p) => buildServer(auth, p));

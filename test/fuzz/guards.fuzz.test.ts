@@ -12,7 +12,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeWorld, type World } from '../examples/world';
+import { makeWorld, type World } from '../contract/examples/world';
 import {
   ROUTE_KINDS,
   RESOURCE_KINDS,

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { guardTool, mcpFetchHandlers, mcpNodeHandlers, mcpPrincipal, type McpHandlerOptions } from '../../src/mcp';
 import type { Auth } from '../../src/service';
-import { setup } from '../service/fixture';
+import { testAuth } from '../support/auth';
 import { hostileString, PARAMS, TIMEOUT } from './harness';
 
 /** Statuses a request may get; a 5xx would be a fault of ours (the store is up, the tools do not fail). */
@@ -203,7 +203,7 @@ function configs(auth: Auth): McpHandlerOptions[] {
 let auth: Auth;
 let tokens: string[] = [];
 beforeAll(async () => {
-  const s = await setup({ now: () => new Date() });
+  const s = await testAuth({ now: () => new Date() });
   auth = s.auth;
   const alice = auth.client(await auth.authenticate(await auth.issueSession('alice')));
   const writer = (await alice.token.create({ name: 'writer', scopes: [{ resource: 'acme/web', permissions: ['repo:write'] }] })).token;

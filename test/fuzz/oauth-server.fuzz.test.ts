@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileString, PARAMS, TIMEOUT } from './harness';
-import { register, startServer, type Running } from '../oauth/support';
+import { register, startServer, type Running } from '../support/oauth';
 
 const SANE = new Set([200, 201, 204, 302, 303, 400, 401, 403, 404, 405, 413, 415]);
 const STACK = /\n\s+at .+\(|\bat (?:async )?[\w.]+ \(|node_modules/;

@@ -1,17 +1,13 @@
 /** Fuzz: authenticate, the bearer header (authenticateRequest) and importKeyRing. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, createAuth, generateKeyRing, importKeyRing, MemoryTokenStore } from '../../src/index';
+import { AuthenticationError, generateKeyRing, importKeyRing } from '../../src/index';
 import { expectNoPollution, hostileString, PARAMS, TIMEOUT, typedOrValueAsync } from './harness';
+import { testAuth } from '../support/auth';
 
 async function world() {
   const keys = await generateKeyRing();
-  const auth = createAuth({
-    issuer: 'https://fuzz.test',
-    keys,
-    members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
-    tokens: new MemoryTokenStore(),
-  });
+  const { auth } = await testAuth({ issuer: 'https://fuzz.test', keys, everyone: { orgs: { acme: 'owner' } } });
   const session = await auth.issueSession('alice');
   const { token } = await auth.client(await auth.authenticate(session)).token.create({ name: 'ci' });
   return { auth, keys, token, session };

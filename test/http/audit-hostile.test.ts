@@ -10,11 +10,12 @@ import express from 'express';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth, generateKeyRing, MemoryTokenStore, requireAuth, type Auth, type AuthEvent } from 'svc-auth';
+import { requireAuth, type Auth, type AuthEvent } from 'svc-auth';
 import { requirePermission as expressPermission, svcAuth as expressAuth } from 'svc-auth/express';
 import { requirePermission as fastifyPermission, svcAuth as fastifyAuth } from 'svc-auth/fastify';
 import { requirePermission as honoPermission, svcAuth as honoAuth } from 'svc-auth/hono';
-import { close, listen } from '../examples/world';
+import { close, listen } from '../contract/examples/world';
+import { testAuth } from '../support/auth';
 
 const events: AuthEvent[] = [];
 let auth: Auth;
@@ -36,13 +37,7 @@ function repoOf(path: string): string {
 type Repo = { Params: { org: string; repo: string } };
 
 beforeAll(async () => {
-  auth = createAuth({
-    issuer: 'https://svc.test',
-    keys: await generateKeyRing(),
-    members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
-    tokens: new MemoryTokenStore(),
-    onEvent: (e) => void events.push(e),
-  });
+  ({ auth } = await testAuth({ everyone: { orgs: { acme: 'editor' } }, onEvent: (e) => void events.push(e) }));
   session = await auth.issueSession('alice');
   pat = (await auth.client(await auth.authenticate(session)).token.create({ name: 'ci' })).token;
 

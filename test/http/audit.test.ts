@@ -6,9 +6,10 @@
 import { createServer, type Server } from 'node:http';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth, generateKeyRing, MemoryTokenStore, requireAuth, type AuthEvent } from 'svc-auth';
+import { requireAuth, type AuthEvent } from 'svc-auth';
 import { requirePermission, svcAuth } from 'svc-auth/express';
-import { call, close, listen } from '../examples/world';
+import { call, close, listen } from '../contract/examples/world';
+import { testAuth } from '../support/auth';
 
 const events: AuthEvent[] = [];
 let node: Server;
@@ -28,13 +29,7 @@ async function denials(n: number): Promise<AuthEvent[]> {
 }
 
 beforeAll(async () => {
-  const auth = createAuth({
-    issuer: 'https://svc.test',
-    keys: await generateKeyRing(),
-    members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
-    tokens: new MemoryTokenStore(),
-    onEvent: (e) => void events.push(e),
-  });
+  const { auth } = await testAuth({ everyone: { orgs: { acme: 'editor' } }, onEvent: (e) => void events.push(e) });
   const session = await auth.issueSession('alice');
   const client = auth.client(await auth.authenticate(session));
   reader = (await client.token.create({ name: 'reader', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] })).token;

@@ -8,9 +8,10 @@
  * the address.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth, ForbiddenError, generateKeyRing, httpError, MemoryTokenStore, withAuth, type Auth, type AuthEvent } from 'svc-auth';
+import { ForbiddenError, httpError, withAuth, type Auth, type AuthEvent } from 'svc-auth';
 import { svcAuth as expressAuth } from 'svc-auth/express';
 import { adapters, get } from '../support/adapters';
+import { testAuth } from '../support/auth';
 
 describe.each(adapters)('client address in %s', (_name, start) => {
   let auth: Auth;
@@ -20,14 +21,7 @@ describe.each(adapters)('client address in %s', (_name, start) => {
   let server: { port: number; stop: () => Promise<void> };
 
   beforeAll(async () => {
-    auth = createAuth({
-      issuer: 'https://svc.test',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
-      tokens: new MemoryTokenStore(),
-      trustProxy: ['127.0.0.9'],
-      onEvent: (e) => void events.push(e),
-    });
+    ({ auth } = await testAuth({ everyone: { orgs: { acme: 'editor' } }, trustProxy: ['127.0.0.9'], onEvent: (e) => void events.push(e) }));
     const api = auth.client(await auth.authenticate(await auth.issueSession('alice'))).token;
     office = (await api.create({ name: 'office', allowedIps: ['127.0.0.2'] })).token;
     plain = (await api.create({ name: 'plain' })).token;
@@ -82,7 +76,7 @@ describe('clientAddress option and the ip answer', () => {
   });
 
   it('a clientAddress that throws or gives nothing means an unknown address: a limited token is refused, never a crash', async () => {
-    const auth = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });
+    const { auth } = await testAuth({ everyone: {} });
     const api = auth.client(await auth.authenticate(await auth.issueSession('alice'))).token;
     const { token } = await api.create({ name: 'office', allowedIps: ['127.0.0.2'] });
     const { token: free } = await api.create({ name: 'free' });

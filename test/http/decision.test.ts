@@ -13,7 +13,7 @@ import { AuthenticationError, ValidationError, requireAuth, withAuth, type Auth,
 import * as expressAdapter from 'svc-auth/express';
 import * as fastifyAdapter from 'svc-auth/fastify';
 import * as honoAdapter from 'svc-auth/hono';
-import { call, close, listen, makeWorld, type World } from '../examples/world';
+import { call, close, listen, makeWorld, type World } from '../contract/examples/world';
 import { caught } from '../support/errors';
 
 type Heard = { allowed: boolean; status?: number; reason?: string; user?: string; permission?: string; resource?: string };

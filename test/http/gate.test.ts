@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import type { Principal } from '../../src/core/policy';
 import type { Auth } from '../../src/service';
 import { expiration, makeGate } from '../../src/http';
-import { setup } from '../service/fixture';
+import { testAuth } from '../support/auth';
 
 let auth: Auth;
 beforeAll(async () => {
-  auth = (await setup()).auth;
+  auth = (await testAuth()).auth;
 });
 const at = (ms: number): Principal => ({ kind: 'pat', userId: 'u', tokenId: 't', tokenName: 'n', expiresAt: new Date(ms) });
 

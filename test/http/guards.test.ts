@@ -9,7 +9,7 @@ import { ValidationError } from '../../src/errors';
 import { principalOf, sendJson } from '../../src/http';
 import { requireAuth } from '../../src/adapters/node';
 import { withAuth } from '../../src/adapters/fetch';
-import { call, close, listen, makeWorld, type World } from '../examples/world';
+import { call, close, listen, makeWorld, type World } from '../contract/examples/world';
 import { caught } from '../support/errors';
 
 let w: World;

@@ -9,7 +9,7 @@ import { requireAuth } from '../../src/adapters/node';
 import { withAuth } from '../../src/adapters/fetch';
 import { caught } from '../support/errors';
 import { DAY_MS } from '../support/clock';
-import { setup } from '../service/fixture';
+import { testAuth } from '../support/auth';
 
 const SECRET = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1MSJ9.c2VjcmV0c2VjcmV0';
 
@@ -21,7 +21,7 @@ interface World {
 
 async function makeWorld(): Promise<World> {
   const roles = new Map<string, UserRoles>([['alice', { orgs: { acme: 'viewer' } }]]);
-  const { auth, clock } = await setup({
+  const { auth, clock } = await testAuth({
     members: {
       rolesOf: (u) => {
         // The member directory of `dave` is down: his requests meet an outage, never an allow.
@@ -41,7 +41,7 @@ async function makeWorld(): Promise<World> {
   const revoked = await auth.issueSession('alice');
   await auth.revokeToken((await auth.authenticate(revoked)).tokenId as string);
   // Signed with the same keys for the same issuer, but recorded in another store: this Auth knows no such token.
-  const nobody = await (await setup()).auth.issueSession('alice');
+  const nobody = await (await testAuth()).auth.issueSession('alice');
   const down = await auth.issueSession('dave');
   return { auth, token: { alice: created.token, expired, revoked, nobody, down } };
 }

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findTokens, TOKEN_PATTERN } from '../../src/tokens';
-import { setup } from '../service/fixture';
+import { testAuth } from '../support/auth';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const page = readFileSync(join(ROOT, 'docs/leaks.md'), 'utf8');
@@ -28,7 +28,7 @@ describe('docs/leaks.md', { timeout: 120_000 }, () => {
     expect(TOKEN_PATTERN.source).toBe(`(?<![A-Za-z0-9_-])${format}(?![A-Za-z0-9_-])`);
     // The split form, in a JavaScript rendering of Hyperscan's \A and \z, finds what TOKEN_PATTERN finds.
     const split = new RegExp(`(?:${before.replace('\\A', '^')})(${format})(?=${after.replace('\\z', '$')})`, 'g');
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.principalFor('alice');
     const { token } = await s.auth.client(me).token.create({ name: 'doc' });
     for (const text of [token, `x=${token};`, `"${token}"`, `a${token}`, `${token}b`, `${token}.json`]) {

@@ -14,8 +14,9 @@ import { trustedIssuerFor } from '../../src/entries/oauth';
 import { credentialRevocationHandler } from '../../src/leaks';
 import { createAuth, type Auth, type AuthEvent, type TokenLeakedEvent } from '../../src/service';
 import { generateKeyRing } from '../../src/tokens';
+import { systemTime, testAuth } from '../support/auth';
 import { exited, serve, svc, tempHome } from '../cli/helpers';
-import { codeFlow, startServer, token, type Running } from '../oauth/support';
+import { codeFlow, startServer, token, type Running } from '../support/oauth';
 
 const members = { rolesOf: (u: string) => (u === 'alice' ? { orgs: { acme: 'owner' as const } } : {}) };
 
@@ -28,22 +29,13 @@ describe('leaked access tokens of our own authorization server', () => {
   const events: AuthEvent[] = [];
   beforeAll(async () => {
     s = await startServer();
-    const keys = await generateKeyRing();
-    api = createAuth({
-      issuer: 'svc-rs',
-      keys,
-      members,
-      tokens: s.tokens,
+    const shared = { issuer: 'svc-rs', members, tokens: s.tokens, now: systemTime };
+    ({ auth: api } = await testAuth({
+      ...shared,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: s.base })],
       onEvent: (e) => void events.push(e),
-    });
-    mcp = createAuth({
-      issuer: 'svc-rs',
-      keys,
-      members,
-      tokens: s.tokens,
-      trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
-    });
+    }));
+    ({ auth: mcp } = await testAuth({ ...shared, trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })] }));
   });
   afterAll(() => s.close());
 

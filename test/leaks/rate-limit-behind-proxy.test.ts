@@ -11,10 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevServer, openInstance } from '../../src/app/dev';
 import type { ReferenceServer } from '../../src/app/server';
 import { credentialRevocationHandler } from '../../src/leaks';
-import { createAuth } from '../../src/service';
-import { MemoryTokenStore } from '../../src/stores';
-import { generateKeyRing } from '../../src/tokens';
 import { tempHome } from '../cli/helpers';
+import { testAuth } from '../support/auth';
 
 const PROXY = '127.0.0.9';
 
@@ -73,13 +71,7 @@ describe('svc serve --trust-proxy: the leak endpoint counts the client, not the 
 
 describe('credentialRevocationHandler counts the address allowedIps sees', () => {
   it('the fetch form: the peer it is given, then the client a trusted proxy names', async () => {
-    const auth = createAuth({
-      issuer: 'https://svc.test',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({}) },
-      tokens: new MemoryTokenStore(),
-      trustProxy: ['10.0.0.0/8'],
-    });
+    const { auth } = await testAuth({ everyone: {}, trustProxy: ['10.0.0.0/8'] });
     const h = credentialRevocationHandler(auth, { rateLimit: { requests: 1, windowMs: 60_000 } });
     const post = (xff?: string): Request =>
       new Request('http://svc.test/api/credentials/revoke', {

@@ -7,10 +7,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { createAuth, type Auth, type AuthEvent, type TokenLeakedEvent } from '../../src/service';
+import type { Auth, AuthEvent, TokenLeakedEvent } from '../../src/service';
 import type { TokenStore } from '../../src/stores';
-import { sharedRing } from '../service/fixture';
-import { Clock } from '../support/clock';
+import { testAuth } from '../support/auth';
+import type { Clock } from '../support/clock';
 
 export interface World {
   auth: Auth;
@@ -21,16 +21,7 @@ export interface World {
 
 /** An Auth over `store`, with a pinned clock and its events kept. */
 export async function world(store: TokenStore): Promise<World> {
-  const clock = new Clock();
-  const events: AuthEvent[] = [];
-  const auth = createAuth({
-    issuer: 'https://svc.test',
-    keys: await sharedRing(),
-    members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
-    tokens: store,
-    now: clock.now,
-    onEvent: (e) => void events.push(e),
-  });
+  const { auth, clock, events } = await testAuth({ everyone: { orgs: { acme: 'owner' } }, tokens: store });
   return { auth, clock, store, events };
 }
 

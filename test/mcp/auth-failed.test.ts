@@ -10,15 +10,15 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpFetchHandlers, mcpNodeHandlers, type AuthInfo, type McpHandlerOptions } from '../../src/mcp';
 import type { AuthEvent } from '../../src/service';
-import { setup, type Setup } from '../service/fixture';
+import { testAuth, type TestAuth } from '../support/auth';
 
 const UNKNOWN = { kind: 'unknown', userId: null, tokenId: null, tokenName: null };
 const events: AuthEvent[] = [];
 const infos: AuthInfo[] = [];
-let s: Setup;
+let s: TestAuth;
 
 beforeAll(async () => {
-  s = await setup({ now: () => new Date(), onEvent: (e) => void events.push(e) });
+  s = await testAuth({ now: () => new Date(), onEvent: (e) => void events.push(e) });
 });
 
 const options = (): McpHandlerOptions => ({

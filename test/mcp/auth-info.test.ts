@@ -8,17 +8,17 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { mcpPrincipal, mcpTokenVerifier } from '../../src/mcp';
 import { PERMISSIONS } from '../../src/core/vocabulary';
 import { MemoryTokenStore } from '../../src/stores';
-import { setup, type Setup } from '../service/fixture';
+import { testAuth, type TestAuth } from '../support/auth';
 import { DAY_MS } from '../support/clock';
 import { caught, rejection } from '../support/errors';
 
 const codeOf = (err: unknown): unknown => (err as { code?: unknown }).code;
 
 describe('mcpTokenVerifier', () => {
-  let s: Setup;
+  let s: TestAuth;
   let session = '';
   beforeAll(async () => {
-    s = await setup();
+    s = await testAuth();
     session = await s.auth.issueSession('alice');
   });
 
@@ -84,7 +84,7 @@ describe('mcpTokenVerifier', () => {
         throw new Error('connection refused to db.internal:5432');
       }
     }
-    const broken = await setup({ tokens: new Down() });
+    const broken = await testAuth({ tokens: new Down() });
     const alice = broken.auth.client(await broken.auth.principalFor('alice')); // readChain fails: a session token could not be read
     const { token } = await alice.token.create({ name: 'ci' });
     const err = await rejection(mcpTokenVerifier(broken.auth).verifyAccessToken(token));
@@ -107,7 +107,7 @@ describe('mcpTokenVerifier', () => {
 
 describe('mcpPrincipal', () => {
   it('forged principal: a copy, a plain object or a missing authInfo is AuthenticationError missing', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const real = mcpPrincipal(await mcpTokenVerifier(s.auth).verifyAccessToken(await s.auth.issueSession('bob')));
     const forged: AuthInfo[] = [
       { token: 't', clientId: 'c', scopes: [], extra: { principal: { ...real } } },
@@ -123,10 +123,10 @@ describe('mcpPrincipal', () => {
 describe('the verifier in the SDK requireBearerAuth, unchanged (Express)', () => {
   let server: Server;
   let base = '';
-  let s: Setup;
+  let s: TestAuth;
   beforeAll(async () => {
     // The SDK middleware compares expiresAt with the real clock.
-    s = await setup({ now: () => new Date() });
+    s = await testAuth({ now: () => new Date() });
     const app = express();
     const meta = 'https://svc.test/.well-known/oauth-protected-resource/mcp';
     app.use('/mcp', requireBearerAuth({ verifier: mcpTokenVerifier(s.auth), resourceMetadataUrl: meta }), (req, res) => {

@@ -9,16 +9,16 @@ import { connect, type AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpFetchHandlers, mcpNodeHandlers, type McpHandlerOptions } from '../../src/mcp';
-import { setup, type Setup } from '../service/fixture';
+import { testAuth, type TestAuth } from '../support/auth';
 import { caught } from '../support/errors';
 
 const MiB = 1024 * 1024;
-let s: Setup;
+let s: TestAuth;
 let session = '';
 let built = 0;
 
 beforeAll(async () => {
-  s = await setup({ now: () => new Date() });
+  s = await testAuth({ now: () => new Date() });
   session = await s.auth.issueSession('alice');
 });
 

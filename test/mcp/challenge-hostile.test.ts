@@ -11,9 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { canUseTool, guardTool, mcpFetchHandlers, type McpToolPolicy } from '../../src/mcp';
 import { PERMISSIONS } from '../../src/core/vocabulary';
-import { createAuth, type Auth } from '../../src/service';
-import type { UserRoles } from '../../src/core/policy';
-import { generateKeyRing } from '../../src/tokens';
+import type { Auth } from '../../src/service';
+import { systemTime, testAuth } from '../support/auth';
 import { API_AUDIENCE, startCompanyIdp, type CompanyIdp } from '../support/company-idp';
 
 type Put = { org: string; repo: string; name: string };
@@ -28,17 +27,15 @@ let auth: Auth;
 let h: ReturnType<typeof mcpFetchHandlers>;
 let narrowed: string;
 let pat: string;
-const roles = new Map<string, UserRoles>([['alice', { orgs: { acme: 'editor' } }]]);
 
 beforeAll(async () => {
   idp = await startCompanyIdp(['alice']);
-  auth = createAuth({
-    issuer: 'https://svc.test',
-    keys: await generateKeyRing(),
-    members: { rolesOf: (u) => roles.get(u) ?? {} },
+  ({ auth } = await testAuth({
+    roles: { alice: { orgs: { acme: 'editor' } } },
+    now: systemTime,
     // One IdP whose subs are this service's user ids: mapped as they are (T10 derives ids otherwise).
     trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE, userId: (c) => String(c['sub']) }],
-  });
+  }));
   h = mcpFetchHandlers({
     auth,
     resource: RESOURCE,

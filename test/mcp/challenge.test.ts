@@ -22,10 +22,10 @@ import {
   type McpToolPolicy,
 } from '../../src/mcp';
 import { ValidationError } from '../../src/errors';
-import { createAuth, type Auth, type AuthEvent } from '../../src/service';
+import type { Auth, AuthEvent } from '../../src/service';
 import { PERMISSIONS } from '../../src/core/vocabulary';
 import type { Principal, UserRoles } from '../../src/core/policy';
-import { generateKeyRing } from '../../src/tokens';
+import { systemTime, testAuth } from '../support/auth';
 import { API_AUDIENCE, startCompanyIdp, type CompanyIdp } from '../support/company-idp';
 import { caught } from '../support/errors';
 
@@ -59,23 +59,22 @@ const META = 'https://svc.test/.well-known/oauth-protected-resource/mcp';
 let idp: CompanyIdp;
 let auth: Auth;
 const events: AuthEvent[] = [];
-const roles = new Map<string, UserRoles>([
-  ['alice', { orgs: { acme: 'editor' } }],
-  ['bob', { orgs: { acme: 'viewer' } }],
+const roles: Record<string, UserRoles> = {
+  alice: { orgs: { acme: 'editor' } },
+  bob: { orgs: { acme: 'viewer' } },
   // repo:write on acme/web only.
-  ['carol', { orgs: { acme: 'viewer' }, repos: { 'acme/web': 'editor' } }],
-]);
+  carol: { orgs: { acme: 'viewer' }, repos: { 'acme/web': 'editor' } },
+};
 
 beforeAll(async () => {
   idp = await startCompanyIdp(['alice', 'bob', 'carol']);
-  auth = createAuth({
-    issuer: 'https://svc.test',
-    keys: await generateKeyRing(),
-    members: { rolesOf: (u) => roles.get(u) ?? {} },
+  ({ auth } = await testAuth({
+    roles,
+    now: systemTime,
     // One IdP whose subs are this service's user ids: mapped as they are (T10 derives ids otherwise).
     trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE, userId: (c) => String(c['sub']) }],
     onEvent: (e) => void events.push(e),
-  });
+  }));
 });
 afterAll(async () => {
   await idp.close();

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { mcpFetchHandlers, mcpNodeHandlers, mcpPrincipal, mcpTokenVerifier } from '../../src/mcp';
-import { setup, type Setup } from '../service/fixture';
+import { testAuth, type TestAuth } from '../support/auth';
 import { caught } from '../support/errors';
 
 function whoamiServer(): McpServer {
@@ -88,11 +88,11 @@ async function stop(server: Server): Promise<void> {
 }
 
 describe('the /mcp handlers pass the client address', () => {
-  let s: Setup;
+  let s: TestAuth;
   let office = '';
   const servers: Server[] = [];
   beforeAll(async () => {
-    s = await setup({ now: () => new Date() });
+    s = await testAuth({ now: () => new Date() });
     const api = s.auth.client(await s.auth.authenticate(await s.auth.issueSession('alice'))).token;
     office = (await api.create({ name: 'office', allowedIps: ['127.0.0.2/32'] })).token;
   });

@@ -11,18 +11,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createAuth, generateKeyRing, type Auth } from 'svc-auth';
+import type { Auth } from 'svc-auth';
 import { createMcpApp as fetchApp } from '../../examples/mcp-fetch';
 import { createMcpApp as nodeApp } from '../../examples/mcp-node';
 import { buildServer } from '../../examples/mcp-tools';
+import { testAuth } from '../support/auth';
 
 /** alice is an editor of acme; two PATs of hers: read-only and read-write on acme/web. */
 async function demo(): Promise<{ auth: Auth; reader: string; writer: string }> {
-  const auth = createAuth({
-    issuer: 'http://127.0.0.1',
-    keys: await generateKeyRing(),
-    members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
-  });
+  const { auth } = await testAuth({ issuer: 'http://127.0.0.1', everyone: { orgs: { acme: 'editor' } } });
   const alice = auth.client(await auth.authenticate(await auth.issueSession('alice')));
   const reader = await alice.token.create({ name: 'reader', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
   const writer = await alice.token.create({ name: 'writer', scopes: [{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'] }] });

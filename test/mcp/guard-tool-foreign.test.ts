@@ -5,15 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { guardTool, mcpTokenVerifier, TOOL_ERROR_META, type McpToolPolicy } from '../../src/mcp';
-import { setup } from '../service/fixture';
+import { testAuth } from '../support/auth';
 
 type Args = { org: string; repo: string };
 const admin: McpToolPolicy<Args> = { permission: 'repo:admin', resource: (a) => `${a.org}/${a.repo}` };
 
 describe('guardTool and a principal of another Auth (issue 18, item 5)', () => {
   it("another Auth's principal gets an invalid tool error, although its own Auth would allow the call", async () => {
-    const a = await setup();
-    const b = await setup();
+    const a = await testAuth();
+    const b = await testAuth();
     b.roles.set('mallory', { orgs: { acme: 'owner' } });
     const onB = await b.auth.authenticate(await b.auth.issueSession('mallory'));
     const { token } = await b.auth.client(onB).token.create({ name: 'ci' });

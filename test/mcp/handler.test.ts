@@ -15,7 +15,7 @@ import {
 } from '../../src/mcp';
 import { MemoryTokenStore } from '../../src/stores';
 import type { Auth } from '../../src/service';
-import { setup, type Setup } from '../service/fixture';
+import { testAuth, type TestAuth } from '../support/auth';
 import { caught } from '../support/errors';
 
 function whoamiServer(): McpServer {
@@ -32,10 +32,10 @@ const options = (auth: Auth, extra: Partial<McpHandlerOptions> = {}): McpHandler
 });
 
 describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', () => {
-  let s: Setup;
+  let s: TestAuth;
   let token = '';
   beforeAll(async () => {
-    s = await setup({ now: () => new Date() });
+    s = await testAuth({ now: () => new Date() });
     const alice = s.auth.client(await s.auth.authenticate(await s.auth.issueSession('alice')));
     token = (await alice.token.create({ name: 'fetchy' })).token;
   });
@@ -80,7 +80,7 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
         throw new Error('db.internal unreachable');
       }
     }
-    const broken = await setup({ tokens: new Down(), now: () => new Date() });
+    const broken = await testAuth({ tokens: new Down(), now: () => new Date() });
     const alice = broken.auth.client(await broken.auth.principalFor('alice')); // readChain fails: a session token could not be read
     const { token: t } = await alice.token.create({ name: 'x' });
     const seen: unknown[] = [];
@@ -166,11 +166,11 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
 });
 
 describe('mcpNodeHandlers', () => {
-  let s: Setup;
+  let s: TestAuth;
   let server: Server;
   let base = '';
   beforeAll(async () => {
-    s = await setup({ now: () => new Date() });
+    s = await testAuth({ now: () => new Date() });
     const h = mcpNodeHandlers(options(s.auth));
     server = createServer((req, res) => {
       if (req.url?.startsWith('/.well-known/')) h.metadata(req, res);
@@ -271,7 +271,7 @@ describe('mcpNodeHandlers', () => {
 
 describe('mcpNodeHandlers in Express, behind a JSON body parser and a mount path', () => {
   it('serves the SDK client with the parsed body, and names the mounted URL in the 401', async () => {
-    const s = await setup({ now: () => new Date() });
+    const s = await testAuth({ now: () => new Date() });
     const h = mcpNodeHandlers(options(s.auth));
     const api = express.Router();
     api.use(express.json());

@@ -25,7 +25,7 @@ import {
   type McpToolPolicy,
 } from '../../src/mcp';
 import type { Auth } from '../../src/service';
-import { setup } from '../service/fixture';
+import { testAuth } from '../support/auth';
 import { caught } from '../support/errors';
 
 type ThingArgs = { org: string; repo: string; name: string };
@@ -69,7 +69,7 @@ const REFUSAL =
   'forbidden: this credential may never use doc_put: it holds repo:write on no resource (its role or its scopes leave it out)';
 
 beforeAll(async () => {
-  const s = await setup({ now: () => new Date() });
+  const s = await testAuth({ now: () => new Date() });
   auth = s.auth;
   const alice = auth.client(await auth.authenticate(await auth.issueSession('alice')));
   tokens['reader'] = (await alice.token.create({ name: 'reader', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] })).token;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { mcpFetchHandlers, mcpNodeHandlers, type McpHandlerOptions } from '../../src/mcp';
 import type { Auth } from '../../src/service';
-import { setup } from '../service/fixture';
+import { testAuth } from '../support/auth';
 import { caught } from '../support/errors';
 
 const INITIALIZE = JSON.stringify({
@@ -30,7 +30,7 @@ describe('Origin check of mcpFetchHandlers', () => {
   let auth: Auth;
   let bearer = '';
   beforeAll(async () => {
-    auth = (await setup({ now: () => new Date() })).auth;
+    auth = (await testAuth({ now: () => new Date() })).auth;
     bearer = `Bearer ${await auth.issueSession('alice')}`;
   });
   const post = (h: ReturnType<typeof mcpFetchHandlers>, url: string, origin?: string, token = bearer): Promise<Response> =>
@@ -136,7 +136,7 @@ describe('Origin check of mcpNodeHandlers, over real HTTP', () => {
   let port = 0;
   let bearer = '';
   beforeAll(async () => {
-    const { auth } = await setup({ now: () => new Date() });
+    const { auth } = await testAuth({ now: () => new Date() });
     bearer = `Bearer ${await auth.issueSession('alice')}`;
     const h = mcpNodeHandlers(options(auth));
     server = createServer((req, res) => void h.mcp(req, res));

@@ -14,7 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { NotFoundError, ValidationError } from '../../src/errors';
 import { guardTool, mcpFetchHandlers, TOOL_ERROR_META, type McpToolPolicy } from '../../src/mcp';
 import type { Auth } from '../../src/service';
-import { setup } from '../service/fixture';
+import { testAuth } from '../support/auth';
 
 type ThingArgs = { org: string; repo: string; name: string };
 const policy = (permission: 'repo:read' | 'repo:write'): McpToolPolicy<ThingArgs> => ({
@@ -60,7 +60,7 @@ describe('guardTool refusals on tools with an outputSchema, through the official
   const clients: Client[] = [];
   const tokens: Record<string, string> = {};
   beforeAll(async () => {
-    const s = await setup({ now: () => new Date() });
+    const s = await testAuth({ now: () => new Date() });
     auth = s.auth;
     const alice = auth.client(await auth.authenticate(await auth.issueSession('alice')));
     const make = async (name: string, scopes: Parameters<typeof alice.token.create>[0]['scopes']): Promise<string> =>

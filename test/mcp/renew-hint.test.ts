@@ -6,12 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { DEFAULT_RENEW_HINT, mcpTokenVerifier } from '../../src/mcp';
-import { setup } from '../service/fixture';
+import { testAuth } from '../support/auth';
 import { rejection } from '../support/errors';
 
 describe('the next step of a refused token on /mcp', () => {
   it('a revoked session says: sign in again (before any svc token create)', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const session = await s.auth.issueSession('alice');
     await s.auth.revokeToken((await s.auth.authenticate(session)).tokenId as string);
     const err = await rejection(mcpTokenVerifier(s.auth).verifyAccessToken(session));

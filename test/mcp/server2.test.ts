@@ -26,9 +26,9 @@ import {
   TOOL_ERROR_META,
   type McpToolPolicy,
 } from '../../src/mcp';
-import { createAuth, type Auth } from '../../src/service';
-import type { Principal, UserRoles } from '../../src/core/policy';
-import { generateKeyRing } from '../../src/tokens';
+import type { Auth } from '../../src/service';
+import type { Principal } from '../../src/core/policy';
+import { systemTime, testAuth } from '../support/auth';
 import { API_AUDIENCE, startCompanyIdp, type CompanyIdp } from '../support/company-idp';
 
 type Repo = { org: string; repo: string };
@@ -67,19 +67,14 @@ let idp: CompanyIdp;
 let auth: Auth;
 let pat = '';
 let readOnlyPat = '';
-const roles = new Map<string, UserRoles>([
-  ['alice', { orgs: { acme: 'editor' } }],
-  ['bob', { orgs: { acme: 'viewer' } }],
-]);
 
 beforeAll(async () => {
   idp = await startCompanyIdp(['alice', 'bob']);
-  auth = createAuth({
-    issuer: 'https://svc.test',
-    keys: await generateKeyRing(),
-    members: { rolesOf: (u) => roles.get(u) ?? {} },
+  ({ auth } = await testAuth({
+    roles: { alice: { orgs: { acme: 'editor' } }, bob: { orgs: { acme: 'viewer' } } },
+    now: systemTime,
     trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE, userId: (c) => String(c['sub']) }],
-  });
+  }));
   const alice = auth.client(await auth.authenticate(await auth.issueSession('alice')));
   pat = (await alice.token.create({ name: 'two' })).token;
   readOnlyPat = (await alice.token.create({ name: 'two-read', scopes: [{ permissions: ['repo:read'] }] })).token;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { canUseTool, guardTool, mcpTokenVerifier, TOOL_ERROR_META, type McpToolPolicy } from '../../src/mcp';
-import { setup, type Setup } from '../service/fixture';
+import { testAuth, type TestAuth } from '../support/auth';
 import { caught } from '../support/errors';
 
 type Args = { org: string; repo: string; name?: string };
@@ -9,11 +9,11 @@ const write: McpToolPolicy<Args> = { permission: 'repo:write', resource: (a) => 
 const read: McpToolPolicy<Args> = { permission: 'repo:read', resource: (a) => `${a.org}/${a.repo}` };
 
 describe('guardTool and canUseTool', () => {
-  let s: Setup;
+  let s: TestAuth;
   let docs: AuthInfo;
   let reader: AuthInfo;
   beforeAll(async () => {
-    s = await setup();
+    s = await testAuth();
     const alice = s.auth.client(await s.auth.authenticate(await s.auth.issueSession('alice')));
     const v = mcpTokenVerifier(s.auth);
     docs = await v.verifyAccessToken(
@@ -132,7 +132,7 @@ describe('guardTool and canUseTool', () => {
 describe('guardTool and the audit hook', () => {
   it('a denied tool call is reported as access.denied with the thing name', async () => {
     const seen: unknown[] = [];
-    const s = await setup({ onEvent: (e) => void seen.push(e) });
+    const s = await testAuth({ onEvent: (e) => void seen.push(e) });
     const alice = s.auth.client(await s.auth.authenticate(await s.auth.issueSession('alice')));
     const v = mcpTokenVerifier(s.auth);
     const docs = await v.verifyAccessToken(

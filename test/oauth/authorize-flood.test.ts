@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryOAuthStorage } from '../../src/entries/oauth';
 import { PostgresOAuthStorage } from '../../src/entries/postgres';
 import { describeWithDb, newPool, tableName } from '../support/postgres';
-import { authorizeUrl, codeFlow, pkce, REDIRECT, register, startServer, type Running } from './support';
+import { authorize, codeFlow, register, type Running, startServer } from '../support/oauth';
 
 const running: Running[] = [];
 afterAll(async () => {
@@ -17,15 +17,7 @@ afterAll(async () => {
 });
 
 function startAuthorize(base: string, clientId: string, headers: Record<string, string> = {}): Promise<Response> {
-  const url = authorizeUrl(base, {
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
-    scope: 'repo:read',
-    code_challenge: pkce().challenge,
-    code_challenge_method: 'S256',
-    resource: `${base}/mcp`,
-  });
+  const { url } = authorize(base, clientId, { state: undefined });
   return fetch(url, { redirect: 'manual', headers: { accept: 'text/html', ...headers } });
 }
 

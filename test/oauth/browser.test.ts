@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chromium, type Browser as Chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
-import { authorizeUrl, listen, pkce, register, startServer, token, type Running } from './support';
+import { authorize, type AuthorizeRequest, listen, redeem, register, type Running, startServer } from '../support/oauth';
 
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
@@ -40,28 +40,17 @@ describeWithChromium('the browser pages')('the pages in Debian chromium (playwri
     return context.newPage();
   }
 
-  async function start(p: Page, scope: string): Promise<{ clientId: string; verifier: string; redirect: string }> {
+  async function start(p: Page, scope: string): Promise<AuthorizeRequest> {
     const redirect = `${callback.base}/callback`;
     const client = await register(s.base, { client_name: 'Claude Desktop', redirect_uris: [redirect] });
-    const { verifier, challenge } = pkce();
-    await p.goto(
-      authorizeUrl(s.base, {
-        client_id: client.client_id,
-        response_type: 'code',
-        redirect_uri: redirect,
-        scope,
-        state: 'browser-state',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        resource: `${s.base}/mcp`,
-      }),
-    );
-    return { clientId: client.client_id, verifier, redirect };
+    const request = authorize(s.base, client.client_id, { scope, state: 'browser-state', redirectUri: redirect });
+    await p.goto(request.url);
+    return request;
   }
 
   it('sign-in and consent work without JavaScript; approving sends a code back with the state', async () => {
     const p = await page();
-    const { clientId, verifier, redirect } = await start(p, 'repo:read repo:write');
+    const request = await start(p, 'repo:read repo:write');
     expect(await p.title()).toBe('Sign in to svc · svc');
     expect(await p.locator('select#user option').allTextContents()).toEqual(['alice', 'bob']);
     await p.screenshot({ path: join(ARTIFACTS, 'oauth-sign-in.png'), fullPage: true });
@@ -79,19 +68,13 @@ describeWithChromium('the browser pages')('the pages in Debian chromium (playwri
     await p.waitForURL(`${callback.base}/**`);
     const back = callback.seen.at(-1) as URLSearchParams;
     expect(back.get('state')).toBe('browser-state');
-    const r = await token(s.base, {
-      grant_type: 'authorization_code',
-      code: back.get('code') as string,
-      redirect_uri: redirect,
-      client_id: clientId,
-      code_verifier: verifier,
-    });
+    const r = await redeem(request, back.get('code') as string);
     expect(r.body.scope).toBe('repo:read repo:write');
   });
 
   it('unticking a permission on the consent page: the token holds only what stayed ticked', async () => {
     const p = await page();
-    const { clientId, verifier, redirect } = await start(p, 'repo:read repo:write org:admin');
+    const request = await start(p, 'repo:read repo:write org:admin');
     await p.selectOption('select#user', 'alice');
     await p.click('button[type=submit]');
     const boxes = p.locator('ul.perms input[type=checkbox]');
@@ -103,13 +86,7 @@ describeWithChromium('the browser pages')('the pages in Debian chromium (playwri
     await p.click('button[value=approve]');
     await p.waitForURL(`${callback.base}/**`);
     const back = callback.seen.at(-1) as URLSearchParams;
-    const r = await token(s.base, {
-      grant_type: 'authorization_code',
-      code: back.get('code') as string,
-      redirect_uri: redirect,
-      client_id: clientId,
-      code_verifier: verifier,
-    });
+    const r = await redeem(request, back.get('code') as string);
     expect(r.body.scope).toBe('repo:read');
   });
 

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, Browser, listen, pkce, REDIRECT, signInAndConsent, startServer, token, type Running } from './support';
+import { approve, authorize, Browser, listen, redeem, REDIRECT, type Running, startServer } from '../support/oauth';
 
 /** The key of the private_key_jwt document client (its public half is served at /keys.json). */
 const clientKey = await generateKeyPair('ES256');
@@ -40,17 +40,7 @@ async function documentSite(): Promise<{ base: string; hits: Map<string, number>
 }
 
 async function authorizeWith(s: Running, clientId: string): Promise<{ status: number; text: string; location: string | null }> {
-  const { challenge } = pkce();
-  const url = authorizeUrl(s.base, {
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
-    scope: 'repo:read',
-    state: 's',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource: `${s.base}/mcp`,
-  });
+  const { url } = authorize(s.base, clientId);
   const res = await new Browser().request(url, { headers: { accept: 'text/html' } });
   return { status: res.status, text: await res.text(), location: res.headers.get('location') };
 }
@@ -69,29 +59,12 @@ describe('clients by Client ID Metadata Document (MCP 2025-11-25)', () => {
 
   it('a client whose id is its document URL runs the code flow; the consent page shows the site it was fetched from', async () => {
     const clientId = `${site.base}/client.json`;
-    const { verifier, challenge } = pkce();
-    const url = authorizeUrl(dev.base, {
-      client_id: clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read',
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: `${dev.base}/mcp`,
-    });
-    const { url: back, consentHtml } = await signInAndConsent(new Browser(), dev.base, url);
+    const request = authorize(dev.base, clientId);
+    const { code, consentHtml } = await approve(request);
     expect(consentHtml).toContain('Doc Client');
     expect(consentHtml).toContain('Client site');
     expect(consentHtml).toContain(new URL(site.base).host);
-    const code = new URL(back).searchParams.get('code') as string;
-    const r = await token(dev.base, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: verifier,
-    });
+    const r = await redeem(request, code as string);
     expect(r.status).toBe(200);
     expect(decodeJwt(r.body.access_token as string)).toMatchObject({ client_id: clientId, aud: `${dev.base}/mcp` });
     // Cached for its max-age: the whole flow fetched the document once.
@@ -100,25 +73,10 @@ describe('clients by Client ID Metadata Document (MCP 2025-11-25)', () => {
 
   it('a document client with private_key_jwt and a jwks_uri on its origin redeems its code with a signed assertion only', async () => {
     const clientId = `${site.base}/pkjwt.json`;
-    const { verifier, challenge } = pkce();
-    const url = authorizeUrl(dev.base, {
-      client_id: clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    });
-    const code = async (): Promise<string> =>
-      new URL((await signInAndConsent(new Browser(), dev.base, url)).url).searchParams.get('code') as string;
-    const fields = (c: string): Record<string, string> => ({
-      grant_type: 'authorization_code',
-      code: c,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-    });
+    const request = authorize(dev.base, clientId, { state: undefined, resource: undefined });
+    const code = async (): Promise<string> => (await approve(request)).code as string;
     // Without the assertion (as a public client would): refused.
-    expect((await token(dev.base, { ...fields(await code()), client_id: clientId })).status).toBe(401);
+    expect((await redeem(request, await code())).status).toBe(401);
     const assertion = await new SignJWT({})
       .setProtectedHeader({ alg: 'ES256' })
       .setIssuer(clientId)
@@ -128,8 +86,8 @@ describe('clients by Client ID Metadata Document (MCP 2025-11-25)', () => {
       .setIssuedAt()
       .setExpirationTime('1m')
       .sign(clientKey.privateKey as CryptoKey);
-    const r = await token(dev.base, {
-      ...fields(await code()),
+    const r = await redeem(request, await code(), {
+      client_id: undefined,
       client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
       client_assertion: assertion,
     });

@@ -8,34 +8,24 @@
  */
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth, type Auth } from '../../src/service';
-import { generateKeyRing } from '../../src/tokens';
+import type { Auth } from '../../src/service';
+import { systemTime, testAuth } from '../support/auth';
 import { trustedIssuerFor } from '../../src/entries/oauth';
-import { authorizeUrl, Browser, formOf, pkce, register, startServer, token, REDIRECT, type Running } from './support';
+import { authorize, type AuthorizeRequest, Browser, formOf, redeem, register, type Running, startServer, token } from '../support/oauth';
 
 /** Start a code flow for `clientId` in `browser`, signing in as `user` when asked; the consent page. */
 async function consentPageFor(s: Running, browser: Browser, clientId: string, scope: string, user = 'alice') {
-  const { verifier, challenge } = pkce();
-  const url = authorizeUrl(s.base, {
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
-    scope,
-    state: 'st',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource: `${s.base}/mcp`,
-  });
-  let step = await browser.walk(url, s.base);
-  if (!step.url.startsWith(s.base)) return { verifier, html: '', url: step.url };
+  const request = authorize(s.base, clientId, { scope, state: 'st' });
+  let step = await browser.walk(request.url, s.base);
+  if (!step.url.startsWith(s.base)) return { request, html: '', url: step.url };
   let html = await step.res.text();
   if (html.includes('name="user"')) {
     const login = formOf(html, s.base);
     step = await browser.submit(login.action, { ...login.hidden, user }, s.base);
-    if (!step.url.startsWith(s.base)) return { verifier, html: '', url: step.url };
+    if (!step.url.startsWith(s.base)) return { request, html: '', url: step.url };
     html = await step.res.text();
   }
-  return { verifier, html, url: step.url };
+  return { request, html, url: step.url };
 }
 
 /** Approve with only `keep` ticked; the redirect back to the client (or the page shown instead). */
@@ -46,17 +36,11 @@ async function approveOnly(s: Running, browser: Browser, html: string, keep: rea
   return browser.submit(form.action, fields, s.base);
 }
 
-async function redeem(s: Running, clientId: string, back: string, verifier: string): Promise<Record<string, unknown>> {
+/** Redeem the code the client got back at `back`; the token response (which must be a 200). */
+async function redeemed(request: AuthorizeRequest, back: string): Promise<Record<string, unknown>> {
   const code = new URL(back).searchParams.get('code');
   expect(code).not.toBeNull();
-  const r = await token(s.base, {
-    grant_type: 'authorization_code',
-    code: code as string,
-    redirect_uri: REDIRECT,
-    client_id: clientId,
-    code_verifier: verifier,
-    resource: `${s.base}/mcp`,
-  });
+  const r = await redeem(request, code as string);
   expect(r.status).toBe(200);
   return r.body;
 }
@@ -66,23 +50,23 @@ describe('unticking permissions on the consent page', () => {
   let mcp: Auth;
   beforeAll(async () => {
     s = await startServer();
-    mcp = createAuth({
+    ({ auth: mcp } = await testAuth({
       issuer: 'svc-mcp',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
+      everyone: { orgs: { acme: 'owner' } },
       tokens: s.tokens,
+      now: systemTime,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
-    });
+    }));
   });
   afterAll(() => s.close());
 
   it('over-granting: an unticked permission is in neither the token nor a refreshed one', async () => {
     const { client_id: clientId } = await register(s.base);
     const browser = new Browser();
-    const { html, verifier } = await consentPageFor(s, browser, clientId, 'repo:read repo:write org:admin');
+    const { html, request } = await consentPageFor(s, browser, clientId, 'repo:read repo:write org:admin');
     expect(html).toContain('name="permission.repo:write" value="yes" checked');
     const back = await approveOnly(s, browser, html, ['repo:read']);
-    const body = await redeem(s, clientId, back.url, verifier);
+    const body = await redeemed(request, back.url);
     expect(decodeJwt(body.access_token as string).scope).toBe('repo:read');
     expect(body.scope).toBe('repo:read');
     const r = await token(s.base, { grant_type: 'refresh_token', refresh_token: body.refresh_token as string, client_id: clientId });
@@ -95,7 +79,7 @@ describe('unticking permissions on the consent page', () => {
     const browser = new Browser();
     const first = await consentPageFor(s, browser, clientId, 'repo:read repo:write');
     const firstBack = await approveOnly(s, browser, first.html, ['repo:read']);
-    const old = await redeem(s, clientId, firstBack.url, first.verifier);
+    const old = await redeemed(first.request, firstBack.url);
     expect((await mcp.authenticate(old.access_token as string)).userId).toBe('alice');
 
     // After a 403 the client asks for repo:write again: the person is asked, not refused silently.
@@ -104,7 +88,7 @@ describe('unticking permissions on the consent page', () => {
     expect(again.html).toMatch(/Read repositories and the things in them <span class="muted">\(already allowed\)/);
     expect(again.html).not.toMatch(/Write things in repositories <span class="muted">\(already allowed\)/);
     const back = await approveOnly(s, browser, again.html, ['repo:read', 'repo:write']);
-    const fresh = await redeem(s, clientId, back.url, again.verifier);
+    const fresh = await redeemed(again.request, back.url);
     expect(decodeJwt(fresh.access_token as string).scope).toBe('repo:read repo:write');
 
     // One grant per client and person: the old one's access and refresh tokens are refused now.
@@ -120,15 +104,15 @@ describe('unticking permissions on the consent page', () => {
     const { client_id: otherId } = await register(s.base);
     const laptop = new Browser();
     const first = await consentPageFor(s, laptop, clientId, 'repo:read');
-    const old = await redeem(s, clientId, (await approveOnly(s, laptop, first.html, ['repo:read'])).url, first.verifier);
+    const old = await redeemed(first.request, (await approveOnly(s, laptop, first.html, ['repo:read'])).url);
     const other = await consentPageFor(s, laptop, otherId, 'repo:read');
-    const kept = await redeem(s, otherId, (await approveOnly(s, laptop, other.html, ['repo:read'])).url, other.verifier);
+    const kept = await redeemed(other.request, (await approveOnly(s, laptop, other.html, ['repo:read'])).url);
 
     // Another browser holds no earlier grant in its cookies: the replacement is by client and person.
     const desktop = new Browser();
     const again = await consentPageFor(s, desktop, clientId, 'repo:read');
     expect(again.url).toContain('/oauth/interaction/');
-    const fresh = await redeem(s, clientId, (await approveOnly(s, desktop, again.html, ['repo:read'])).url, again.verifier);
+    const fresh = await redeemed(again.request, (await approveOnly(s, desktop, again.html, ['repo:read'])).url);
 
     expect((await mcp.authenticate(fresh.access_token as string)).userId).toBe('alice');
     await expect(mcp.authenticate(old.access_token as string)).rejects.toMatchObject({ name: 'AuthenticationError' });
@@ -143,13 +127,13 @@ describe('unticking permissions on the consent page', () => {
   it('nothing ticked: a clear page, nothing decided, and the person can still choose', async () => {
     const { client_id: clientId } = await register(s.base);
     const browser = new Browser();
-    const { html, verifier } = await consentPageFor(s, browser, clientId, 'repo:read');
+    const { html, request } = await consentPageFor(s, browser, clientId, 'repo:read');
     const none = await approveOnly(s, browser, html, []);
     expect(none.res.status).toBe(400);
     const page = await none.res.text();
     expect(page).toContain('Tick at least one permission to allow, or choose Deny.');
     const back = await approveOnly(s, browser, page, ['repo:read']);
-    expect(decodeJwt((await redeem(s, clientId, back.url, verifier)).access_token as string).scope).toBe('repo:read');
+    expect(decodeJwt((await redeemed(request, back.url)).access_token as string).scope).toBe('repo:read');
   });
 });
 

@@ -5,10 +5,9 @@
  */
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth } from '../../src/service';
-import { generateKeyRing } from '../../src/tokens';
+import { systemTime, testAuth } from '../support/auth';
 import { CLI_CLIENT_ID, trustedIssuerFor } from '../../src/entries/oauth';
-import { authorizeUrl, Browser, formOf, pkce, register, startServer, token, REDIRECT, type Running } from './support';
+import { authorize, Browser, formOf, register, type Running, startServer, token } from '../support/oauth';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -68,11 +67,11 @@ describe('the svc-cli client (clients.cli)', () => {
     expect(Object.hasOwn(claims, 'scope')).toBe(false);
     expect(body.scope).toBeUndefined();
     // The API's Auth accepts it as an unnarrowed session: token management works (issue 20 refuses narrowed ones).
-    const api = createAuth({
+    const { auth: api } = await testAuth({
       issuer: 'svc-api',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
+      everyone: { orgs: { acme: 'owner' } },
       tokens: s.tokens,
+      now: systemTime,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: s.base })],
     });
     const me = await api.authenticate(body.access_token as string);
@@ -93,11 +92,11 @@ describe('the svc-cli client (clients.cli)', () => {
 
   it('svc auth sessions tells its grant apart: named for the client id, described, marked current, last used by its tokens', async () => {
     const body = await deviceTokens(s, CLI_CLIENT_ID);
-    const api = createAuth({
+    const { auth: api } = await testAuth({
       issuer: 'svc-api',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
+      everyone: { orgs: { acme: 'owner' } },
       tokens: s.tokens,
+      now: systemTime,
       lastUsedIntervalMs: 1_000,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: s.base })],
     });
@@ -133,17 +132,8 @@ describe('the svc-cli client (clients.cli)', () => {
   });
 
   it('impersonation by the code flow: svc-cli has no redirect URI, so a web page cannot start a sign-in as it', async () => {
-    const { challenge } = pkce();
     const browser = new Browser();
-    const url = authorizeUrl(s.base, {
-      client_id: CLI_CLIENT_ID,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: s.base,
-    });
+    const { url } = authorize(s.base, CLI_CLIENT_ID, { resource: s.base, params: { scope: undefined } });
     const step = await browser.walk(url, s.base);
     expect(step.url.startsWith(s.base)).toBe(true); // no redirect to the attacker's page
     expect(step.res.status).toBe(400);

@@ -12,7 +12,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_CLIENT_ID } from '../../src/entries/oauth';
-import { Browser, formOf, register, startServer, token, type Running } from './support';
+import { Browser, formOf, register, startServer, token, type Running } from '../support/oauth';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 

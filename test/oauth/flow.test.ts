@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader, createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../../src/core/vocabulary';
-import { authorizeUrl, Browser, codeFlow, pkce, REDIRECT, register, signInAndConsent, startServer, token, type Running } from './support';
+import { approve, authorize, Browser, codeFlow, redeem, REDIRECT, register, type Running, startServer, token } from '../support/oauth';
 
 describe('the authorization server on node:http: metadata, DCR, code flow with PKCE, refresh, revocation', () => {
   let s: Running;
@@ -85,27 +85,9 @@ describe('the authorization server on node:http: metadata, DCR, code flow with P
       [`${s.base}/`, s.base],
       [s.base, `${s.base}/`],
     ] as const) {
-      const { verifier, challenge } = pkce();
-      const url = authorizeUrl(s.base, {
-        client_id: client.client_id,
-        response_type: 'code',
-        redirect_uri: REDIRECT,
-        scope: 'repo:read',
-        state: 'x',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        resource: asked,
-      });
-      const { url: back } = await signInAndConsent(new Browser(), s.base, url);
-      const code = new URL(back).searchParams.get('code') as string;
-      const r = await token(s.base, {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        client_id: client.client_id,
-        code_verifier: verifier,
-        resource: redeemed,
-      });
+      const request = authorize(s.base, client.client_id, { resource: asked });
+      const { code } = await approve(request);
+      const r = await redeem(request, code as string, { resource: redeemed });
       expect(r.status).toBe(200);
       expect(decodeJwt(r.body.access_token as string).aud).toBe(s.base);
     }
@@ -113,17 +95,7 @@ describe('the authorization server on node:http: metadata, DCR, code flow with P
 
   it('refuses a resource that is not its own: invalid_target', async () => {
     const client = await register(s.base);
-    const { challenge } = pkce();
-    const url = authorizeUrl(s.base, {
-      client_id: client.client_id,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read',
-      state: 'x',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: 'https://elsewhere.example/api',
-    });
+    const { url } = authorize(s.base, client.client_id, { state: 'x', resource: 'https://elsewhere.example/api' });
     const res = await new Browser().request(url);
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location') as string);
@@ -175,18 +147,7 @@ describe('the authorization server on node:http: metadata, DCR, code flow with P
 
   it('a denial on the consent page returns error=access_denied with the state', async () => {
     const client = await register(s.base);
-    const { challenge } = pkce();
-    const url = authorizeUrl(s.base, {
-      client_id: client.client_id,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read',
-      state: 'deny-me',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: `${s.base}/mcp`,
-    });
-    const { url: back } = await signInAndConsent(new Browser(), s.base, url, { decision: 'deny' });
+    const { url: back } = await approve(authorize(s.base, client.client_id, { state: 'deny-me' }), { decision: 'deny' });
     const params = new URL(back).searchParams;
     expect(params.get('error')).toBe('access_denied');
     expect(params.get('state')).toBe('deny-me');

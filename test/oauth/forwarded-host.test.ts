@@ -4,14 +4,10 @@
  * never from `Host` or, behind a proxy, `X-Forwarded-Host`. And a web client
  * may not register a plain-http redirect URI on a public host.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
-import type { ReferenceServer } from '../../src/app/server';
-import { REDIRECT, startServer, type Running } from './support';
+import { REDIRECT, startServer, type Running } from '../support/oauth';
+import { startDevServer, type DevServer } from '../support/dev-server';
 
 /** GET `path` on `base` with the given headers (node:http: fetch does not let a caller set Host). */
 function get(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
@@ -91,21 +87,13 @@ describe('redirect URIs of registered clients: https, loopback http, or a native
 });
 
 describe('DNS rebinding on svc serve: its authorization server answers under its own names only', () => {
-  let dir: string;
-  let dev: DevInstance;
-  let server: ReferenceServer;
+  let dev: DevServer;
   let base: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-host-'));
-    dev = await openInstance({ SVC_HOME: join(dir, 'home') });
-    server = await createDevServer({ instance: dev });
-    base = await server.listen({ port: 0 });
+    dev = await startDevServer([]);
+    ({ base } = dev);
   });
-  afterAll(async () => {
-    await server.close();
-    await dev.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => dev.close());
 
   it('a foreign Host is refused; localhost on the same port is the same server', async () => {
     const port = new URL(base).port;

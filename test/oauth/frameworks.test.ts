@@ -11,14 +11,13 @@ import { serve, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAuth } from '../../src/service';
-import { generateKeyRing } from '../../src/tokens';
+import { systemTime, testAuth } from '../support/auth';
 import { createAuthorizationServer, MemoryOAuthStorage, type AuthorizationServer } from '../../src/entries/oauth';
-import { codeFlow } from './support';
+import { codeFlow } from '../support/oauth';
 
 /** An AS whose issuer is `base` (the framework's server is already listening there). */
 async function authorizationServer(base: string): Promise<AuthorizationServer> {
-  const auth = createAuth({ issuer: 'svc-fw', keys: await generateKeyRing(), members: { rolesOf: () => ({ orgs: { acme: 'viewer' } }) } });
+  const { auth } = await testAuth({ issuer: 'svc-fw', everyone: { orgs: { acme: 'viewer' } }, now: systemTime });
   return createAuthorizationServer({ auth, issuer: base, signIn: { users: () => ['alice'] }, storage: new MemoryOAuthStorage() });
 }
 

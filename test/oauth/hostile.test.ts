@@ -1,37 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  authorizeUrl,
+  approve,
+  authorize,
+  type AuthorizeRequest,
   Browser,
   codeFlow,
   formOf,
-  pkce,
-  REDIRECT,
+  redeem,
   register,
-  signInAndConsent,
+  type Running,
   startServer,
   token,
-  type Running,
-} from './support';
+} from '../support/oauth';
 
-/** Authorization request parameters of a fresh client with PKCE; override any. */
-async function request(
-  s: Running,
-  extra: Record<string, string | undefined> = {},
-): Promise<{ url: string; verifier: string; clientId: string }> {
-  const client = await register(s.base);
-  const { verifier, challenge } = pkce();
-  const url = authorizeUrl(s.base, {
-    client_id: client.client_id,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
-    scope: 'repo:read',
-    state: 'st',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource: `${s.base}/mcp`,
-    ...extra,
-  });
-  return { url, verifier, clientId: client.client_id };
+/** The authorization request of a fresh client with PKCE; `extra` overrides (or, as undefined, leaves out) any parameter. */
+async function request(s: Running, extra: Record<string, string | undefined> = {}): Promise<AuthorizeRequest> {
+  return authorize(s.base, (await register(s.base)).client_id, { state: 'st', params: extra });
 }
 
 /** The consent page of a fresh request, signed in as alice: its HTML, form and browser. */
@@ -77,12 +61,10 @@ describe('hostile clients and pages at the authorization server (each test is na
 
   it('CSRF on the client (no state): without state PKCE still binds the code to its verifier; without either, refused', async () => {
     // OAuth 2.1 4.1.1: state is optional once PKCE is used; a code is issued and redeemed with the verifier only.
-    const { url, verifier, clientId } = await request(s, { state: undefined });
-    const { url: back } = await signInAndConsent(new Browser(), s.base, url);
-    const code = new URL(back).searchParams.get('code') as string;
+    const req = await request(s, { state: undefined });
+    const { url: back, code } = await approve(req);
     expect(new URL(back).searchParams.has('state')).toBe(false);
-    const base = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId };
-    expect((await token(s.base, { ...base, code_verifier: `${verifier}x` })).status).toBe(400);
+    expect((await redeem(req, code as string, { code_verifier: `${req.verifier}x` })).status).toBe(400);
     const none = await request(s, { state: undefined, code_challenge: undefined, code_challenge_method: undefined });
     const res = await new Browser().request(none.url);
     const refused = new URL(res.headers.get('location') as string);
@@ -101,29 +83,21 @@ describe('hostile clients and pages at the authorization server (each test is na
   });
 
   it('stolen code with the wrong PKCE verifier: invalid_grant, and the code is spent', async () => {
-    const { url, verifier, clientId } = await request(s);
-    const { url: back } = await signInAndConsent(new Browser(), s.base, url);
-    const code = new URL(back).searchParams.get('code') as string;
-    const wrong = await token(s.base, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: `${verifier}x`,
-    });
+    const req = await request(s);
+    const code = (await approve(req)).code as string;
+    const wrong = await redeem(req, code, { code_verifier: `${req.verifier}x` });
     expect(wrong).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const missing = await token(s.base, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId });
+    const missing = await redeem(req, code, { code_verifier: undefined });
     expect(missing.status).toBe(400);
   });
 
   it('code replay: an authorization code is single use, and its replay ends the grant it made', async () => {
-    const { url, verifier, clientId } = await request(s);
-    const { url: back } = await signInAndConsent(new Browser(), s.base, url);
-    const code = new URL(back).searchParams.get('code') as string;
-    const fields = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier };
-    const first = await token(s.base, fields);
+    const req = await request(s);
+    const { clientId } = req;
+    const code = (await approve(req)).code as string;
+    const first = await redeem(req, code);
     expect(first.status).toBe(200);
-    const again = await token(s.base, fields);
+    const again = await redeem(req, code);
     expect(again).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const refresh = await token(s.base, {
       grant_type: 'refresh_token',
@@ -134,17 +108,10 @@ describe('hostile clients and pages at the authorization server (each test is na
   });
 
   it('code theft across clients: a code issued to one client is refused for another', async () => {
-    const { url, verifier } = await request(s);
-    const { url: back } = await signInAndConsent(new Browser(), s.base, url);
-    const code = new URL(back).searchParams.get('code') as string;
+    const req = await request(s);
+    const code = (await approve(req)).code as string;
     const other = await register(s.base);
-    const r = await token(s.base, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: other.client_id,
-      code_verifier: verifier,
-    });
+    const r = await redeem(req, code, { client_id: other.client_id });
     expect(r).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth } from '../../src/service';
-import { generateKeyRing } from '../../src/tokens';
+import { testAuth } from '../support/auth';
 import { ValidationError } from '../../src/errors';
 import { createAuthorizationServer, MemoryOAuthStorage, type AuthorizationServerOptions } from '../../src/entries/oauth';
 import type { Auth } from '../../src/service';
@@ -8,7 +7,7 @@ import type { Auth } from '../../src/service';
 describe('createAuthorizationServer checks its options when built (every problem at once)', () => {
   let auth: Auth;
   beforeAll(async () => {
-    auth = createAuth({ issuer: 'svc-opt', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });
+    ({ auth } = await testAuth({ issuer: 'svc-opt' }));
   });
   afterAll(() => undefined);
   const base = (): AuthorizationServerOptions => ({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, Browser, formOf, pkce, REDIRECT, register, startServer, token, type Running } from './support';
+import { authorize, Browser, formOf, redeem, register, type Running, startServer } from '../support/oauth';
 
 /** The application's own login: a cookie `app_user` names the signed-in user (an app would sign it). */
 const currentUser = (req: { headers: { cookie?: string | undefined } }): string | undefined =>
@@ -14,19 +14,9 @@ describe('sign-in by the application’s own login (currentUser + loginUrl)', ()
 
   it('a browser that is not signed in goes to the app’s login and comes back to the consent page', async () => {
     const client = await register(s.base);
-    const { verifier, challenge } = pkce();
-    const url = authorizeUrl(s.base, {
-      client_id: client.client_id,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read',
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: `${s.base}/mcp`,
-    });
+    const request = authorize(s.base, client.client_id);
     const browser = new Browser();
-    const first = await browser.walk(url, s.base);
+    const first = await browser.walk(request.url, s.base);
     expect(new URL(first.url).pathname).toBe('/login');
     const returnTo = new URL(first.url).searchParams.get('next') as string;
     // A path on this server, not a URL: a login that returns only to its own paths accepts it.
@@ -38,14 +28,7 @@ describe('sign-in by the application’s own login (currentUser + loginUrl)', ()
     expect(html).toContain('<strong>bob</strong>');
     const form = formOf(html, s.base);
     const back = await browser.submit(form.action, { ...form.hidden, decision: 'approve' }, s.base);
-    const code = new URL(back.url).searchParams.get('code') as string;
-    const r = await token(s.base, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: client.client_id,
-      code_verifier: verifier,
-    });
+    const r = await redeem(request, new URL(back.url).searchParams.get('code') as string);
     expect(r.status).toBe(200);
   });
 
@@ -53,16 +36,7 @@ describe('sign-in by the application’s own login (currentUser + loginUrl)', ()
     const odd = await startServer({ signIn: { currentUser: () => 'a b', loginUrl: () => '/login' } });
     try {
       const client = await register(odd.base);
-      const { challenge } = pkce();
-      const url = authorizeUrl(odd.base, {
-        client_id: client.client_id,
-        response_type: 'code',
-        redirect_uri: REDIRECT,
-        scope: 'repo:read',
-        state: 's',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-      });
+      const { url } = authorize(odd.base, client.client_id, { resource: undefined });
       const { res, url: at } = await new Browser().walk(url, odd.base);
       expect(at.startsWith(odd.base)).toBe(true);
       expect(res.status).toBe(500);

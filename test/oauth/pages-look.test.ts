@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { createAuthorizationServer, MemoryOAuthStorage } from '../../src/entries/oauth';
-import { authorizeUrl, Browser, formOf, pkce, register, startServer, REDIRECT, type Running } from './support';
+import { authorize, Browser, formOf, register, type Running, startServer } from '../support/oauth';
 
 const LOOK = {
   logoUrl: 'https://cdn.acme.example/notes.svg',
@@ -27,17 +27,7 @@ describe('the pages in your own words', () => {
   it('the consent page shows the product name, logo, colour and permission texts (escaped), and its CSP matches', async () => {
     const { client_id: clientId } = await register(s.base);
     const browser = new Browser();
-    const { challenge } = pkce();
-    const url = authorizeUrl(s.base, {
-      client_id: clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read repo:write',
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: `${s.base}/mcp`,
-    });
+    const { url } = authorize(s.base, clientId, { scope: 'repo:read repo:write' });
     const first = await browser.walk(url, s.base);
     const login = formOf(await first.res.text(), s.base);
     const step = await browser.submit(login.action, { ...login.hidden, user: 'alice' }, s.base);

@@ -6,16 +6,22 @@
  * secret. The MCP SDK's own client registers both ways and signs in with and
  * without `state`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
-import type { ReferenceServer } from '../../src/app/server';
-import { authorizeUrl, Browser, pkce, REDIRECT, signInAndConsent, startServer, type Running } from './support';
+import {
+  approve,
+  authorize,
+  type AuthorizeRequest,
+  Browser,
+  redeem,
+  REDIRECT,
+  type Running,
+  signInAndConsent,
+  startServer,
+} from '../support/oauth';
+import { startDevServer, type DevServer } from '../support/dev-server';
 
 async function registerRaw(base: string, metadata: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${base}/oauth/register`, {
@@ -26,34 +32,12 @@ async function registerRaw(base: string, metadata: Record<string, unknown>): Pro
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-/** Sign in and approve for `clientId` (PKCE, no state); the code and its verifier. */
-async function approvedCode(base: string, clientId: string): Promise<{ code: string; verifier: string }> {
-  const { verifier, challenge } = pkce();
-  const url = authorizeUrl(base, {
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
-    scope: 'repo:read',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-  });
-  const { url: back } = await signInAndConsent(new Browser(), base, url);
-  const code = new URL(back).searchParams.get('code');
-  if (code === null) throw new Error(`no code: ${back}`);
-  return { code, verifier };
-}
-
-async function redeem(
-  base: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams({ grant_type: 'authorization_code', redirect_uri: REDIRECT, ...fields }).toString(),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+/** Sign in and approve for `clientId` (PKCE, no state, no resource); the request and its code. */
+async function approvedCode(base: string, clientId: string): Promise<{ request: AuthorizeRequest; code: string }> {
+  const request = authorize(base, clientId, { state: undefined, resource: undefined });
+  const { code, url } = await approve(request);
+  if (code === null) throw new Error(`no code: ${url}`);
+  return { request, code };
 }
 
 describe('confidential clients at registration', () => {
@@ -76,18 +60,16 @@ describe('confidential clients at registration', () => {
 
     const first = await approvedCode(s.base, id);
     // Without the secret, or with a wrong one, or with the stored hash itself: invalid_client.
-    expect(await redeem(s.base, { ...first, code_verifier: first.verifier, client_id: id })).toMatchObject({
+    expect(await redeem(first.request, first.code)).toMatchObject({
       status: 401,
       body: { error: 'invalid_client' },
     });
     const second = await approvedCode(s.base, id);
     for (const wrong of [`${secret}x`, stored?.client_secret as string]) {
-      expect(
-        (await redeem(s.base, { code: second.code, code_verifier: second.verifier, client_id: id, client_secret: wrong })).status,
-      ).toBe(401);
+      expect((await redeem(second.request, second.code, { client_secret: wrong })).status).toBe(401);
     }
     const third = await approvedCode(s.base, id);
-    const ok = await redeem(s.base, { code: third.code, code_verifier: third.verifier, client_id: id, client_secret: secret });
+    const ok = await redeem(third.request, third.code, { client_secret: secret });
     expect(ok.status).toBe(200);
     expect(decodeJwt(ok.body.access_token as string)).toMatchObject({ aud: `${s.base}/mcp`, sub: 'alice', client_id: id });
   });
@@ -98,11 +80,12 @@ describe('confidential clients at registration', () => {
     const id = reg.body.client_id as string;
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(reg.body.client_secret as string)}`).toString('base64')}`;
     const noPkce = await new Browser().request(
-      authorizeUrl(s.base, { client_id: id, response_type: 'code', redirect_uri: REDIRECT, scope: 'repo:read', state: 'x' }),
+      authorize(s.base, id, { state: 'x', resource: undefined, params: { code_challenge: undefined, code_challenge_method: undefined } })
+        .url,
     );
     expect(new URL(noPkce.headers.get('location') as string).searchParams.get('error')).toBe('invalid_request');
-    const { code, verifier } = await approvedCode(s.base, id);
-    expect((await redeem(s.base, { code, code_verifier: verifier }, { authorization: basic })).status).toBe(200);
+    const { request, code } = await approvedCode(s.base, id);
+    expect((await redeem(request, code, { client_id: undefined }, { authorization: basic })).status).toBe(200);
   });
 
   it('a registration that names no method is public: no client_secret is returned, and the client redeems without one', async () => {
@@ -112,8 +95,8 @@ describe('confidential clients at registration', () => {
     expect(reg.body).not.toHaveProperty('client_secret');
     const id = reg.body.client_id as string;
     expect(await s.storage.get('Client', id)).not.toHaveProperty('client_secret');
-    const { code, verifier } = await approvedCode(s.base, id);
-    expect((await redeem(s.base, { code, code_verifier: verifier, client_id: id })).status).toBe(200);
+    const { request, code } = await approvedCode(s.base, id);
+    expect((await redeem(request, code)).status).toBe(200);
   });
 
   it('SSRF by registration: a jwks_uri, or private_key_jwt (which needs one), is refused at registration', async () => {
@@ -175,22 +158,13 @@ class SdkProvider implements OAuthClientProvider {
 }
 
 describe('the MCP SDK client registers as a confidential or a public client against svc serve, with and without state', () => {
-  let dir: string;
-  let dev: DevInstance;
-  let server: ReferenceServer;
+  let dev: DevServer;
   let base: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-conf-'));
-    dev = await openInstance({ SVC_HOME: join(dir, 'home') });
-    await dev.members.set('alice', 'acme', 'editor');
-    server = await createDevServer({ instance: dev });
-    base = await server.listen({ port: 0 });
+    dev = await startDevServer();
+    ({ base } = dev);
   });
-  afterAll(async () => {
-    await server.close();
-    await dev.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => dev.close());
 
   for (const [method, withState] of [
     ['client_secret_post', false],

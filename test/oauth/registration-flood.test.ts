@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryOAuthStorage } from '../../src/entries/oauth';
-import { codeFlow, REDIRECT, register, startServer, type Running } from './support';
+import { codeFlow, REDIRECT, register, startServer, type Running } from '../support/oauth';
 
 const running: Running[] = [];
 afterAll(async () => {

@@ -4,23 +4,23 @@
  * token, read on every request by the recorded trusted issuer).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth, type Auth } from '../../src/service';
-import { generateKeyRing } from '../../src/tokens';
+import type { Auth } from '../../src/service';
+import { systemTime, testAuth } from '../support/auth';
 import { trustedIssuerFor } from '../../src/entries/oauth';
-import { authorizeUrl, Browser, codeFlow, pkce, REDIRECT, register, signInAndConsent, startServer, token, type Running } from './support';
+import { approve, authorize, Browser, codeFlow, redeem, register, type Running, startServer, token } from '../support/oauth';
 
 describe('revoking a grant ends its access tokens on their next request', () => {
   let s: Running;
   let mcp: Auth;
   beforeAll(async () => {
     s = await startServer();
-    mcp = createAuth({
+    ({ auth: mcp } = await testAuth({
       issuer: 'svc-rs',
-      keys: await generateKeyRing(),
-      members: { rolesOf: (u) => (u === 'alice' ? { orgs: { acme: 'owner' } } : {}) },
+      roles: { alice: { orgs: { acme: 'owner' } } },
       tokens: s.tokens,
+      now: systemTime,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
-    });
+    }));
   });
   afterAll(() => s.close());
 
@@ -57,28 +57,11 @@ describe('revoking a grant ends its access tokens on their next request', () => 
 
   it('code replay: the second redemption ends the grant, and the access token of the first fails', async () => {
     const client = await register(s.base);
-    const { verifier, challenge } = pkce();
-    const url = authorizeUrl(s.base, {
-      client_id: client.client_id,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read',
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: `${s.base}/mcp`,
-    });
-    const { url: back } = await signInAndConsent(new Browser(), s.base, url);
-    const fields = {
-      grant_type: 'authorization_code',
-      code: new URL(back).searchParams.get('code') as string,
-      redirect_uri: REDIRECT,
-      client_id: client.client_id,
-      code_verifier: verifier,
-    };
-    const first = await token(s.base, fields);
+    const request = authorize(s.base, client.client_id);
+    const { code } = await approve(request);
+    const first = await redeem(request, code as string);
     await expect(mcp.authenticate(first.body.access_token as string)).resolves.toBeDefined();
-    expect((await token(s.base, fields)).body.error).toBe('invalid_grant');
+    expect((await redeem(request, code as string)).body.error).toBe('invalid_grant');
     await expect(mcp.authenticate(first.body.access_token as string)).rejects.toMatchObject({ reason: 'revoked' });
   });
 
@@ -98,26 +81,10 @@ describe('revoking a grant ends its access tokens on their next request', () => 
     const after = await token(s.base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId });
     expect(after.status).toBe(400);
     // ... and the same browser and client are asked to consent again (not waved through), then get a working token.
-    const { verifier, challenge } = pkce();
-    const url = authorizeUrl(s.base, {
-      client_id: clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read',
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: `${s.base}/mcp`,
-    });
-    const { url: back, consentHtml } = await signInAndConsent(browser, s.base, url);
+    const request = authorize(s.base, clientId);
+    const { code, consentHtml } = await approve(request, { browser });
     expect(consentHtml).toContain('Allow Test Client?');
-    const fresh = await token(s.base, {
-      grant_type: 'authorization_code',
-      code: new URL(back).searchParams.get('code') as string,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: verifier,
-    });
+    const fresh = await redeem(request, code as string);
     await expect(mcp.authenticate(fresh.body.access_token as string)).resolves.toMatchObject({ userId: 'alice' });
   });
 
@@ -127,26 +94,10 @@ describe('revoking a grant ends its access tokens on their next request', () => 
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const grant = (await s.auth.client(me).sessions.list()).filter((x) => x.name === `oauth-${clientId}` && x.status === 'active').at(-1);
     await s.auth.client(me).sessions.revoke(grant?.id as string);
-    const { verifier, challenge } = pkce();
-    const url = authorizeUrl(s.base, {
-      client_id: clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read',
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: `${s.base}/mcp`,
-    });
-    const { url: back, consentHtml } = await signInAndConsent(browser, s.base, url);
+    const request = authorize(s.base, clientId);
+    const { code, consentHtml } = await approve(request, { browser });
     expect(consentHtml).toContain('Allow Test Client?');
-    const r = await token(s.base, {
-      grant_type: 'authorization_code',
-      code: new URL(back).searchParams.get('code') as string,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: verifier,
-    });
+    const r = await redeem(request, code as string);
     await expect(mcp.authenticate(r.body.access_token as string)).resolves.toMatchObject({ userId: 'alice' });
   });
 

@@ -4,18 +4,14 @@
  * registration, PKCE, the pages (driven by a cookie-keeping fetch), the code
  * exchange with the resource indicator, and a refresh.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
-import type { ReferenceServer } from '../../src/app/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { REDIRECT, signInAndConsent, Browser, codeFlow } from './support';
+import { REDIRECT, signInAndConsent, Browser, codeFlow } from '../support/oauth';
+import { startDevServer, type DevServer } from '../support/dev-server';
 
 class MemoryProvider implements OAuthClientProvider {
   info: OAuthClientInformationMixed | undefined;
@@ -62,22 +58,13 @@ class MemoryProvider implements OAuthClientProvider {
 }
 
 describe('the MCP SDK OAuth client against svc serve', () => {
-  let dir: string;
-  let dev: DevInstance;
-  let server: ReferenceServer;
+  let dev: DevServer;
   let base: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-sdk-'));
-    dev = await openInstance({ SVC_HOME: join(dir, 'home') });
-    await dev.members.set('alice', 'acme', 'editor');
-    server = await createDevServer({ instance: dev });
-    base = await server.listen({ port: 0 });
+    dev = await startDevServer();
+    ({ base } = dev);
   });
-  afterAll(async () => {
-    await server.close();
-    await dev.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => dev.close());
 
   it('discovers, registers, authorizes with PKCE and the resource, exchanges the code and refreshes', async () => {
     const provider = new MemoryProvider(base);
@@ -102,22 +89,13 @@ describe('the MCP SDK OAuth client against svc serve', () => {
 });
 
 describe('svc serve accepts its own tokens, each at its own resource only', () => {
-  let dir: string;
-  let dev: DevInstance;
-  let server: ReferenceServer;
+  let dev: DevServer;
   let base: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-aud-'));
-    dev = await openInstance({ SVC_HOME: join(dir, 'home') });
-    await dev.members.set('alice', 'acme', 'editor');
-    server = await createDevServer({ instance: dev });
-    base = await server.listen({ port: 0 });
+    dev = await startDevServer();
+    ({ base } = dev);
   });
-  afterAll(async () => {
-    await server.close();
-    await dev.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => dev.close());
 
   it('the MCP SDK client lists and calls tools with its OAuth token; the scope narrows what it may call, not what it sees', async () => {
     const provider = new MemoryProvider(base);

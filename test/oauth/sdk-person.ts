@@ -15,7 +15,7 @@ import { chromium, type Browser as Chromium, type BrowserContext } from 'playwri
 import { expect } from 'vitest';
 import { exited, serve, svc, tempHome } from '../cli/helpers';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../support/chromium';
-import { listen } from './support';
+import { listen } from '../support/oauth';
 
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 

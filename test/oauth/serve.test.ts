@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PERMISSIONS } from '../../src/core/vocabulary';
 import { exited, serve, svc, tempHome } from '../cli/helpers';
 import { DATABASE_URL, describeWithDb } from '../support/postgres';
-import { authorizeUrl, Browser, formOf, pkce, REDIRECT, register, token } from './support';
+import { approve, authorize, Browser, formOf, redeem, register } from '../support/oauth';
 
 describe('svc serve is an authorization server: issuer = its base URL', () => {
   let home: string;
@@ -43,19 +43,9 @@ describe('svc serve is an authorization server: issuer = its base URL', () => {
 
   it('a person signs in by picking a member on the page and approves: the token is for alice, with the approved scope', async () => {
     const client = await register(running.url, { client_name: 'Claude' });
-    const { verifier, challenge } = pkce();
-    const url = authorizeUrl(running.url, {
-      client_id: client.client_id,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read',
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: `${running.url}/mcp`,
-    });
+    const request = authorize(running.url, client.client_id);
     const browser = new Browser();
-    const page = await browser.walk(url, running.url);
+    const page = await browser.walk(request.url, running.url);
     const html = await page.res.text();
     expect(html).toContain('<option value="alice">alice</option>');
     expect(html).toContain('<option value="bob">bob</option>');
@@ -63,14 +53,7 @@ describe('svc serve is an authorization server: issuer = its base URL', () => {
     const consent = await browser.submit(login.action, { ...login.hidden, user: 'alice' }, running.url);
     const form = formOf(await consent.res.text(), running.url);
     const back = await browser.submit(form.action, { ...form.hidden, decision: 'approve' }, running.url);
-    const code = new URL(back.url).searchParams.get('code') as string;
-    const r = await token(running.url, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: client.client_id,
-      code_verifier: verifier,
-    });
+    const r = await redeem(request, new URL(back.url).searchParams.get('code') as string);
     expect(r.status).toBe(200);
     expect(decodeJwt(r.body.access_token as string)).toMatchObject({
       iss: running.url,
@@ -83,31 +66,9 @@ describe('svc serve is an authorization server: issuer = its base URL', () => {
 
   it('own-JWKS fetch: its resources accept its tokens with keys handed over in process, GET /oauth/jwks never requested', async () => {
     const client = await register(running.url, { client_name: 'Script' });
-    const { verifier, challenge } = pkce();
-    const url = authorizeUrl(running.url, {
-      client_id: client.client_id,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'repo:read',
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: running.url,
-    });
-    const browser = new Browser();
-    const page = await browser.walk(url, running.url);
-    const login = formOf(await page.res.text(), running.url);
-    const consent = await browser.submit(login.action, { ...login.hidden, user: 'alice' }, running.url);
-    const form = formOf(await consent.res.text(), running.url);
-    const back = await browser.submit(form.action, { ...form.hidden, decision: 'approve' }, running.url);
-    const code = new URL(back.url).searchParams.get('code') as string;
-    const r = await token(running.url, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: client.client_id,
-      code_verifier: verifier,
-    });
+    const request = authorize(running.url, client.client_id, { resource: running.url });
+    const { code } = await approve(request);
+    const r = await redeem(request, code as string);
     expect(r.status).toBe(200);
     const who = await fetch(`${running.url}/api/whoami`, { headers: { authorization: `Bearer ${r.body.access_token as string}` } });
     expect(who.status).toBe(200);

@@ -4,7 +4,7 @@ import { MemoryOAuthStorage, type OAuthSecrets, type OAuthStorage } from '../../
 import { PostgresOAuthStorage } from '../../src/entries/postgres';
 import { ValidationError } from '../../src/errors';
 import { describeWithDb, newPool, tableName } from '../support/postgres';
-import { codeFlow, startServer, token } from './support';
+import { codeFlow, startServer, token } from '../support/oauth';
 
 const secrets = (tag: string): OAuthSecrets => ({
   version: 1,

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth } from '../../src/service';
-import { MemoryTokenStore } from '../../src/stores';
-import { generateKeyRing } from '../../src/tokens';
+import { systemTime, testAuth } from '../support/auth';
 import { ValidationError } from '../../src/errors';
 import { trustedIssuerFor } from '../../src/entries/oauth';
-import { codeFlow, startServer, type Running } from './support';
+import { codeFlow, startServer, type Running } from '../support/oauth';
 
 describe('trustedIssuerFor: svc-auth accepts the server’s tokens, per resource', () => {
   let s: Running;
@@ -14,11 +12,11 @@ describe('trustedIssuerFor: svc-auth accepts the server’s tokens, per resource
   afterAll(() => s.close());
 
   it('an Auth trusting the server for <base>/mcp accepts its token as alice’s session, narrowed by the approved scope', async () => {
-    const mcpAuth = createAuth({
+    const { auth: mcpAuth } = await testAuth({
       issuer: 'svc-trust',
-      keys: await generateKeyRing(),
-      members: { rolesOf: (u) => (u === 'alice' ? { orgs: { acme: 'owner' } } : {}) },
+      roles: { alice: { orgs: { acme: 'owner' } } },
       tokens: s.tokens, // where the server records its grants and access tokens
+      now: systemTime,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
     });
     const { tokens } = await codeFlow(s.base, { scope: 'repo:read' });
@@ -33,11 +31,11 @@ describe('trustedIssuerFor: svc-auth accepts the server’s tokens, per resource
   });
 
   it('a token without its records (another token store: another service, or records lost) is refused: sign in again', async () => {
-    const elsewhere = createAuth({
+    // testAuth's own memory store: not the one the server records in.
+    const { auth: elsewhere } = await testAuth({
       issuer: 'svc-trust',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
-      tokens: new MemoryTokenStore(),
+      everyone: { orgs: { acme: 'owner' } },
+      now: systemTime,
       trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: `${s.base}/mcp` })],
     });
     const { tokens } = await codeFlow(s.base);

@@ -7,8 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SignJWT, exportSPKI, importJWK, type CryptoKey } from 'jose';
 import { ForbiddenError } from '../../src/errors';
-import { createAuth } from '../../src/service';
-import { generateKeyRing } from '../../src/tokens';
+import { testAuth } from '../support/auth';
 import { NOW_SEC } from '../support/clock';
 import { rejection } from '../support/errors';
 import { highS, withHeader } from '../support/key-server';
@@ -203,7 +202,7 @@ describe('trusted issuer: hostile tokens', () => {
 
   it('an instance without trustedIssuers refuses every IdP token as before (type), fetching nothing', async () => {
     s = await issuerSetup();
-    const plain = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });
+    const { auth: plain } = await testAuth({ clock: s.clock });
     expect(await reasonOf(plain, await s.ks.sign(s.ks.first, s.claims()))).toBe('type');
     expect(s.ks.hits).toEqual({ discovery: 0, jwks: 0, other: 0 });
   });

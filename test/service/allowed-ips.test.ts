@@ -8,10 +8,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError } from '../../src/errors';
 import type { AuthEvent } from '../../src/service';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { issuesOf, rejection } from '../support/errors';
 
-async function session(s: Awaited<ReturnType<typeof setup>>) {
+async function session(s: Awaited<ReturnType<typeof testAuth>>) {
   return s.auth.authenticate(await s.auth.issueSession('alice'));
 }
 
@@ -25,7 +25,7 @@ async function ipRefusal(p: Promise<unknown>): Promise<ForbiddenError> {
 describe('allowedIps', () => {
   it('a token limited to ranges works from inside them and is refused from outside, and without a known address', async () => {
     const events: AuthEvent[] = [];
-    const s = await setup({ onEvent: (e) => void events.push(e) });
+    const s = await testAuth({ onEvent: (e) => void events.push(e) });
     const { token, info } = await s.auth
       .client(await session(s))
       .token.create({ name: 'ci', allowedIps: ['203.0.113.0/24', '2001:DB8::/32'] });
@@ -45,7 +45,7 @@ describe('allowedIps', () => {
   });
 
   it('revoked and expired come first: a refused address is no oracle for a dead token', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     const { token } = await api.create({ name: 'ci', allowedIps: ['203.0.113.0/24'] });
     await api.revoke('ci');
@@ -54,7 +54,7 @@ describe('allowedIps', () => {
   });
 
   it('create refuses a bad list with every problem at once, and an empty one', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     const issues = issuesOf(await rejection(api.create({ name: 'ci', allowedIps: ['10.1.2.3/8', 'nope', '10.0.0.0/8', '10.0.0.0/8'] })));
     expect(issues.map((i) => i.pathText)).toEqual(['allowedIps[0]', 'allowedIps[1]', 'allowedIps[3]']);
@@ -66,7 +66,7 @@ describe('allowedIps', () => {
   });
 
   it('a child inherits its parent’s list, may narrow it, and may not widen it (ForbiddenError)', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     const { token: parent } = await api.create({ name: 'parent', allowedIps: ['10.0.0.0/8'] });
     const asParent = s.auth.client(await s.auth.authenticate(parent, { address: '10.1.2.3' })).token;
@@ -85,7 +85,7 @@ describe('allowedIps', () => {
   });
 
   it('property: whatever lists a parent and a child get, the child is accepted from no address its parent is refused from (narrowing only)', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     const octet = fc.integer({ min: 0, max: 3 });
     const range = fc.tuple(octet, octet, fc.constantFrom(8, 16, 24, 32)).map(([a, b, p]) => {
@@ -131,7 +131,7 @@ describe('allowedIps', () => {
   });
 
   it('a token without allowedIps works from anywhere and with no address at all', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { token, info } = await s.auth.client(await session(s)).token.create({ name: 'ci' });
     expect(info.allowedIps).toBeNull();
     expect((await s.auth.authenticate(token)).kind).toBe('pat');

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError } from '../../src/errors';
 import type { AuthEvent } from '../../src/service';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { DAY_MS } from '../support/clock';
 import { rejection } from '../support/errors';
 
@@ -29,7 +29,7 @@ function nodeRequest(raw: string[]): IncomingMessage {
 describe('auth.failed for refusals before any token is read (issue 18, item 7)', () => {
   it('no header, Basic, two tokens in one header, a repeated header: one auth.failed each, actor unknown', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const fetchRequest = (authorization?: string): Request =>
       new Request('http://127.0.0.1/api/whoami', authorization === undefined ? {} : { headers: { authorization } });
     const cases: [Request | IncomingMessage, string][] = [
@@ -53,7 +53,7 @@ describe('auth.failed for refusals before any token is read (issue 18, item 7)',
 
   it('a good header still authenticates and adds no event', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const session = await s.auth.issueSession('alice');
     const p = await s.auth.authenticateRequest(new Request('http://127.0.0.1/', { headers: { authorization: `Bearer ${session}` } }));
     expect(p.userId).toBe('alice');
@@ -66,13 +66,13 @@ describe('auth.failed for refusals before any token is read (issue 18, item 7)',
 describe('auth.failed for an expired token that is still in use (issue 18, item 7)', () => {
   it('carries the token id and user, on the event and on the error, with and without a cached signature', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token, info } = await s.auth.client(me).token.create({ name: 'ci', expiresIn: '1d' });
     await s.auth.authenticate(token); // its signature is now cached
     s.clock.advance(2 * DAY_MS);
     // A second instance on the same store has never seen the token: the full verify path.
-    const cold = await setup({ tokens: s.store, onEvent: c.onEvent });
+    const cold = await testAuth({ tokens: s.store, onEvent: c.onEvent });
     cold.clock.advance(2 * DAY_MS);
     for (const auth of [s.auth, cold.auth]) {
       const err = await rejection(auth.authenticate(token));
@@ -89,7 +89,7 @@ describe('auth.failed for an expired token that is still in use (issue 18, item 
 
   it('an expired or revoked session is reported with its user and its id (sessions have records)', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const session = await s.auth.issueSession('alice', { expiresIn: '1h' });
     const id = (await s.auth.authenticate(session)).tokenId as string;
     const revoked = await s.auth.issueSession('alice');
@@ -107,7 +107,7 @@ describe('auth.failed for an expired token that is still in use (issue 18, item 
 
   it('a forged signature on an expired token still reports nothing about it', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci', expiresIn: '1d' });
     s.clock.advance(2 * DAY_MS);

@@ -3,7 +3,7 @@ import { AuthenticationError, UnavailableError, ValidationError } from '../../sr
 import { createAuth } from '../../src/service';
 import { MemoryTokenStore, type RecordKind, type TokenRecord, type TokenStore } from '../../src/stores';
 import { mintToken, newTokenId, generateKeyRing } from '../../src/tokens';
-import { setup, sharedRing } from './fixture';
+import { testAuth, sharedRing } from '../support/auth';
 import { DAY_MS, T0 } from '../support/clock';
 import { rejection } from '../support/errors';
 import { record } from '../support/record';
@@ -12,7 +12,10 @@ function reasonOf(err: unknown): string | undefined {
   return err instanceof AuthenticationError ? err.reason : undefined;
 }
 
-async function alicePat(s: Awaited<ReturnType<typeof setup>>, input: Parameters<ReturnType<typeof s.auth.client>['token']['create']>[0]) {
+async function alicePat(
+  s: Awaited<ReturnType<typeof testAuth>>,
+  input: Parameters<ReturnType<typeof s.auth.client>['token']['create']>[0],
+) {
   const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
   return s.auth.client(me).token.create(input);
 }
@@ -71,7 +74,7 @@ describe('createAuth options', () => {
 
 describe('authenticate: input checks', () => {
   it('a non-string is malformed, an empty string missing, more than 8 KiB malformed', async () => {
-    const { auth } = await setup();
+    const { auth } = await testAuth();
     expect(reasonOf(await rejection(auth.authenticate(42 as never)))).toBe('malformed');
     expect(reasonOf(await rejection(auth.authenticate('')))).toBe('missing');
     expect(reasonOf(await rejection(auth.authenticate('a'.repeat(10 * 1024 * 1024))))).toBe('malformed');
@@ -79,7 +82,7 @@ describe('authenticate: input checks', () => {
   });
 
   it('T2: a token of another key ring or another issuer is a signature failure', async () => {
-    const { auth } = await setup();
+    const { auth } = await testAuth();
     const other = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members: { rolesOf: () => ({}) } });
     expect(reasonOf(await rejection(auth.authenticate(await other.issueSession('alice'))))).toBe('signature');
     const elsewhere = createAuth({ issuer: 'https://elsewhere', keys: await sharedRing(), members: { rolesOf: () => ({}) } });
@@ -97,7 +100,7 @@ describe('authenticate: sessions', () => {
         return store.readChain(id);
       },
     });
-    const { auth } = await setup({ tokens: counting });
+    const { auth } = await testAuth({ tokens: counting });
     const p = await auth.authenticate(await auth.issueSession('bob'));
     expect(p).toEqual({ kind: 'session', userId: 'bob', tokenId: expect.any(String) as string, expiresAt: new Date(T0 + DAY_MS / 2) });
     expect(Object.keys(p)).not.toContain('tokenName');
@@ -113,7 +116,7 @@ describe('authenticate: sessions', () => {
   });
 
   it('T3: a session lasts 12h by default, at most 30d, and fails at once when expired', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const token = await s.auth.issueSession('alice', { expiresIn: '2h' });
     s.clock.advance(2 * 3600_000 - 1000);
     await s.auth.authenticate(token);
@@ -124,11 +127,11 @@ describe('authenticate: sessions', () => {
   });
 
   it('T9: a user id that cannot form the default identity is refused unless identityOf is given', async () => {
-    const s = await setup();
+    const s = await testAuth();
     expect(await rejection(s.auth.issueSession('alice@example.com'))).toBeInstanceOf(ValidationError);
     expect(await rejection(s.auth.issueSession('a\u200bb'))).toBeInstanceOf(ValidationError);
     expect(await rejection(s.auth.issueSession(7 as never))).toBeInstanceOf(ValidationError);
-    const custom = await setup({ identityOf: (u) => `svc:corp/users/Identity/${u.replace(/[^A-Za-z0-9]/g, '_')}` });
+    const custom = await testAuth({ identityOf: (u) => `svc:corp/users/Identity/${u.replace(/[^A-Za-z0-9]/g, '_')}` });
     const p = await custom.auth.authenticate(await custom.auth.issueSession('alice@example.com'));
     expect(custom.auth.committer(p)).toBe('svc:corp/users/Identity/alice_example_com');
     expect(await rejection(custom.auth.issueSession('a b'))).toBeInstanceOf(ValidationError);
@@ -137,7 +140,7 @@ describe('authenticate: sessions', () => {
 
 describe('authenticate: PATs (T5)', () => {
   it('returns a frozen principal with the token id, name and expiry', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { token, info } = await alicePat(s, { name: 'ci', committerIdentity: 'svc:acme/users/Identity/ci-bot' });
     const p = await s.auth.authenticate(token);
     expect(p).toEqual({
@@ -152,7 +155,7 @@ describe('authenticate: PATs (T5)', () => {
   });
 
   it('A1: a copy of a principal carries no grant and is refused by authorize and client', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const p = await s.auth.authenticate((await alicePat(s, { name: 'ci' })).token);
     const copy = { ...p };
     expect(s.auth.authorize(copy, 'acme/web', 'repo:read')).toEqual({ allowed: false, reason: 'invalid' });
@@ -161,7 +164,7 @@ describe('authenticate: PATs (T5)', () => {
   });
 
   it('A1 hostile: a Proxy over a real principal, or a forged object with its prototype, is refused by authorize and management', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const p = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const proxy = new Proxy(p, { get: (t, k) => (k === 'userId' ? 'bob' : Reflect.get(t, k)) });
     expect(() => s.auth.client(proxy)).toThrow(ValidationError);
@@ -175,20 +178,20 @@ describe('authenticate: PATs (T5)', () => {
   });
 
   it('principal state belongs to one Auth instance: another instance refuses it for management', async () => {
-    const s = await setup();
-    const other = await setup();
+    const s = await testAuth();
+    const other = await testAuth();
     const p = await s.auth.authenticate(await s.auth.issueSession('alice'));
     expect(() => other.auth.client(p)).toThrow(ValidationError);
   });
 
   it('T5 hostile: a valid signature with no record is unknown', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const token = await mintFor(record({ id: newTokenId() }));
     expect(reasonOf(await rejection(s.auth.authenticate(token)))).toBe('unknown');
   });
 
   it('T5 hostile: a record of another kind, owner or expiry than the JWT is unknown', async () => {
-    const s = await setup();
+    const s = await testAuth();
     // One hour: a lifetime both kinds accept, so only the record check can refuse.
     const rec = record({ id: newTokenId(), expiresAt: new Date(T0 + 3600_000) });
     await s.store.insert(rec, new Date(T0));
@@ -221,13 +224,13 @@ describe('authenticate: PATs (T5)', () => {
       listByOwner: async () => [],
       revoke: async () => [],
     };
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     expect(reasonOf(await rejection(s.auth.authenticate(await mintFor(child))))).toBe('unknown');
     expect(reasonOf(await rejection(s.auth.authenticate(await mintFor(orphan))))).toBe('unknown');
   });
 
   it('T5: revocation holds on the next request, also with a cached signature', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { token, info } = await alicePat(s, { name: 'ci' });
     await s.auth.authenticate(token);
     await s.auth.revokeToken(info.id);
@@ -235,7 +238,7 @@ describe('authenticate: PATs (T5)', () => {
   });
 
   it('T5: a memory store whose readChain is replaced (subclass or spy) is read through it, failing closed', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { token } = await alicePat(s, { name: 'ci' });
     await s.auth.authenticate(token);
     const store = s.store as MemoryTokenStore;
@@ -246,14 +249,14 @@ describe('authenticate: PATs (T5)', () => {
         return Promise.resolve(null);
       }
     }
-    const g = await setup({ tokens: new Gone() });
+    const g = await testAuth({ tokens: new Gone() });
     // principalFor: a session token would be unknown to this store too.
     const pat = await g.auth.client(await g.auth.principalFor('alice')).token.create({ name: 'ci' });
     expect(reasonOf(await rejection(g.auth.authenticate(pat.token)))).toBe('unknown');
   });
 
   it('T5: an expired token fails at once, also with a cached signature', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { token } = await alicePat(s, { name: 'ci', expiresIn: '1d' });
     s.clock.advance(DAY_MS - 1000);
     await s.auth.authenticate(token);
@@ -262,7 +265,7 @@ describe('authenticate: PATs (T5)', () => {
   });
 
   it('T5: an expired ancestor makes its descendants expired', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const parent = record({ id: newTokenId(), expiresAt: new Date(T0 + DAY_MS) });
     const child = record({ id: newTokenId(), name: 'child', parentId: parent.id, expiresAt: new Date(T0 + 2 * DAY_MS) });
     await s.store.insert(parent, new Date(T0));
@@ -275,7 +278,7 @@ describe('authenticate: PATs (T5)', () => {
 
   it('T5 hostile: a store that throws is UnavailableError, never an allow', async () => {
     const store = new MemoryTokenStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const { token } = await alicePat(s, { name: 'ci' });
     store.readChain = () => {
       throw new Error('connection reset');
@@ -285,7 +288,7 @@ describe('authenticate: PATs (T5)', () => {
 
   it('T5 hostile: a store that hangs times out as UnavailableError', async () => {
     const store = new MemoryTokenStore();
-    const s = await setup({ tokens: store, storeTimeoutMs: 20 });
+    const s = await testAuth({ tokens: store, storeTimeoutMs: 20 });
     const { token } = await alicePat(s, { name: 'ci' });
     store.readChain = () => new Promise(() => {});
     expect(await rejection(s.auth.authenticate(token))).toBeInstanceOf(UnavailableError);
@@ -293,14 +296,14 @@ describe('authenticate: PATs (T5)', () => {
 
   it('T5 hostile: a store that answers with junk is UnavailableError', async () => {
     const store = new MemoryTokenStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const { token } = await alicePat(s, { name: 'ci' });
     store.readChain = async () => [{ id: 'x' }] as never;
     expect(await rejection(s.auth.authenticate(token))).toBeInstanceOf(UnavailableError);
   });
 
   it('T5 hostile: a membership source that throws, hangs or returns bad roles is UnavailableError', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const session = await s.auth.issueSession('alice');
     const ring = await sharedRing();
     const variants: ((u: string) => unknown)[] = [
@@ -325,14 +328,14 @@ describe('authenticate: PATs (T5)', () => {
   });
 
   it('a clock that returns an invalid date is UnavailableError', async () => {
-    const s = await setup({ now: () => new Date(Number.NaN) });
+    const s = await testAuth({ now: () => new Date(Number.NaN) });
     expect(await rejection(s.auth.authenticate('a.b.c'))).toBeInstanceOf(UnavailableError);
   });
 });
 
 describe('authenticateRequest', () => {
   it('H1: reads the Bearer header of a fetch Request', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const token = await s.auth.issueSession('alice');
     const p = await s.auth.authenticateRequest(new Request('http://x/api/whoami', { headers: { authorization: `Bearer ${token}` } }));
     expect(p.userId).toBe('alice');
@@ -342,7 +345,7 @@ describe('authenticateRequest', () => {
 
 describe('component tokens (T3)', () => {
   it('authenticate as kind component with their scopes; default 1h, at most 1d', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const token = await s.auth.issueComponentToken('alice', { scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     const p = await s.auth.authenticate(token);
     expect(p.kind).toBe('component');
@@ -355,7 +358,7 @@ describe('component tokens (T3)', () => {
   });
 
   it('T3: revokeToken revokes a component token server-side', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const token = await s.auth.issueComponentToken('alice');
     const p = await s.auth.authenticate(token);
     await s.auth.revokeToken(p.tokenId as string);

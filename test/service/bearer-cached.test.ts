@@ -10,13 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { AuthenticationError } from '../../src/errors';
 import { bearerFromRequest, isHeaderProblem } from '../../src/tokens';
 import { rejection } from '../support/errors';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 
 const nodeReq = (authorization: string) => ({ headers: { authorization }, rawHeaders: ['Authorization', authorization] });
 
 describe('authenticateRequest with a token verified before (attack: smuggling text next to a cached token)', () => {
   it('a hot token with text appended, inserted or replaced is refused as a malformed header', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const token = await s.auth.issueSession('alice');
     await s.auth.authenticateRequest(nodeReq(`Bearer ${token}`)); // now in the signature cache
     for (const header of [
@@ -36,7 +36,7 @@ describe('authenticateRequest with a token verified before (attack: smuggling te
   });
 
   it('property: a header is accepted only if the full header check accepts it too', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const token = await s.auth.issueSession('alice');
     await s.auth.authenticateRequest(nodeReq(`Bearer ${token}`));
     const noise = fc.string({ unit: fc.constantFrom(' ', '\t', '=', ',', '"', 'a', '.', '-', '~', '+', '/', '\u00e9'), maxLength: 4 });

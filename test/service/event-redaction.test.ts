@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { reportDenied, type AuthEvent } from '../../src/service';
 import { redactEvent } from '../../src/service/events';
 import { REDACTED } from '../../src/tokens';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { record } from '../support/record';
 import { T0 } from '../support/clock';
 import { aToken, leaks } from '../support/token';
@@ -27,7 +27,7 @@ function spellings(token: string): string[] {
 describe('token values in audit events (issue 18, item 6)', () => {
   it('a PAT in a request path (GET /api/repos/<PAT>/x/head) reaches access.denied redacted, however it is spelt', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci' });
     for (const spelled of spellings(token)) {
@@ -50,7 +50,7 @@ describe('token values in audit events (issue 18, item 6)', () => {
 
   it('a token in a thing name is redacted too', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const token = await aToken();
     reportDenied(s.auth, me, 'acme/web', 'repo:read', 'invalid', `Doc/${token}`);
@@ -64,7 +64,7 @@ describe('token values in audit events (issue 18, item 6)', () => {
 
   it('a token id that begins with eyJ is delivered as it is: an id is not a token value', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const id = 'eyJhbGciOiJFZERTQSJ9abc'; // 22+ base64url characters, as a random id may be
     await s.store.insert(record({ id, name: 'odd' }), new Date(T0));
     await s.auth.revokeToken(id);
@@ -88,7 +88,7 @@ describe('token values in audit events (issue 18, item 6)', () => {
   it('property: whatever surrounds a token in any event string, the hook never sees a piece of it', async () => {
     const token = await aToken();
     const c = collector();
-    const watched = await setup({ onEvent: c.onEvent });
+    const watched = await testAuth({ onEvent: c.onEvent });
     const me = await watched.auth.authenticate(await watched.auth.issueSession('alice'));
     await fc.assert(
       fc.asyncProperty(

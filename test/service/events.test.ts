@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AuthenticationError, ValidationError } from '../../src/errors';
 import { EventDispatcher, type AuthEvent } from '../../src/service/events';
 import { reportDenied } from '../../src/service';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { T0, DAY_MS } from '../support/clock';
 import { rejection } from '../support/errors';
 
@@ -80,7 +80,7 @@ describe('EventDispatcher', () => {
 describe('createAuth({ onEvent })', () => {
   it('token.created: actor, token id, name, scopes and expiry; never the token value', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const session = await s.auth.issueSession('alice', { name: 'web' });
     const me = await s.auth.authenticate(session);
     const { token, info } = await s.auth.client(me).token.create({ name: 'ci', scopes: READ });
@@ -126,7 +126,7 @@ describe('createAuth({ onEvent })', () => {
 
   it('token.revoked lists the ids the cascade revoked, with the revoking PAT as actor', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const parent = await s.auth.client(me).token.create({ name: 'parent' });
     const p = await s.auth.authenticate(parent.token);
@@ -157,7 +157,7 @@ describe('createAuth({ onEvent })', () => {
 
   it('auth.failed for a revoked token still in use: reason and token id in the event and on the error, never the value', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token, info } = await s.auth.client(me).token.create({ name: 'ci', scopes: READ });
     await s.auth.client(me).token.revoke('ci');
@@ -179,7 +179,7 @@ describe('createAuth({ onEvent })', () => {
 
   it('auth.failed for a forged token (signature tampered): no token id, no user, actor unknown', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci' });
     const forged = `${token.slice(0, -4)}${token.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
@@ -195,7 +195,7 @@ describe('createAuth({ onEvent })', () => {
 
   it('auth.failed for an expired token carries its id (expired by its record, after the signature verified)', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const parent = await s.auth.client(me).token.create({ name: 'p', expiresIn: '2d' });
     const p = await s.auth.authenticate(parent.token);
@@ -206,7 +206,7 @@ describe('createAuth({ onEvent })', () => {
   });
 
   it('a hook that throws on every event changes no decision and no answer', async () => {
-    const s = await setup({
+    const s = await testAuth({
       onEvent: () => {
         throw new Error('audit sink down');
       },
@@ -224,7 +224,7 @@ describe('createAuth({ onEvent })', () => {
     let release = (): void => {};
     const gate = new Promise<void>((r) => (release = r));
     let calls = 0;
-    const s = await setup({
+    const s = await testAuth({
       onEvent: async () => {
         calls++;
         await gate;
@@ -241,7 +241,7 @@ describe('createAuth({ onEvent })', () => {
   });
 
   it('onEvent that is not a function is refused when the object is built', async () => {
-    const err = await rejection(() => setup({ onEvent: 'log' as unknown as () => void }));
+    const err = await rejection(() => testAuth({ onEvent: 'log' as unknown as () => void }));
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues.map((i) => i.pathText)).toEqual(['onEvent']);
   });
@@ -250,7 +250,7 @@ describe('createAuth({ onEvent })', () => {
 describe('reportDenied (for the HTTP guards and adapters)', () => {
   it('queues access.denied with the principal as actor, the resource, permission, thing and reason', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token, info } = await s.auth.client(me).token.create({ name: 'ci', scopes: READ });
     const p = await s.auth.authenticate(token);
@@ -275,8 +275,8 @@ describe('reportDenied (for the HTTP guards and adapters)', () => {
 
   it('never throws and does nothing for an auth without a hook, a foreign object or garbage arguments', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
-    const plain = await setup();
+    const s = await testAuth({ onEvent: c.onEvent });
+    const plain = await testAuth({ onEvent: undefined });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     expect(() => reportDenied(plain.auth, me, 'acme/web', 'repo:read', 'scope')).not.toThrow();
     expect(() => reportDenied({}, me, 'acme/web', 'repo:read', 'scope')).not.toThrow();
@@ -289,7 +289,7 @@ describe('reportDenied (for the HTTP guards and adapters)', () => {
 
   it('a huge hostile resource or thing name is cut, so one request cannot bloat the queue', async () => {
     const c = collector();
-    const s = await setup({ onEvent: c.onEvent });
+    const s = await testAuth({ onEvent: c.onEvent });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     reportDenied(s.auth, me, 'a'.repeat(1_000_000), 'repo:read', 'invalid', 'T/'.repeat(500_000));
     await s.auth.flush();

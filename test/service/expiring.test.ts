@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { DAY_MS, T0 } from '../support/clock';
 import { rejection } from '../support/errors';
 
@@ -8,7 +8,7 @@ const READ = [{ resource: 'acme/web', permissions: ['repo:read'] }];
 
 describe('token.list({ expiringWithin })', () => {
   it('returns only active tokens expiring within the window (the same forms as expiresIn)', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const api = s.auth.client(me).token;
     await api.create({ name: 'soon', scopes: READ, expiresIn: '3d' });
@@ -27,7 +27,7 @@ describe('token.list({ expiringWithin })', () => {
   it.each([['7h'], ['0d'], [0], ['366d'], [-1], [null], ['7 d']])(
     'expiringWithin %j is a ValidationError at expiringWithin',
     async (value) => {
-      const s = await setup();
+      const s = await testAuth();
       const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
       const err = await rejection(s.auth.client(me).token.list({ expiringWithin: value as string }));
       expect(err).toBeInstanceOf(ValidationError);
@@ -36,7 +36,7 @@ describe('token.list({ expiringWithin })', () => {
   );
 
   it('unknown list options are refused (a misspelt filter must not list everything)', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const err = await rejection(s.auth.client(me).token.list({ expiring: '7d' } as never));
     expect(err).toMatchObject({ code: 'validation' });
@@ -45,7 +45,7 @@ describe('token.list({ expiringWithin })', () => {
 
 describe('auth.tokensOf(userId)', () => {
   it("lists a user's PATs for an admin screen, without a credential; component records are not listed", async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { info } = await s.auth.client(me).token.create({ name: 'ci', scopes: READ });
     await s.auth.issueComponentToken('alice');
@@ -57,14 +57,14 @@ describe('auth.tokensOf(userId)', () => {
   });
 
   it.each([[''], [42], ['a\u0000b']])('a bad user id %j is a ValidationError', async (userId) => {
-    const s = await setup();
+    const s = await testAuth();
     expect(await rejection(s.auth.tokensOf(userId as string))).toBeInstanceOf(ValidationError);
   });
 });
 
 describe('warnings that mean something', () => {
   it("a token without scopes warns that it carries the owner's full access; a scoped one does not", async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const full = await s.auth.client(me).token.create({ name: 'full' });
     expect(full.warnings).toEqual([expect.stringContaining('full access')]);
@@ -73,7 +73,7 @@ describe('warnings that mean something', () => {
   });
 
   it("an unscoped child of a scoped parent does not warn: it inherits the parent's limits (A5)", async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const parent = await s.auth.client(me).token.create({ name: 'p', scopes: READ });
     const child = await s.auth.client(await s.auth.authenticate(parent.token)).token.create({ name: 'c' });
@@ -81,7 +81,7 @@ describe('warnings that mean something', () => {
   });
 
   it("a child without an explicit expiry takes its parent's remaining lifetime silently; an explicit one that is clamped warns", async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const parent = await s.auth.client(me).token.create({ name: 'p', scopes: READ, expiresIn: '5d' });
     const p = await s.auth.authenticate(parent.token);

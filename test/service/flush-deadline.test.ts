@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { reportDenied } from '../../src/service';
 import { MemoryTokenStore } from '../../src/stores';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { rejection } from '../support/errors';
 
 const never = (): Promise<void> => new Promise<void>(() => {});
@@ -31,7 +31,7 @@ function started(flush: Promise<void>): { done: () => boolean } {
 describe('auth.flush has one overall deadline (issue 18, item 8)', () => {
   it('1 000 events queued for a hook that never settles: flush resolves after one storeTimeoutMs, not one per event', async () => {
     let calls = 0;
-    const s = await setup({
+    const s = await testAuth({
       storeTimeoutMs: 5_000,
       onEvent: () => {
         calls++;
@@ -52,7 +52,7 @@ describe('auth.flush has one overall deadline (issue 18, item 8)', () => {
   it('options.timeoutMs sets the one deadline; a hanging store write and a hanging hook share it', async () => {
     const store = new MemoryTokenStore();
     store.touch = never; // the last-used write hangs too
-    const s = await setup({ tokens: store, storeTimeoutMs: 60_000, onEvent: never });
+    const s = await testAuth({ tokens: store, storeTimeoutMs: 60_000, onEvent: never });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci' });
     await s.auth.authenticate(token); // a last-used write queued
@@ -66,7 +66,7 @@ describe('auth.flush has one overall deadline (issue 18, item 8)', () => {
 
   it('with nothing hanging, flush resolves as soon as everything is delivered, before any deadline', async () => {
     const seen: string[] = [];
-    const s = await setup({ onEvent: (e) => void seen.push(e.type) });
+    const s = await testAuth({ onEvent: (e) => void seen.push(e.type) });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     reportDenied(s.auth, me, 'acme/web', 'repo:admin', 'role');
     const flush = started(s.auth.flush());
@@ -77,7 +77,7 @@ describe('auth.flush has one overall deadline (issue 18, item 8)', () => {
   });
 
   it('bad options are a ValidationError (the one way flush rejects)', async () => {
-    const s = await setup();
+    const s = await testAuth();
     for (const bad of [{ timeoutMs: -1 }, { timeoutMs: 1.5 }, { timeoutMs: 600_001 }, { timeoutMs: '5' }, { wait: 1 }, 5, null]) {
       expect(await rejection(s.auth.flush(bad as never))).toBeInstanceOf(ValidationError);
     }

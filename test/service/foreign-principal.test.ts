@@ -10,15 +10,15 @@ import { ValidationError } from '../../src/errors';
 import { authorize as policyAuthorize, type Principal } from '../../src/core/policy';
 import { reportDenied, type AuthEvent } from '../../src/service';
 import { PERMISSIONS } from '../../src/core/vocabulary';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 
 const INVALID = { allowed: false, reason: 'invalid' };
 
 /** Two instances on one key ring and issuer: A's members give mallory nothing, B's make mallory an owner. */
 async function twoInstances() {
   const events: AuthEvent[] = [];
-  const a = await setup({ onEvent: (e) => void events.push(e) });
-  const b = await setup();
+  const a = await testAuth({ onEvent: (e) => void events.push(e) });
+  const b = await testAuth();
   b.roles.set('mallory', { orgs: { acme: 'owner' } });
   const onB = await b.auth.authenticate(await b.auth.issueSession('mallory'));
   const pat = await b.auth.client(onB).token.create({ name: 'ci' });

@@ -4,7 +4,7 @@ import { ValidationError } from '../../src/errors';
 import { authorize, compileLayer } from '../../src/core/policy';
 import type { Scope } from '../../src/core/scopes';
 import { GrantCache, LayerCache, rolesSnapshot, sameRoles, isDeepFrozen, pinScopes, sameScopes } from '../../src/service/authenticate';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 
 /** Canonical text of a snapshot: equal text means equal roles. */
 function rolesKey(roles: unknown): string | undefined {
@@ -181,7 +181,7 @@ describe('GrantCache', () => {
   });
 
   it('A3: a role change takes effect on the next authenticate of the same token', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci' });
     expect(s.auth.authorize(await s.auth.authenticate(token), 'acme/w', 'repo:admin')).toEqual({ allowed: true });
@@ -227,20 +227,20 @@ describe('cache bounds (issue 13: floods)', () => {
   it('createAuth validates the cache bounds when it builds', async () => {
     for (const bad of [-1, 1.5, 1_000_001, '10', Number.NaN]) {
       for (const name of ['signatures', 'layers', 'grants'])
-        await expect(setup({ cache: { [name]: bad as never } })).rejects.toMatchObject({
+        await expect(testAuth({ cache: { [name]: bad as never } })).rejects.toMatchObject({
           code: 'validation',
           issues: [{ pathText: `cache.${name}` }],
         });
     }
     // The old per-cache options are gone: a leftover one is refused, not silently ignored.
-    await expect(setup({ layerCacheSize: 0 } as never)).rejects.toMatchObject({ code: 'validation' });
-    await expect(setup({ cache: { sizes: 0 } as never })).rejects.toMatchObject({ issues: [{ pathText: 'cache.sizes' }] });
-    await expect(setup({ cache: 0 as never })).rejects.toMatchObject({ issues: [{ pathText: 'cache' }] });
-    await expect(setup({ cache: { layers: 0, grants: 0 } })).resolves.toBeDefined();
+    await expect(testAuth({ layerCacheSize: 0 } as never)).rejects.toMatchObject({ code: 'validation' });
+    await expect(testAuth({ cache: { sizes: 0 } as never })).rejects.toMatchObject({ issues: [{ pathText: 'cache.sizes' }] });
+    await expect(testAuth({ cache: 0 as never })).rejects.toMatchObject({ issues: [{ pathText: 'cache' }] });
+    await expect(testAuth({ cache: { layers: 0, grants: 0 } })).resolves.toBeDefined();
   });
 
   it('with every cache off (0) decisions are unchanged', async () => {
-    const s = await setup({ cache: { layers: 0, grants: 0, signatures: 0 } });
+    const s = await testAuth({ cache: { layers: 0, grants: 0, signatures: 0 } });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     for (let i = 0; i < 3; i++) {

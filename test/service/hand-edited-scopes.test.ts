@@ -15,7 +15,7 @@ import type { Scope } from '../../src/core/scopes';
 import type { Auth } from '../../src/service';
 import { MemoryTokenStore, type TokenRecord, type TokenStore } from '../../src/stores';
 import { PERMISSIONS, type Permission } from '../../src/core/vocabulary';
-import { setup, type Setup } from './fixture';
+import { testAuth, type TestAuth } from '../support/auth';
 
 /** A scope entry that is both a `Scope` (as stored) and a `ScopeEntry` (as `create` takes it). */
 type Entry = { resource?: string; permissions: Permission[]; allowedMatches?: string[] };
@@ -72,9 +72,12 @@ function deepFreeze<T>(value: T): T {
 const READ_WRITE: Entry[] = [{ resource: 'acme/web', permissions: ['repo:read', 'repo:write'] }];
 const READ: Entry[] = [{ resource: 'acme/web', permissions: ['repo:read'] }];
 
-async function world(mode: Mode, extra: Parameters<typeof setup>[0] = {}): Promise<Setup & { store: HandEditedStore; session: string }> {
+async function world(
+  mode: Mode,
+  extra: Parameters<typeof testAuth>[0] = {},
+): Promise<TestAuth & { store: HandEditedStore; session: string }> {
   const store = new HandEditedStore(mode);
-  const s = await setup({ tokens: store, ...extra });
+  const s = await testAuth({ tokens: store, ...extra });
   return { ...s, store, session: await s.auth.issueSession('alice') };
 }
 
@@ -148,7 +151,7 @@ describe('scopes edited by hand in the store (issue 18, item 9)', () => {
         async (mode, steps) => {
           const w = await world(mode);
           // Caches off: every request compiles from what the store hands back, as a fresh process would.
-          const fresh = await setup({
+          const fresh = await testAuth({
             tokens: w.store,
             members: { rolesOf: (u) => w.roles.get(u) ?? {} },
             cache: { layers: 0, grants: 0, signatures: 0 },

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { LastUsedRecorder } from '../../src/service/events';
 import { FileTokenStore, MemoryTokenStore, type TokenStore, type TokenUse } from '../../src/stores';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { T0 } from '../support/clock';
 import { rejection } from '../support/errors';
 
@@ -161,7 +161,7 @@ describe('LastUsedRecorder', () => {
 
 describe('createAuth last-used recording', () => {
   it('records a PAT and a component token on authenticate; token.list shows lastUsedAt after flush', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const api = s.auth.client(me).token;
     const { token, info } = await api.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
@@ -184,7 +184,7 @@ describe('createAuth last-used recording', () => {
         return store.recordUse(uses, at);
       },
     });
-    const s = await setup({ tokens: spy, lastUsedIntervalMs: 10_000 });
+    const s = await testAuth({ tokens: spy, lastUsedIntervalMs: 10_000 });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     for (let i = 0; i < 20; i++) {
@@ -201,7 +201,7 @@ describe('createAuth last-used recording', () => {
       touch: () => Promise.reject(new Error('disk full')),
       recordUse: () => Promise.reject(new Error('disk full')),
     });
-    const s = await setup({ tokens: broken });
+    const s = await testAuth({ tokens: broken });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     const p = await s.auth.authenticate(token);
@@ -217,7 +217,7 @@ describe('createAuth last-used recording', () => {
       touch: () => new Promise<void>(() => {}),
       recordUse: () => new Promise<void>(() => {}),
     });
-    const s = await setup({ tokens: stuck, storeTimeoutMs: 20 });
+    const s = await testAuth({ tokens: stuck, storeTimeoutMs: 20 });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci' });
     const p = await s.auth.authenticate(token);
@@ -234,7 +234,7 @@ describe('createAuth last-used recording', () => {
       revoke: (ids, at) => store.revoke(ids, at),
       touch: (ids, at) => store.touch(ids, at),
     };
-    const s = await setup({ tokens: timeOnly });
+    const s = await testAuth({ tokens: timeOnly });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'ci' });
     s.clock.advance(2000);
@@ -255,7 +255,7 @@ describe('createAuth last-used recording', () => {
       revoke: (ids, at) => store.revoke(ids, at),
     };
     for (const extra of [{ tokens: plain }, { tokens: new MemoryTokenStore(), lastUsedIntervalMs: 0 }]) {
-      const s = await setup(extra);
+      const s = await testAuth(extra);
       const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
       const { token } = await s.auth.client(me).token.create({ name: 'ci' });
       await s.auth.authenticate(token);
@@ -265,7 +265,7 @@ describe('createAuth last-used recording', () => {
   });
 
   it.each([[-1], [999], [1.5], ['60s'], [86_400_001]])('lastUsedIntervalMs %j is refused when the object is built', async (value) => {
-    const err = await rejection(() => setup({ lastUsedIntervalMs: value as number }));
+    const err = await rejection(() => testAuth({ lastUsedIntervalMs: value as number }));
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues.map((i) => i.pathText)).toContain('lastUsedIntervalMs');
   });
@@ -273,7 +273,7 @@ describe('createAuth last-used recording', () => {
   it('the file store keeps lastUsedAt across instances (what svc token list shows)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-last-used-'));
     try {
-      const s = await setup({ tokens: new FileTokenStore(dir) });
+      const s = await testAuth({ tokens: new FileTokenStore(dir) });
       const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
       const { token } = await s.auth.client(me).token.create({ name: 'ci' });
       s.clock.advance(3000);

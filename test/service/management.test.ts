@@ -3,15 +3,15 @@ import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, Unav
 import type { Principal } from '../../src/core/policy';
 import { MemoryTokenStore } from '../../src/stores';
 import type { ScopeEntry } from '../../src/core/scopes';
-import { setup, type Setup } from './fixture';
+import { testAuth, type TestAuth } from '../support/auth';
 import { DAY_MS, T0 } from '../support/clock';
 import { rejection } from '../support/errors';
 
-async function session(s: Setup, user = 'alice'): Promise<Principal> {
+async function session(s: TestAuth, user = 'alice'): Promise<Principal> {
   return s.auth.authenticate(await s.auth.issueSession(user));
 }
 
-async function create(s: Setup, by: Principal, name: string, scopes?: ScopeEntry[], extra: Record<string, unknown> = {}) {
+async function create(s: TestAuth, by: Principal, name: string, scopes?: ScopeEntry[], extra: Record<string, unknown> = {}) {
   const out = await s.auth.client(by).token.create({ name, ...(scopes === undefined ? {} : { scopes }), ...extra });
   return { ...out, principal: await s.auth.authenticate(out.token) };
 }
@@ -22,7 +22,7 @@ function payloadOf(token: string): { iat: number; exp: number } {
 
 describe('create', () => {
   it('T3: default expiry 30 days; createdAt/expiresAt equal the JWT iat/exp in whole seconds', async () => {
-    const s = await setup();
+    const s = await testAuth();
     s.clock.advance(1234); // not a whole second
     const { token, info, warnings } = await s.auth.client(await session(s)).token.create({ name: 'ci', description: 'CI pipeline' });
     const { iat, exp } = payloadOf(token);
@@ -43,7 +43,7 @@ describe('create', () => {
   });
 
   it('T3: expiresIn "<N>d" or a number of days from 1 to 365; anything else is a ValidationError at expiresIn', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     expect((await api.create({ name: 'a', expiresIn: '365d' })).info.expiresAt.getTime()).toBe(T0 + 365 * DAY_MS);
     expect((await api.create({ name: 'b', expiresIn: 7 })).info.expiresAt.getTime()).toBe(T0 + 7 * DAY_MS);
@@ -54,7 +54,7 @@ describe('create', () => {
   });
 
   it('S8: name, description and unknown fields are checked, every issue reported at once', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     const err = await rejection(
       api.create({ name: 'bad name', description: 'x'.repeat(1025), committerIdentity: 'alice', expire: '1d' } as never),
@@ -67,7 +67,7 @@ describe('create', () => {
   });
 
   it('S4 hostile: a create input whose getters throw is a ValidationError', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     const evil = new Proxy(
       {},
@@ -81,7 +81,7 @@ describe('create', () => {
   });
 
   it('S4: scopes [] is a ValidationError ("omit scopes for full access"); omitted scopes mean full access', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     const err = await rejection(api.create({ name: 'x', scopes: [] }));
     expect(err).toBeInstanceOf(ValidationError);
@@ -92,7 +92,7 @@ describe('create', () => {
   });
 
   it('S5: scope warnings are passed through', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { warnings, info } = await s.auth
       .client(await session(s))
       .token.create({ name: 'x', scopes: [{ resource: 'acme', permissions: ['repo:read'], allowedMatches: ['Doc/*'] }] });
@@ -102,7 +102,7 @@ describe('create', () => {
 
   it('T8: the token value is returned once and nothing stored can rebuild it', async () => {
     const store = new MemoryTokenStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const { token, info } = await s.auth.client(await session(s)).token.create({ name: 'ci' });
     const signature = token.split('.')[2] as string;
     const stored = JSON.stringify(await store.listByOwner('alice'));
@@ -112,7 +112,7 @@ describe('create', () => {
   });
 
   it('T7 hostile: 50 parallel creates of one name: exactly one wins, the others are ConflictError', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     const results = await Promise.allSettled(Array.from({ length: 50 }, () => api.create({ name: 'race' })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -120,7 +120,7 @@ describe('create', () => {
   });
 
   it('T7: a revoked or expired name may be reused; another user may hold the same name', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     await api.create({ name: 'ci', expiresIn: 1 });
     expect(await rejection(api.create({ name: 'ci' }))).toBeInstanceOf(ConflictError);
@@ -135,7 +135,7 @@ describe('create', () => {
   });
 
   it('T9: committerIdentity must be svc:<namespace>/users/Identity/<id>', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     for (const bad of [
       'svc:acme/users/Identity/',
@@ -153,7 +153,7 @@ describe('create', () => {
 
 describe('children (created by a PAT)', () => {
   it('M4: a child gets the PAT as parent and may not ask for more than it at the same or a broader tier', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const parent = await create(s, await session(s), 'parent', [{ resource: 'acme/w', permissions: ['repo:read'] }]);
     const api = s.auth.client(parent.principal).token;
     expect(await rejection(api.create({ name: 'c1', scopes: [{ resource: 'acme/w', permissions: ['repo:write'] }] }))).toBeInstanceOf(
@@ -168,7 +168,7 @@ describe('children (created by a PAT)', () => {
   });
 
   it('M4: parent acme=repo:read allows child acme/w=repo:read; an unscoped parent allows anything', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const org = await create(s, await session(s), 'org', [{ resource: 'acme', permissions: ['repo:read'] }]);
     await s.auth.client(org.principal).token.create({ name: 'repo', scopes: [{ resource: 'acme/w', permissions: ['repo:read'] }] });
     const full = await create(s, await session(s), 'full');
@@ -177,7 +177,7 @@ describe('children (created by a PAT)', () => {
   });
 
   it('M4/A5: a scoped grandparent still limits a child of an unscoped parent', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const gp = await create(s, await session(s), 'gp', [{ resource: 'acme/w', permissions: ['repo:read'] }]);
     const p = await create(s, gp.principal, 'p');
     expect(s.auth.authorize(p.principal, 'acme/w', 'repo:write')).toEqual({ allowed: false, reason: 'scope' });
@@ -192,7 +192,7 @@ describe('children (created by a PAT)', () => {
   });
 
   it("M5: an entry above the creator's role is accepted with a warning; the role cap applies at decision time", async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { warnings, principal } = await create(s, await session(s, 'bob'), 'x', [
       { resource: 'acme/w', permissions: ['repo:read', 'repo:write'] },
     ]);
@@ -204,7 +204,7 @@ describe('children (created by a PAT)', () => {
   });
 
   it("T3: a child's expiry is clamped to its parent's (and every ancestor's) with a warning", async () => {
-    const s = await setup();
+    const s = await testAuth();
     const gp = await create(s, await session(s), 'gp', undefined, { expiresIn: '3d' });
     s.clock.advance(DAY_MS);
     const p = await create(s, gp.principal, 'p', undefined, { expiresIn: '1d' });
@@ -216,7 +216,7 @@ describe('children (created by a PAT)', () => {
   });
 
   it("T9: a child without committerIdentity does not inherit its parent's; it falls back to the owner's", async () => {
-    const s = await setup();
+    const s = await testAuth();
     const p = await create(s, await session(s), 'p', undefined, { committerIdentity: 'svc:acme/users/Identity/bot' });
     const c = await create(s, p.principal, 'c');
     expect(s.auth.committer(p.principal)).toBe('svc:acme/users/Identity/bot');
@@ -225,7 +225,7 @@ describe('children (created by a PAT)', () => {
   });
 
   it('a PAT revoked after it authenticated can no longer manage (AuthenticationError revoked)', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const p = await create(s, await session(s), 'p');
     await s.auth.revokeToken(p.info.id);
     const err = await rejection(s.auth.client(p.principal).token.create({ name: 'c' }));
@@ -235,7 +235,7 @@ describe('children (created by a PAT)', () => {
 
   it('an insert answered parent_inactive is AuthenticationError revoked', async () => {
     const store = new MemoryTokenStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const p = await create(s, await session(s), 'p');
     store.insert = async () => 'parent_inactive';
     expect(((await rejection(s.auth.client(p.principal).token.create({ name: 'c' }))) as AuthenticationError).reason).toBe('revoked');
@@ -243,7 +243,7 @@ describe('children (created by a PAT)', () => {
 
   it('T5 hostile: a store failure during management is UnavailableError', async () => {
     const store = new MemoryTokenStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const me = await session(s);
     store.listByOwner = async () => {
       throw new Error('db down');
@@ -254,7 +254,7 @@ describe('children (created by a PAT)', () => {
 
 describe('list, get, revoke', () => {
   it("M1: a session lists all of its user's PATs in creation order, including children, never component tokens", async () => {
-    const s = await setup();
+    const s = await testAuth();
     const a = await create(s, await session(s), 'a');
     await create(s, a.principal, 'a-child');
     await s.auth.issueComponentToken('alice');
@@ -264,7 +264,7 @@ describe('list, get, revoke', () => {
   });
 
   it('M2: a PAT manages only its descendant subtree, not itself; outside names are NotFoundError, its own revoke is ForbiddenError', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await session(s);
     const a = await create(s, me, 'a');
     await create(s, me, 'sibling');
@@ -282,7 +282,7 @@ describe('list, get, revoke', () => {
   });
 
   it('M3: a component token is refused every management call', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const p = await s.auth.authenticate(await s.auth.issueComponentToken('alice'));
     const api = s.auth.client(p).token;
     expect(await rejection(api.create({ name: 'x' }))).toBeInstanceOf(ForbiddenError);
@@ -292,7 +292,7 @@ describe('list, get, revoke', () => {
   });
 
   it('T4: status is derived when read: active, expired once now >= expiresAt, revoked', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     await api.create({ name: 'short', expiresIn: 1 });
     await api.create({ name: 'gone' });
@@ -305,7 +305,7 @@ describe('list, get, revoke', () => {
   });
 
   it('T7: get returns the active token of a name, else the newest', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     const first = await api.create({ name: 'ci' });
     await api.revoke('ci');
@@ -317,7 +317,7 @@ describe('list, get, revoke', () => {
   });
 
   it('T7: revoke takes the newest non-revoked token; when all are revoked it returns the newest unchanged', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     await api.create({ name: 'ci' });
     const first = await api.revoke('ci');
@@ -329,7 +329,7 @@ describe('list, get, revoke', () => {
   });
 
   it('T6: revoking a PAT revokes its whole subtree, in the records and at authenticate', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await session(s);
     const a = await create(s, me, 'a');
     const b = await create(s, a.principal, 'b');
@@ -342,7 +342,7 @@ describe('list, get, revoke', () => {
   });
 
   it('names passed to get and revoke are validated', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const api = s.auth.client(await session(s)).token;
     for (const bad of [undefined, 5, '', 'a/b', '__proto__ ']) {
       expect(await rejection(api.get(bad as never))).toBeInstanceOf(ValidationError);
@@ -351,7 +351,7 @@ describe('list, get, revoke', () => {
   });
 
   it('an expired session may not manage tokens', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice', { expiresIn: '1h' }));
     s.clock.advance(3600_000);
     expect(((await rejection(s.auth.client(me).token.list())) as AuthenticationError).reason).toBe('expired');
@@ -360,21 +360,21 @@ describe('list, get, revoke', () => {
 
 describe('committer (T9)', () => {
   it('override, else the token identity, else identityOf, else the default', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await session(s);
     expect(s.auth.committer(me)).toBe('svc:default/users/Identity/alice');
     expect(s.auth.committer(me, 'svc:x/users/Identity/y')).toBe('svc:x/users/Identity/y');
     expect(() => s.auth.committer(me, 'alice')).toThrow(ValidationError);
-    const custom = await setup({ identityOf: (u) => `svc:corp/users/Identity/${u}` });
+    const custom = await testAuth({ identityOf: (u) => `svc:corp/users/Identity/${u}` });
     expect(custom.auth.committer(await session(custom))).toBe('svc:corp/users/Identity/alice');
   });
 
   it('an identityOf that returns a bad identity or throws is refused, never passed through', async () => {
-    const bad = await setup({ identityOf: () => 'svc:corp/users/Identity/a b' });
+    const bad = await testAuth({ identityOf: () => 'svc:corp/users/Identity/a b' });
     expect(() => bad.auth.committer(undefined as never)).toThrow(ValidationError);
     const me = await bad.auth.authenticate(await bad.auth.issueSession('alice'));
     expect(() => bad.auth.committer(me)).toThrow(ValidationError);
-    const throwing = await setup({
+    const throwing = await testAuth({
       identityOf: () => {
         throw new Error('directory down');
       },

@@ -10,11 +10,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Scope } from '../../src/core/scopes';
 
-import { createAuth, type Auth } from '../../src/service';
+import type { Auth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import type { UserRoles } from '../../src/core/policy';
 import { PERMISSIONS, type Permission } from '../../src/core/vocabulary';
-import { sharedRing } from './fixture';
+import { testAuth } from '../support/auth';
 import { Clock } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 
@@ -32,7 +31,6 @@ withDb('hand-edited scopes on PostgreSQL (issue 18, item 9)', () => {
   const pools: pg.Pool[] = [];
   let admin: pg.Pool;
   const clock = new Clock();
-  const roles = new Map<string, UserRoles>([['alice', { orgs: { acme: 'owner' } }]]);
   let running: Auth;
 
   /** A process: its own pool and store (remembering rows, as in production) and its own caches. */
@@ -45,14 +43,7 @@ withDb('hand-edited scopes on PostgreSQL (issue 18, item 9)', () => {
       ...(extra.recordCacheSize === undefined ? {} : { recordCacheSize: extra.recordCacheSize }),
     });
     const caches = extra.cacheless === true ? { cache: { layers: 0, grants: 0, signatures: 0 } } : {};
-    return createAuth({
-      issuer: 'https://svc.test',
-      keys: await sharedRing(),
-      members: { rolesOf: (u) => roles.get(u) ?? {} },
-      tokens,
-      now: clock.now,
-      ...caches,
-    });
+    return (await testAuth({ tokens, clock, ...caches })).auth;
   }
 
   beforeAll(async () => {
@@ -62,13 +53,7 @@ withDb('hand-edited scopes on PostgreSQL (issue 18, item 9)', () => {
     pools.push(pool);
     const tokens = new PostgresTokenStore({ pool, table: TABLE });
     await tokens.migrate();
-    running = createAuth({
-      issuer: 'https://svc.test',
-      keys: await sharedRing(),
-      members: { rolesOf: (u) => roles.get(u) ?? {} },
-      tokens,
-      now: clock.now,
-    });
+    running = (await testAuth({ tokens, clock })).auth;
   });
 
   afterAll(async () => {

@@ -6,10 +6,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { AuthenticationError, ConflictError } from '../../src/errors';
-import { createAuth, type Auth } from '../../src/service';
+import type { Auth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import type { UserRoles } from '../../src/core/policy';
-import { sharedRing } from './fixture';
+import { testAuth } from '../support/auth';
 import { Clock } from '../support/clock';
 import { rejection } from '../support/errors';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
@@ -25,18 +24,16 @@ const withDb = describeWithDb(
 withDb('createAuth on PostgreSQL, two instances', () => {
   const pools: pg.Pool[] = [];
   const clock = new Clock();
-  const roles = new Map<string, UserRoles>([['alice', { orgs: { acme: 'owner' } }]]);
   let a: Auth;
   let b: Auth;
 
   beforeAll(async () => {
-    const keys = await sharedRing();
     const make = async (): Promise<Auth> => {
       const pool = newPool(APP, { max: 8 });
       pools.push(pool);
       const tokens = new PostgresTokenStore({ pool, table: TABLE });
       await tokens.migrate();
-      return createAuth({ issuer: 'https://svc.test', keys, members: { rolesOf: (u) => roles.get(u) ?? {} }, tokens, now: clock.now });
+      return (await testAuth({ tokens, clock })).auth;
     };
     [a, b] = await Promise.all([make(), make()]);
   });

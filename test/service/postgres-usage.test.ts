@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
-import { createAuth, type Auth, type AuthEvent } from '../../src/service';
+import type { Auth, AuthEvent } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
-import { sharedRing } from './fixture';
+import { testAuth } from '../support/auth';
 import { Clock, DAY_MS, T0 } from '../support/clock';
 import { rejection } from '../support/errors';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
@@ -33,15 +33,15 @@ withDb('createAuth on PostgreSQL: usage', () => {
     await tokens.migrate();
     const mine: AuthEvent[] = [];
     events.push(mine);
-    return createAuth({
-      issuer: 'https://svc.test',
-      keys: await sharedRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
-      tokens,
-      now: clock.now,
-      trustProxy: ['10.0.0.0/8'],
-      onEvent: (e) => void mine.push(e),
-    });
+    return (
+      await testAuth({
+        everyone: { orgs: { acme: 'owner' } },
+        tokens,
+        clock,
+        trustProxy: ['10.0.0.0/8'],
+        onEvent: (e) => void mine.push(e),
+      })
+    ).auth;
   }
 
   beforeAll(async () => {

@@ -7,11 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import { isPrincipal } from '../../src/core/policy';
 import { principalScopes } from '../../src/service';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 
 describe('principal accessors from the owner of the slots', () => {
   it('principalScopes: a PAT shows its own scopes; an unscoped child its parent scopes; a session and an unscoped PAT null', async () => {
-    const { auth } = await setup();
+    const { auth } = await testAuth();
     const session = await auth.authenticate(await auth.issueSession('alice'));
     expect(principalScopes(session)).toBeNull();
     const api = auth.client(session).token;
@@ -25,7 +25,7 @@ describe('principal accessors from the owner of the slots', () => {
   });
 
   it('forged principal attack: copies, JSON, Proxies and look-alikes are no principal and show no scopes', async () => {
-    const { auth } = await setup();
+    const { auth } = await testAuth();
     const p = await auth.authenticate(await auth.issueSession('alice'));
     expect(isPrincipal(p)).toBe(true);
     const trap = (): never => {

@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { UnavailableError, ValidationError } from '../../src/errors';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { T0 } from '../support/clock';
 import { rejection } from '../support/errors';
 
 describe('auth.principalFor (issue 18, item 11)', () => {
   it('is a session principal that decides, manages and commits as the one authenticate gives for a session token', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const direct = await s.auth.principalFor('alice');
     const viaToken = await s.auth.authenticate(await s.auth.issueSession('alice'));
     expect(direct).toEqual({ kind: 'session', userId: 'alice', expiresAt: new Date(T0 + 12 * 3600_000) });
@@ -32,7 +32,7 @@ describe('auth.principalFor (issue 18, item 11)', () => {
   });
 
   it('roles are live: a role changed in members holds for the next principal', async () => {
-    const s = await setup();
+    const s = await testAuth();
     expect(s.auth.authorize(await s.auth.principalFor('bob'), 'acme/web', 'repo:write')).toEqual({ allowed: false, reason: 'role' });
     s.roles.set('bob', { orgs: { acme: 'editor' } });
     expect(s.auth.authorize(await s.auth.principalFor('bob'), 'acme/web', 'repo:write')).toEqual({ allowed: true });
@@ -41,16 +41,16 @@ describe('auth.principalFor (issue 18, item 11)', () => {
   });
 
   it('a bad user id is a ValidationError at userId; a failing membership source is UnavailableError', async () => {
-    const s = await setup();
+    const s = await testAuth();
     for (const bad of ['', 'a b', 'x'.repeat(300), 'a\u0000b', 42, null, undefined, 'alice@example.com']) {
       const err = await rejection(s.auth.principalFor(bad as string));
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as ValidationError).issues[0]?.pathText).toBe('userId');
     }
     // With identityOf, any user id without whitespace or control characters is fine.
-    const custom = await setup({ identityOf: () => 'svc:acme/users/Identity/x' });
+    const custom = await testAuth({ identityOf: () => 'svc:acme/users/Identity/x' });
     expect((await custom.auth.principalFor('alice@example.com')).userId).toBe('alice@example.com');
-    const down = await setup({
+    const down = await testAuth({
       members: {
         rolesOf: () => {
           throw new Error('directory down');
@@ -58,13 +58,13 @@ describe('auth.principalFor (issue 18, item 11)', () => {
       },
     });
     expect(await rejection(down.auth.principalFor('alice'))).toBeInstanceOf(UnavailableError);
-    const junk = await setup({ members: { rolesOf: async () => ({ orgs: { acme: 'god' } }) as never } });
+    const junk = await testAuth({ members: { rolesOf: async () => ({ orgs: { acme: 'god' } }) as never } });
     expect(await rejection(junk.auth.principalFor('alice'))).toBeInstanceOf(UnavailableError);
   });
 
   it('belongs to the Auth that made it, like every principal', async () => {
-    const s = await setup();
-    const other = await setup();
+    const s = await testAuth();
+    const other = await testAuth();
     const p = await s.auth.principalFor('alice');
     expect(other.auth.authorize(p, 'acme/web', 'repo:read')).toEqual({ allowed: false, reason: 'invalid' });
     expect(() => other.auth.client(p)).toThrow(ValidationError);

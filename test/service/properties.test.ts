@@ -4,7 +4,7 @@ import { AuthenticationError, ForbiddenError } from '../../src/errors';
 import type { Principal, UserRoles } from '../../src/core/policy';
 import type { ScopeEntry } from '../../src/core/scopes';
 import { PERMISSIONS, REPO_PERMISSIONS, ROLES } from '../../src/core/vocabulary';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 
 const ORGS = ['acme', 'beta'];
 const REPOS = ['acme/w', 'acme/x', 'beta/y'];
@@ -45,7 +45,7 @@ interface Built {
 }
 
 async function buildTree(roles: UserRoles, tree: { parent: number; scopes: ScopeEntry[] | undefined }[]) {
-  const s = await setup();
+  const s = await testAuth();
   s.roles.set('carol', roles);
   const session = await s.auth.authenticate(await s.auth.issueSession('carol'));
   const nodes: (Built | undefined)[] = [];

@@ -7,22 +7,22 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuthenticationError, UnavailableError, ValidationError } from '../../src/errors';
-import { createAuth, internalsOf } from '../../src/service';
+import { internalsOf } from '../../src/service';
 import { MemoryTokenStore, type TokenStore } from '../../src/stores';
-import { generateKeyRing } from '../../src/tokens';
+import { testAuth } from '../support/auth';
 import { Clock, DAY_MS as DAY } from '../support/clock';
 import { dropStores, tokenStores } from '../support/token-stores';
 
 afterAll(dropStores);
 
-const members = { rolesOf: () => ({ orgs: { acme: 'editor' as const } }) };
+const EDITOR = { orgs: { acme: 'editor' as const } };
 
 for (const [name, make] of tokenStores('test/service/purge.test.ts')) {
   describe(`auth.purge on the ${name} store`, () => {
     it('removes the records of sessions ended more than 90 days ago (expired or revoked), keeps younger ones and every PAT', async () => {
       const clock = new Clock();
       const tokens = await make();
-      const auth = createAuth({ issuer: 'svc-test', keys: await generateKeyRing(), members, tokens, now: clock.now });
+      const auth = (await testAuth({ everyone: EDITOR, tokens, clock })).auth;
       const old = await auth.issueSession('alice');
       const me = await auth.authenticate(old);
       const { token: pat } = await auth.client(me).token.create({ name: 'ci', expiresIn: 365 });
@@ -46,7 +46,7 @@ for (const [name, make] of tokenStores('test/service/purge.test.ts')) {
     it('a session revoked a day ago and purged with olderThan 1 is refused as not on record (a missing record never allows)', async () => {
       const clock = new Clock();
       const tokens = await make();
-      const auth = createAuth({ issuer: 'svc-test', keys: await generateKeyRing(), members, tokens, now: clock.now });
+      const auth = (await testAuth({ everyone: EDITOR, tokens, clock })).auth;
       const session = await auth.issueSession('carol', { expiresIn: '30d' });
       const id = (await auth.authenticate(session)).tokenId as string;
       await auth.revokeToken(id);
@@ -60,7 +60,7 @@ for (const [name, make] of tokenStores('test/service/purge.test.ts')) {
     it("an OAuth grant's record goes with its access tokens' records, and a purged grant takes no new access token", async () => {
       const clock = new Clock();
       const tokens = await make();
-      const auth = createAuth({ issuer: 'svc-test', keys: await generateKeyRing(), members, tokens, now: clock.now });
+      const auth = (await testAuth({ everyone: EDITOR, tokens, clock })).auth;
       const recorder = internalsOf(auth)?.records;
       if (recorder === undefined) throw new Error('no recorder');
       const at = clock.now();
@@ -82,7 +82,7 @@ for (const [name, make] of tokenStores('test/service/purge.test.ts')) {
 }
 
 describe('auth.purge options and stores', () => {
-  const build = async (tokens: TokenStore) => createAuth({ issuer: 'svc-test', keys: await generateKeyRing(), members, tokens });
+  const build = async (tokens: TokenStore) => (await testAuth({ everyone: EDITOR, tokens })).auth;
 
   it('a bad retention is ValidationError on olderThan; an unknown option too', async () => {
     const auth = await build(new MemoryTokenStore());

@@ -6,7 +6,7 @@
 import { describe, it, expect } from 'vitest';
 import { AuthenticationError, UnavailableError } from '../../src/errors';
 import { MemoryTokenStore, type InsertResult, type TokenRecord, type TokenStore } from '../../src/stores';
-import { setup, type Setup } from './fixture';
+import { testAuth, type TestAuth } from '../support/auth';
 import { rejection } from '../support/errors';
 
 /** A user's own store: records in a Map, with the optional synchronous read. */
@@ -49,7 +49,7 @@ class OwnStore implements TokenStore {
   }
 }
 
-async function patOf(s: Setup): Promise<string> {
+async function patOf(s: TestAuth): Promise<string> {
   const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
   const { token } = await s.auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
   // Count only what each test does: the session above has a record and was read too.
@@ -63,7 +63,7 @@ async function patOf(s: Setup): Promise<string> {
 describe('TokenStore.readChainSync', () => {
   it("a user's own store implementing it is honoured: readChain is not called", async () => {
     const store = new OwnStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const token = await patOf(s);
     const p = await s.auth.authenticate(token);
     expect(s.auth.authorize(p, 'acme/web', 'repo:read')).toEqual({ allowed: true });
@@ -73,7 +73,7 @@ describe('TokenStore.readChainSync', () => {
 
   it('T5: it is read on every call, so a revocation holds on the next request', async () => {
     const store = new OwnStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const token = await patOf(s);
     const p = await s.auth.authenticate(token);
     await s.auth.revokeToken(p.tokenId as string);
@@ -85,14 +85,14 @@ describe('TokenStore.readChainSync', () => {
   it('undefined declines: the service asks readChain instead', async () => {
     const store = new OwnStore();
     store.sync = () => undefined;
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     await s.auth.authenticate(await patOf(s));
     expect(store.asyncReads).toBe(1);
   });
 
   it('null is an unknown token, as from readChain', async () => {
     const store = new OwnStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const token = await patOf(s);
     store.sync = () => null;
     expect(((await rejection(s.auth.authenticate(token))) as AuthenticationError).reason).toBe('unknown');
@@ -100,7 +100,7 @@ describe('TokenStore.readChainSync', () => {
 
   it('T5 hostile: a readChainSync that throws fails closed as UnavailableError, never an allow', async () => {
     const store = new OwnStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const token = await patOf(s);
     store.sync = () => {
       throw new Error('replica lost');
@@ -111,7 +111,7 @@ describe('TokenStore.readChainSync', () => {
 
   it('T5 hostile: a readChainSync that answers junk fails closed as UnavailableError', async () => {
     const store = new OwnStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const token = await patOf(s);
     for (const junk of [[{ id: 'x' }], 'chain', 42, {}]) {
       store.sync = () => junk as never;
@@ -121,7 +121,7 @@ describe('TokenStore.readChainSync', () => {
 
   it('MemoryTokenStore implements it, and declines when readChain is replaced', async () => {
     const store = new MemoryTokenStore();
-    const s = await setup({ tokens: store });
+    const s = await testAuth({ tokens: store });
     const token = await patOf(s);
     const p = await s.auth.authenticate(token);
     expect(store.readChainSync(p.tokenId as string)?.[0]?.id).toBe(p.tokenId);
@@ -133,7 +133,7 @@ describe('TokenStore.readChainSync', () => {
 
   it('a synchronous membership source that throws fails closed as UnavailableError', async () => {
     const store = new OwnStore();
-    const s = await setup({
+    const s = await testAuth({
       tokens: store,
       members: {
         rolesOf: () => {

@@ -10,8 +10,8 @@ import { createAuth, type Auth, type AuthEvent, type TokenLeakedEvent } from '..
 import { MemoryTokenStore, type TokenStore } from '../../src/stores';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { generateKeyRing } from '../../src/tokens';
-import { sharedRing } from './fixture';
-import { Clock, DAY_MS } from '../support/clock';
+import { testAuth } from '../support/auth';
+import { DAY_MS, type Clock } from '../support/clock';
 import { rejection } from '../support/errors';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 import { dropStores, tokenStores } from '../support/token-stores';
@@ -27,17 +27,8 @@ const STORES = tokenStores('test/service/report-leaked.test.ts');
 afterAll(dropStores);
 
 async function world(makeStore: () => Promise<TokenStore>): Promise<World> {
-  const clock = new Clock();
   const store = await makeStore();
-  const events: AuthEvent[] = [];
-  const auth = createAuth({
-    issuer: 'https://svc.test',
-    keys: await sharedRing(),
-    members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
-    tokens: store,
-    now: clock.now,
-    onEvent: (e) => void events.push(e),
-  });
+  const { auth, clock, events } = await testAuth({ everyone: { orgs: { acme: 'owner' } }, tokens: store });
   return { auth, clock, store, events };
 }
 

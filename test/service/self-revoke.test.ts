@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError } from '../../src/errors';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { rejection } from '../support/errors';
 
 describe('a PAT revoking itself (issue 18, item 11)', () => {
   it('is a ForbiddenError saying why and who can; the token stays active; its session and its parent can revoke it', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const parent = await s.auth.client(me).token.create({ name: 'parent' });
     const parentP = await s.auth.authenticate(parent.token);

@@ -13,27 +13,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { AuthenticationError, UnavailableError } from '../../src/errors';
-import { createAuth, type Auth } from '../../src/service';
+import type { Auth } from '../../src/service';
 import { FileTokenStore, MemoryTokenStore, type TokenStore } from '../../src/stores';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { mintToken, newTokenId } from '../../src/tokens';
-import type { UserRoles } from '../../src/core/policy';
-import { sharedRing } from './fixture';
+import { sharedRing, testAuth } from '../support/auth';
 import { Clock, T0 } from '../support/clock';
 import { rejection } from '../support/errors';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 
-const roles = new Map<string, UserRoles>([['alice', { orgs: { acme: 'editor' } }]]);
-
 async function instance(tokens: TokenStore, clock: Clock): Promise<Auth> {
-  return createAuth({
-    issuer: 'https://svc.test',
-    keys: await sharedRing(),
-    members: { rolesOf: (u) => roles.get(u) ?? {} },
-    tokens,
-    now: clock.now,
-    lastUsedIntervalMs: 0,
-  });
+  return (await testAuth({ roles: { alice: { orgs: { acme: 'editor' } } }, tokens, clock, lastUsedIntervalMs: 0 })).auth;
 }
 
 async function reason(p: Promise<unknown>): Promise<string | undefined> {

@@ -11,7 +11,7 @@ import { AuthenticationError, ForbiddenError, NotFoundError, UnavailableError, V
 import type { AuthEvent } from '../../src/service';
 import { MemoryTokenStore, type TokenStore } from '../../src/stores';
 import { mintToken, newTokenId } from '../../src/tokens';
-import { setup, sharedRing, type Setup } from './fixture';
+import { testAuth, sharedRing, type TestAuth } from '../support/auth';
 import { DAY_MS, T0 } from '../support/clock';
 import { rejection } from '../support/errors';
 import { record } from '../support/record';
@@ -35,14 +35,14 @@ async function preUpgradeSession(userId: string, lifetimeSec = 12 * 3600): Promi
   });
 }
 
-async function signIn(s: Setup, userId = 'alice', name?: string) {
+async function signIn(s: TestAuth, userId = 'alice', name?: string) {
   const token = await s.auth.issueSession(userId, name === undefined ? undefined : { name });
   return { token, p: await s.auth.authenticate(token) };
 }
 
 describe('issueSession stores a record', () => {
   it('kind session, the JWT jti as id, no scopes, no parent, name "session" by default or as given; createdAt/expiresAt are iat/exp', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { p } = await signIn(s);
     const { p: laptop } = await signIn(s, 'alice', 'laptop');
     const [rec] = (await s.store.readChain(p.tokenId as string)) ?? [];
@@ -53,7 +53,7 @@ describe('issueSession stores a record', () => {
   });
 
   it('bad options are refused together, before anything is stored', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const err = await rejection(s.auth.issueSession('alice', { expiresIn: '31d', name: 'my laptop' }));
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues.map((i) => i.pathText).sort()).toEqual(['expiresIn', 'name']);
@@ -73,7 +73,7 @@ describe('issueSession stores a record', () => {
       insert: () => Promise.reject(new Error('disk full')),
     });
     for (const tokens of [refusing, failing]) {
-      const s = await setup({ tokens });
+      const s = await testAuth({ tokens });
       expect(await rejection(s.auth.issueSession('alice'))).toBeInstanceOf(UnavailableError);
     }
   });
@@ -81,7 +81,7 @@ describe('issueSession stores a record', () => {
 
 describe('a session is read on every request (T5)', () => {
   it('auth.revokeToken holds on the next request, also when the signature is cached', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { token, p } = await signIn(s);
     await s.auth.authenticate(token); // the signature is cached now
     await s.auth.revokeToken(p.tokenId as string);
@@ -91,7 +91,7 @@ describe('a session is read on every request (T5)', () => {
   });
 
   it('a principal whose session was revoked may no longer manage tokens or sessions', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { p } = await signIn(s);
     await s.auth.revokeToken(p.tokenId as string);
     expect(reasonOf(await rejection(s.auth.client(p).token.create({ name: 'ci' })))).toBe('revoked');
@@ -100,7 +100,7 @@ describe('a session is read on every request (T5)', () => {
   });
 
   it('a PAT created by a session is top-level: neither clamped to the session nor revoked with it', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { p } = await signIn(s);
     const { token, info } = await s.auth.client(p).token.create({ name: 'ci', expiresIn: '30d' });
     expect(info.parentId).toBeNull();
@@ -110,7 +110,7 @@ describe('a session is read on every request (T5)', () => {
   });
 
   it('last used: a session records lastUsedAt like a PAT (throttled, written off the request path)', async () => {
-    const s = await setup({ lastUsedIntervalMs: 10_000 });
+    const s = await testAuth({ lastUsedIntervalMs: 10_000 });
     const { token, p } = await signIn(s);
     s.clock.advance(30_000);
     await s.auth.authenticate(token);
@@ -120,7 +120,7 @@ describe('a session is read on every request (T5)', () => {
   });
 
   it('last used: a session shows where it was used from (address and user agent), so a strange sign-in stands out', async () => {
-    const s = await setup({ lastUsedIntervalMs: 10_000 });
+    const s = await testAuth({ lastUsedIntervalMs: 10_000 });
     const { token, p } = await signIn(s);
     s.clock.advance(30_000);
     await s.auth.authenticate(token, { address: '203.0.113.7', userAgent: 'curl/8.5.0' });
@@ -135,7 +135,7 @@ describe('a session is read on every request (T5)', () => {
   });
 
   it('hostile: a session JWT naming a PAT record, another user, or a session row given a parent is unknown', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const ring = await sharedRing();
     const iat = T0 / 1000;
     const pat = record({ id: newTokenId(), expiresAt: new Date(T0 + HOUR) });
@@ -168,7 +168,7 @@ describe('a session is read on every request (T5)', () => {
 
 describe('migration: sessions minted before the upgrade have no record', () => {
   it('are refused with reason unknown and a message that says to sign in again', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const old = await preUpgradeSession('alice');
     const err = await rejection(s.auth.authenticate(old));
     expect(reasonOf(err)).toBe('unknown');
@@ -179,7 +179,7 @@ describe('migration: sessions minted before the upgrade have no record', () => {
 
   it('the refusal is an auth.failed event naming the user and the session id, never the token', async () => {
     const events: AuthEvent[] = [];
-    const s = await setup({ onEvent: (e) => void events.push(e) });
+    const s = await testAuth({ onEvent: (e) => void events.push(e) });
     const old = await preUpgradeSession('alice');
     await rejection(s.auth.authenticate(old));
     await s.auth.flush();
@@ -196,7 +196,7 @@ describe('migration: sessions minted before the upgrade have no record', () => {
 
 describe('client(p).sessions', () => {
   it('list: the user own sessions only, every status, in issue order, the current one marked; no PATs or component tokens', async () => {
-    const s = await setup({ lastUsedIntervalMs: 0 });
+    const s = await testAuth({ lastUsedIntervalMs: 0 });
     const { p: phone } = await signIn(s, 'alice', 'phone');
     const { p: laptop } = await signIn(s, 'alice', 'laptop');
     await signIn(s, 'bob');
@@ -229,7 +229,7 @@ describe('client(p).sessions', () => {
 
   it('revoke: ends another session of the user on its next request; an ended one is returned unchanged', async () => {
     const events: AuthEvent[] = [];
-    const s = await setup({ onEvent: (e) => void events.push(e) });
+    const s = await testAuth({ onEvent: (e) => void events.push(e) });
     const { token: phoneToken, p: phone } = await signIn(s, 'alice', 'phone');
     const { p: laptop } = await signIn(s, 'alice', 'laptop');
     s.clock.advance(1000);
@@ -249,7 +249,7 @@ describe('client(p).sessions', () => {
   });
 
   it('revoke: the current session too (sign out), after which it may do nothing more', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { token, p } = await signIn(s);
     expect((await s.auth.client(p).sessions.revoke(p.tokenId as string)).current).toBe(true);
     expect(reasonOf(await rejection(s.auth.authenticate(token)))).toBe('revoked');
@@ -257,7 +257,7 @@ describe('client(p).sessions', () => {
   });
 
   it('revoke: another user session, a PAT id, a component id or an unknown id is NotFound, and nothing changes', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { p } = await signIn(s);
     const { token: bobToken, p: bob } = await signIn(s, 'bob');
     const { info } = await s.auth.client(p).token.create({ name: 'ci' });
@@ -272,7 +272,7 @@ describe('client(p).sessions', () => {
   });
 
   it('revoke: an id that is not a string of 1 to 256 characters is a ValidationError', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { p } = await signIn(s);
     for (const bad of ['', 'x'.repeat(257), 42, null, undefined, { toString: () => 'x' }]) {
       expect(await rejection(s.auth.client(p).sessions.revoke(bad as string))).toBeInstanceOf(ValidationError);
@@ -280,7 +280,7 @@ describe('client(p).sessions', () => {
   });
 
   it('a PAT or a component token is refused every call (a token handed to a script never ends its user sign-ins)', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { p } = await signIn(s);
     const { token } = await s.auth.client(p).token.create({ name: 'ci' });
     const pat = await s.auth.authenticate(token);
@@ -293,7 +293,7 @@ describe('client(p).sessions', () => {
   });
 
   it('principalFor (no token, no record): lists and ends the user sessions, none of them current', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { token, p } = await signIn(s);
     const admin = await s.auth.principalFor('alice');
     expect((await s.auth.client(admin).sessions.list()).map((x) => x.current)).toEqual([false]);
@@ -302,7 +302,7 @@ describe('client(p).sessions', () => {
   });
 
   it('a copy of a principal gets no client (ValidationError), as for token', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { p } = await signIn(s);
     expect(() => s.auth.client({ ...p })).toThrow(ValidationError);
   });
@@ -310,7 +310,7 @@ describe('client(p).sessions', () => {
 
 describe('token management never lists sessions', () => {
   it('token.list, token.get, token.revoke and auth.tokensOf see PATs only, even a PAT named like the sessions', async () => {
-    const s = await setup();
+    const s = await testAuth();
     const { token, p } = await signIn(s, 'alice', 'laptop');
     await signIn(s); // named 'session'
     expect(await s.auth.client(p).token.list()).toEqual([]);
@@ -340,7 +340,7 @@ describe('property: a session authenticates exactly while its record is neither 
         ),
         fc.array(fc.integer({ min: 1, max: 20 }), { minLength: 1, maxLength: 4 }),
         async (sessions, steps) => {
-          const s = await setup();
+          const s = await testAuth();
           const issued = await Promise.all(
             sessions.map(async (x) => ({ ...x, token: await s.auth.issueSession('alice', { expiresIn: `${x.hours}h` }) })),
           );

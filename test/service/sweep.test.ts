@@ -11,13 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { UnavailableError, ValidationError } from '../../src/errors';
 import type { AuthEvent } from '../../src/service';
 import { FileTokenStore, MemoryTokenStore, type TokenStore } from '../../src/stores';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { DAY_MS, T0 } from '../support/clock';
 import { issuesOf, rejection } from '../support/errors';
 
-async function world(extra: Parameters<typeof setup>[0] = {}) {
+async function world(extra: Parameters<typeof testAuth>[0] = {}) {
   const events: AuthEvent[] = [];
-  const s = await setup({ onEvent: (e) => void events.push(e), ...extra });
+  const s = await testAuth({ onEvent: (e) => void events.push(e), ...extra });
   const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
   const api = s.auth.client(me).token;
   const expiring = async (): Promise<AuthEvent[]> => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileTokenStore, MemoryTokenStore, type TokenStore } from '../../src/stores';
 import { checkStoredText, isWellFormedText } from '../../src/service/manage';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { rejection } from '../support/errors';
 
 const dirs: string[] = [];
@@ -30,7 +30,7 @@ const stores: [string, () => Promise<TokenStore>][] = [
 
 describe.each(stores)('stored text on the %s store', (_name, make) => {
   it('NUL in a description is a ValidationError (400), never a store failure', async () => {
-    const { auth, store } = await setup({ tokens: await make() });
+    const { auth, store } = await testAuth({ tokens: await make() });
     const api = auth.client(await auth.authenticate(await auth.issueSession('alice'))).token;
     for (const description of ['a\u0000b', 'bell\u0007', 'esc\u001b[31m', 'c1\u0085', 'del\u007f', 'cr\r']) {
       expect(await rejection(api.create({ name: 'ci', description }))).toMatchObject({
@@ -42,7 +42,7 @@ describe.each(stores)('stored text on the %s store', (_name, make) => {
   });
 
   it('lone surrogates in a description or a user id are a ValidationError on every store', async () => {
-    const { auth, store } = await setup({ tokens: await make() });
+    const { auth, store } = await testAuth({ tokens: await make() });
     const api = auth.client(await auth.authenticate(await auth.issueSession('alice'))).token;
     for (const description of ['\ud800', 'x\udc00y', 'end\udbff', '\udfff\ud800']) {
       expect(await rejection(api.create({ name: 'ci', description }))).toMatchObject({ code: 'validation' });
@@ -52,7 +52,7 @@ describe.each(stores)('stored text on the %s store', (_name, make) => {
   });
 
   it('control: tabs, line feeds and well-formed astral characters are kept exactly', async () => {
-    const { auth } = await setup({ tokens: await make() });
+    const { auth } = await testAuth({ tokens: await make() });
     const api = auth.client(await auth.authenticate(await auth.issueSession('alice'))).token;
     const description = 'line one\n\tline two: café 😀 \u{10FFFF}';
     const { info } = await api.create({ name: 'ci', description });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TokenStore, TokenUse } from '../../src/stores';
 import { MemoryTokenStore } from '../../src/stores';
-import { setup } from './fixture';
+import { testAuth } from '../support/auth';
 import { T0 } from '../support/clock';
 import { issuesOf, rejection } from '../support/errors';
 
@@ -16,8 +16,8 @@ function nodeRequest(token: string, peer: string | undefined, headers: Record<st
   return { headers: { authorization: `Bearer ${token}`, ...headers }, socket: { remoteAddress: peer } };
 }
 
-async function withToken(extra: Parameters<typeof setup>[0] = {}) {
-  const s = await setup(extra);
+async function withToken(extra: Parameters<typeof testAuth>[0] = {}) {
+  const s = await testAuth(extra);
   const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
   const api = s.auth.client(me).token;
   const { token } = await api.create({ name: 'ci' });
@@ -104,7 +104,7 @@ describe('last used: address and user agent', () => {
   });
 
   it('allowedIps see the same client: through a trusted proxy its named client, never an address an untrusted peer claims', async () => {
-    const s = await setup({ trustProxy: ['10.0.0.0/8'] });
+    const s = await testAuth({ trustProxy: ['10.0.0.0/8'] });
     const me = await s.auth.authenticate(await s.auth.issueSession('alice'));
     const { token } = await s.auth.client(me).token.create({ name: 'office', allowedIps: ['192.0.2.0/24'] });
     expect((await s.auth.authenticateRequest(nodeRequest(token, '10.0.0.5', { 'x-forwarded-for': '192.0.2.7' }))).kind).toBe('pat');
@@ -120,9 +120,9 @@ describe('last used: address and user agent', () => {
 
   it('trustProxy is checked when the object is built', async () => {
     for (const bad of [['10.1.2.3/8'], ['proxy.internal'], '10.0.0.0/8', [42]]) {
-      const err = await rejection(setup({ trustProxy: bad as never }));
+      const err = await rejection(testAuth({ trustProxy: bad as never }));
       expect(issuesOf(err)[0]?.pathText).toMatch(/^trustProxy/);
     }
-    await expect(setup({ trustProxy: [] })).resolves.toBeDefined();
+    await expect(testAuth({ trustProxy: [] })).resolves.toBeDefined();
   });
 });

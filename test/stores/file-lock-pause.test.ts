@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/errors';
 import { FileTokenStore, JsonFile } from '../../src/stores';
-import { withFileLock } from '../../src/stores/file';
+import { withFileLock } from '../../src/stores/file/lock-protocol';
 import { NOW } from '../support/clock';
 import { rejection } from '../support/errors';
 import { record } from '../support/record';

@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { QueryResultRow } from 'pg';
 import { UnavailableError } from '../../src/errors';
-import { ChainBatcher, type ChainSource, groupByRoot } from '../../src/stores/postgres';
+import { ChainBatcher } from '../../src/stores/postgres';
+import type { ChainSource } from '../../src/stores/postgres/tokens/batch';
+import { groupByRoot } from '../../src/stores/postgres/tokens/rows';
 import type { TokenRecord } from '../../src/stores';
 
 interface Sent {

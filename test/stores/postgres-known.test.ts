@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { KnownRecords, freshOf, type Fresh } from '../../src/stores/postgres';
+import { KnownRecords, freshOf, type Fresh } from '../../src/stores/postgres/tokens/known';
 import { toEntry, type Entry } from '../../src/stores';
 import { record } from '../support/record';
 

@@ -5,10 +5,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
-import { createAuth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { TokenRecord } from '../../src/stores';
-import { generateKeyRing } from '../../src/tokens';
+import { testAuth } from '../support/auth';
 import { Clock, DAY_MS as DAY, T0 } from '../support/clock';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 import { record } from '../support/record';
@@ -125,13 +124,7 @@ withDb('PostgresTokenStore last used', () => {
     const tokens = new PostgresTokenStore({ pool, table: t });
     await tokens.migrate();
     const clock = new Clock();
-    const auth = createAuth({
-      issuer: 'https://svc.test',
-      keys: await generateKeyRing(),
-      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
-      tokens,
-      now: clock.now,
-    });
+    const { auth } = await testAuth({ everyone: { orgs: { acme: 'owner' } }, tokens, clock });
     const me = await auth.authenticate(await auth.issueSession('alice'));
     const { token } = await auth.client(me).token.create({ name: 'ci', scopes: [{ resource: 'acme/web', permissions: ['repo:read'] }] });
     clock.advance(2500);

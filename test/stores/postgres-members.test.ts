@@ -7,10 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { ValidationError } from '../../src/errors';
-import { createAuth } from '../../src/service';
 import { PostgresMembershipStore, PostgresTokenStore } from '../../src/stores/postgres';
 import { membershipStoreConformance } from '../../src/testing';
-import { generateKeyRing } from '../../src/tokens';
+import { testAuth } from '../support/auth';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 
 const TABLE = tableName('svc_members_test');
@@ -99,7 +98,7 @@ withDb('PostgresMembershipStore against PostgreSQL', () => {
     dropped.push(tokensTable);
     const tokens = new PostgresTokenStore({ pool: poolA, table: tokensTable });
     await tokens.migrate();
-    const auth = createAuth({ issuer: 'svc-test', keys: await generateKeyRing(), members: store, tokens });
+    const { auth } = await testAuth({ members: store, tokens });
     const user = `e2e-${RUN}`;
     const session = await auth.issueSession(user);
     expect(auth.authorize(await auth.authenticate(session), 'acme/web', 'repo:read')).toEqual({ allowed: false, reason: 'role' });

@@ -4,17 +4,16 @@
  */
 import { expect } from 'vitest';
 import { AuthenticationError, UnavailableError } from '../../src/errors';
-import { createAuth, type Auth, type AuthOptions } from '../../src/service';
+import type { Auth, AuthOptions } from '../../src/service';
 import type { UserRoles } from '../../src/core/policy';
-import { generateKeyRing, type KeyRing, type TrustedIssuer } from '../../src/tokens';
+import type { TrustedIssuer } from '../../src/tokens';
 import { userIdPrefixOf } from '../../src/tokens/issuers';
+import { testAuth } from './auth';
 import { Clock, NOW_SEC } from './clock';
 import { rejection } from './errors';
 import { startKeyServer, type KeyServer, type SigningKey } from './key-server';
 
 export const AUDIENCE = 'https://api.svc.test';
-
-let ring: Promise<KeyRing> | undefined;
 
 export interface IssuerSetup {
   ks: KeyServer & { first: SigningKey };
@@ -33,13 +32,10 @@ export async function issuerSetup(issuer: Partial<TrustedIssuer> = {}, extra: Pa
   const ks = await startKeyServer();
   const clock = new Clock();
   const roles = new Map<string, UserRoles>([['alice', { orgs: { acme: 'editor' } }]]);
-  ring ??= generateKeyRing();
   const prefix = userIdPrefixOf(ks.issuer);
-  const auth = createAuth({
-    issuer: 'https://svc.test',
-    keys: await ring,
+  const { auth } = await testAuth({
+    clock,
     members: { rolesOf: (u) => roles.get(u.startsWith(prefix) ? u.slice(prefix.length) : u) ?? {} },
-    now: clock.now,
     trustedIssuers: [{ issuer: ks.issuer, audience: AUDIENCE, ...issuer }],
     ...extra,
   });

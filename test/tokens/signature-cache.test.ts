@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { AuthenticationError } from '../../src/errors';
-import { newTokenId, generateKeyRing, mintToken, SignatureCache, type TokenClaims, TokenVerifier } from '../../src/tokens';
+import { newTokenId, generateKeyRing, mintToken, type TokenClaims, TokenVerifier } from '../../src/tokens';
+import { SignatureCache } from '../../src/tokens/signature-cache';
 import { NOW_SEC as NOW } from '../support/clock';
 
 const ISS = 'https://svc.test';

@@ -15,4 +15,3 @@ export type { UserRoles } from './types';
 export { grantTable } from './grant';
 export { GRANT_SLOT, isPrincipal } from './subject';
 export { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING } from './decision';
-export { fold, foldValidating } from './fold';

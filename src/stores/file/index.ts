@@ -6,6 +6,5 @@
 export { FileTokenStore, FileMembershipStore, type FileStoreOptions } from './store';
 export { JsonFile } from './json-file';
 
-/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+/** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */
 export { codeOf } from './fs-errors';
-export { withFileLock } from './lock-protocol';

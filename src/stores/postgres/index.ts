@@ -8,5 +8,5 @@ export { PostgresTokenStore, type PostgresTokenStoreOptions } from './tokens';
 export { PostgresMembershipStore, type PostgresMembershipStoreOptions } from './members';
 
 /** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
-export { ChainBatcher, groupByRoot, KnownRecords, freshOf, parseTableName, type ChainSource, type Fresh, type TableName } from './tokens';
+export { ChainBatcher, parseTableName, type TableName } from './tokens';
 export { borrow, clientErrors, type ClientErrors } from './client';

@@ -5,10 +5,6 @@
  */
 export { PostgresTokenStore, type PostgresTokenStoreOptions } from './store';
 
-/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+/** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */
 export { ChainBatcher } from './batch';
-export type { ChainSource } from './batch';
-export { groupByRoot } from './rows';
-export { KnownRecords, freshOf } from './known';
-export type { Fresh } from './known';
 export { parseTableName, type TableName } from './sql';
