@@ -3,36 +3,11 @@
  * @module
  */
 export { createAuth } from './auth';
-export { isIdentityWref, IDENTITY_PATTERN, defaultIdentity } from './identity';
-export type {
-  Auth,
-  AuthOptions,
-  MembershipSource,
-  TokenApi,
-  TokenInfo,
-  CreateTokenInput,
-  ListTokensOptions,
-  LastUse,
-  SweepOptions,
-  ExpiringToken,
-  RequestOrigin,
-  AuthenticateRequestOptions,
-} from './types';
-export type { SessionApi, SessionInfo } from './session-types';
-export type { FlushOptions } from './events';
+export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput } from './types';
+export type { SessionInfo } from './session-types';
 export { reportDenied } from './events';
 export type { LeakOutcome, LeakReport, ReportLeakedOptions } from './leaks';
-export type {
-  AuthEvent,
-  AuthEventHook,
-  EventActor,
-  TokenCreatedEvent,
-  TokenRevokedEvent,
-  TokenExpiringEvent,
-  AuthFailedEvent,
-  AccessDeniedEvent,
-  TokenLeakedEvent,
-} from './events';
+export type { AuthEvent, AuthEventHook, TokenLeakedEvent } from './events';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { principalScopes, scopeNarrowing } from './authenticate';

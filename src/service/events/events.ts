@@ -9,24 +9,14 @@
  * every string of an event is redacted as the logs are, on delivery.
  * @module
  */
-import type { Principal } from '../../core/policy';
+import type { DenyReason, Principal } from '../../core/policy';
 import type { TokenRecord } from '../../stores';
-import type {
-  AccessDeniedEvent,
-  AuthEvent,
-  AuthEventHook,
-  EventActor,
-  TokenCreatedEvent,
-  TokenLeakedEvent,
-  TokenRevokedEvent,
-} from './types';
+import type { AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenLeakedEvent, TokenRevokedEvent } from './types';
 import { redactEvent } from './redact';
 
 export type {
-  AccessDeniedEvent,
   AuthEvent,
   AuthEventHook,
-  AuthFailedEvent,
   EventActor,
   TokenCreatedEvent,
   TokenExpiringEvent,
@@ -209,7 +199,7 @@ export function reportDenied(
   principal: Principal,
   resource: string,
   permission: string,
-  reason: AccessDeniedEvent['reason'],
+  reason: DenyReason,
   thingName?: string,
 ): void {
   try {
