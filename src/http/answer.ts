@@ -9,6 +9,29 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
+import type { ValidationIssue } from '../errors';
+
+/** The JSON body of every error answer: `{ "error": code, "message": text }`, plus details when known. */
+export interface HttpErrorBody {
+  /** An error `code` of svc-auth (`'authentication'`, `'forbidden'`, …) or `'internal'`. */
+  error: string;
+  /** For humans. Never a stack, never a token. */
+  message: string;
+  /** Why: an `AuthenticationError` reason, a denial reason (`'role'`, `'scope'`, `'thing'`), or a `ForbiddenError` reason (`'ip'`). */
+  reason?: string;
+  /**
+   * Every problem of a `ValidationError`, in the shape `ValidationError.issues` has:
+   * `{ code, path, pathText, message }`, `path` an array (`[0, 'permissions']`), `pathText` the same as text.
+   */
+  issues?: ValidationIssue[];
+}
+
+/** What to send for an error: status, headers (always JSON, never cached) and body. */
+export interface HttpError {
+  status: number;
+  headers: Record<string, string>;
+  body: HttpErrorBody;
+}
 
 /** @internal one answer, before it is written. */
 export interface Answer {

@@ -16,28 +16,10 @@ import {
 } from '../errors';
 import type { Decision } from '../core/policy';
 import { isHeaderProblem } from '../tokens';
+import type { HttpError, HttpErrorBody } from './answer';
 
-/** The JSON body of every error answer: `{ "error": code, "message": text }`, plus details when known. */
-export interface HttpErrorBody {
-  /** An error `code` of svc-auth (`'authentication'`, `'forbidden'`, …) or `'internal'`. */
-  error: string;
-  /** For humans. Never a stack, never a token. */
-  message: string;
-  /** Why: an `AuthenticationError` reason, a denial reason (`'role'`, `'scope'`, `'thing'`), or a `ForbiddenError` reason (`'ip'`). */
-  reason?: string;
-  /**
-   * Every problem of a `ValidationError`, in the shape `ValidationError.issues` has:
-   * `{ code, path, pathText, message }`, `path` an array (`[0, 'permissions']`), `pathText` the same as text.
-   */
-  issues?: ValidationIssue[];
-}
-
-/** What to send for an error: status, headers (always JSON, never cached) and body. */
-export interface HttpError {
-  status: number;
-  headers: Record<string, string>;
-  body: HttpErrorBody;
-}
+// The answer types live with the one answer (answer.ts); the modules that build answers import them from here.
+export type { HttpError, HttpErrorBody } from './answer';
 
 /** The realm of every challenge unless a guard or adapter is given another (`realm` option). */
 export const DEFAULT_REALM = 'svc';

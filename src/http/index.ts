@@ -5,7 +5,8 @@
  * Framework-agnostic: fetch `Request`/`Response` and node `IncomingMessage`/`ServerResponse`.
  * @module
  */
-export { httpError, decisionError, type HttpError, type HttpErrorBody, type HttpErrorOptions } from './errors';
+export { httpError, decisionError, type HttpErrorOptions } from './errors';
+export type { HttpError, HttpErrorBody } from './answer';
 export { EXPIRATION_HEADER, type GuardOptions, type AdmissionOptions } from './gate';
 export { principalOf } from './attach';
 export { errorResponse, sendError, sendJson } from './respond';
