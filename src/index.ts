@@ -79,6 +79,7 @@ export {
   type GuardOptions,
   type AdmissionOptions,
   type HttpErrorBody,
+  type HttpErrorReason,
   type AuthCheck,
 } from './http';
 

@@ -16,7 +16,7 @@ import {
 } from '../errors';
 import type { Decision } from '../core/policy';
 import { isHeaderProblem } from '../tokens';
-import type { HttpError, HttpErrorBody } from './answer';
+import type { HttpError, HttpErrorBody, HttpErrorReason } from './answer';
 
 // The answer types live with the one answer (answer.ts); the modules that build answers import them from here.
 export type { HttpError, HttpErrorBody } from './answer';
@@ -121,7 +121,7 @@ function baseHeaders(): Record<string, string> {
 // one of ours and still gets the generic 500.
 const OURS = new WeakSet<HttpError>();
 
-function answer(status: number, body: HttpErrorBody, extra?: Record<string, string>): HttpError {
+function answer(status: HttpError['status'], body: HttpErrorBody, extra?: Record<string, string>): HttpError {
   const made: HttpError = { status, headers: { ...baseHeaders(), ...extra }, body };
   OURS.add(made);
   return made;
@@ -140,7 +140,7 @@ function authAnswer(given: AuthenticationReason, options: HttpErrorOptions | und
   return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': value });
 }
 
-function forbiddenAnswer(message: string, options: HttpErrorOptions | undefined, reason?: string): HttpError {
+function forbiddenAnswer(message: string, options: HttpErrorOptions | undefined, reason?: HttpErrorReason): HttpError {
   const body: HttpErrorBody = { error: 'forbidden', message };
   if (reason !== undefined) body.reason = reason;
   return answer(403, body, { 'www-authenticate': `${challenge(options)}, error="insufficient_scope"` });
@@ -227,7 +227,7 @@ function internal(): HttpError {
   return answer(500, { error: 'internal', message: 'internal error' });
 }
 
-const DENY_TEXT: Record<string, string> = {
+const DENY_TEXT: Readonly<Record<'role' | 'scope' | 'thing', string>> = {
   role: "the user's role does not allow this operation",
   scope: "the token's scopes do not allow this operation",
   thing: "the token's scopes do not allow this thing name",
@@ -270,7 +270,7 @@ export function decisionError(decision: Decision, options?: HttpErrorOptions): H
     });
   }
   if (typeof reason === 'string' && Object.hasOwn(DENY_TEXT, reason)) {
-    return forbiddenAnswer(DENY_TEXT[reason] ?? 'forbidden', options, reason);
+    return forbiddenAnswer(DENY_TEXT[reason as keyof typeof DENY_TEXT], options, reason as keyof typeof DENY_TEXT);
   }
   return forbiddenAnswer('forbidden', options);
 }

@@ -6,7 +6,7 @@
  * @module
  */
 export { httpError, decisionError, type HttpErrorOptions } from './errors';
-export type { HttpError, HttpErrorBody } from './answer';
+export type { HttpError, HttpErrorBody, HttpErrorReason } from './answer';
 export { EXPIRATION_HEADER, type GuardOptions, type AdmissionOptions } from './gate';
 export { principalOf } from './attach';
 export { errorResponse, sendError, sendJson } from './respond';

@@ -246,7 +246,8 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
         internal(req, res, err, status) {
           // Its message is never shown: it may quote a password or a token that a driver or a route put there.
           const made = httpError(undefined);
-          if (status !== undefined && Number.isInteger(status) && status > 500 && status <= 599) made.status = status;
+          if (status !== undefined && Number.isInteger(status) && status > 500 && status <= 599)
+            made.status = status as HttpError['status'];
           reported(req, err, made.status);
           return send(port, res, made);
         },
