@@ -67,19 +67,19 @@ export {
 
 // 7 http
 export {
-  httpError,
+  errorAnswer,
   decisionError,
   errorResponse,
   sendError,
   sendJson,
   principalOf,
   EXPIRATION_HEADER,
-  type HttpError,
-  type HttpErrorOptions,
+  type ErrorAnswer,
+  type ErrorAnswerOptions,
   type GuardOptions,
   type AdmissionOptions,
-  type HttpErrorBody,
-  type HttpErrorReason,
+  type ErrorAnswerBody,
+  type ErrorAnswerReason,
   type AuthCheck,
 } from './http';
 

@@ -20,29 +20,29 @@ import type { AuthenticationReason, ErrorCode, ForbiddenReason, ValidationIssue 
  *
  * @example
  * ```ts
- * import { httpError, AuthenticationError, type HttpErrorReason } from 'svc-auth';
- * const reason: HttpErrorReason | undefined = httpError(new AuthenticationError('expired')).body.reason; // 'expired'
+ * import { errorAnswer, AuthenticationError, type ErrorAnswerReason } from 'svc-auth';
+ * const reason: ErrorAnswerReason | undefined = errorAnswer(new AuthenticationError('expired')).body.reason; // 'expired'
  * ```
  */
-export type HttpErrorReason = AuthenticationReason | DenyReason | ForbiddenReason | 'rate_limited';
+export type ErrorAnswerReason = AuthenticationReason | DenyReason | ForbiddenReason | 'rate_limited';
 
 /**
  * The JSON body of every error answer: `{ "error": code, "message": text }`, plus details when known.
  *
  * @example
  * ```ts
- * import { httpError, ValidationError, type HttpErrorBody } from 'svc-auth';
- * const body: HttpErrorBody = httpError(new ValidationError([{ path: 'name', message: 'is required' }])).body;
+ * import { errorAnswer, ValidationError, type ErrorAnswerBody } from 'svc-auth';
+ * const body: ErrorAnswerBody = errorAnswer(new ValidationError([{ path: 'name', message: 'is required' }])).body;
  * if (body.error === 'validation') body.issues?.[0]?.path; // ['name']
  * ```
  */
-export interface HttpErrorBody {
+export interface ErrorAnswerBody {
   /** The `code` of the svc-auth error (`'authentication'`, `'forbidden'`, …), or `'internal'` for any other error. */
   error: ErrorCode | 'internal';
   /** For humans. Never a stack, never a token. */
   message: string;
-  /** Why, when the kind of refusal is one of the fixed ones: see {@link HttpErrorReason}. */
-  reason?: HttpErrorReason;
+  /** Why, when the kind of refusal is one of the fixed ones: see {@link ErrorAnswerReason}. */
+  reason?: ErrorAnswerReason;
   /**
    * Every problem of a `ValidationError`, in the shape `ValidationError.issues` has:
    * `{ code, path, pathText, message }`, `path` an array (`[0, 'permissions']`), `pathText` the same as text.
@@ -63,15 +63,15 @@ type ServerErrorStatus = `5${Digit}${Digit}` extends `${infer N extends number}`
  *
  * @example
  * ```ts
- * import { decisionError, type HttpError } from 'svc-auth';
- * const answer: HttpError = decisionError({ allowed: false, reason: 'scope' });
+ * import { decisionError, type ErrorAnswer } from 'svc-auth';
+ * const answer: ErrorAnswer = decisionError({ allowed: false, reason: 'scope' });
  * answer.status; // 403
  * ```
  */
-export interface HttpError {
+export interface ErrorAnswer {
   status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | ServerErrorStatus;
   headers: Record<string, string>;
-  body: HttpErrorBody;
+  body: ErrorAnswerBody;
 }
 
 /** @internal one answer, before it is written. */

@@ -10,7 +10,7 @@ import { AuthenticationError, ValidationError, type IssueInput } from '../errors
 import type { Decision, Principal } from '../core/policy';
 import { reportDenied, type Auth } from '../service';
 import { checkOptions, isPermission, type Permission } from '../core/vocabulary';
-import { DEFAULT_REALM, decisionError, httpError, isRealm, type HttpError } from './errors';
+import { DEFAULT_REALM, decisionError, errorAnswer, isRealm, type ErrorAnswer } from './errors';
 
 /** Response header that carries the credential's expiry (ISO 8601) on authenticated requests. */
 export const EXPIRATION_HEADER = 'svc-token-expiration';
@@ -182,7 +182,7 @@ export function finish(issues: IssueInput[]): void {
 }
 
 /** @internal authorize a route for an admitted principal: `undefined` to go on, else the answer. */
-export function permit<R>(gate: Gate, principal: Principal | null, route: RouteCheck<R>, req: R): HttpError | undefined {
+export function permit<R>(gate: Gate, principal: Principal | null, route: RouteCheck<R>, req: R): ErrorAnswer | undefined {
   if (principal === null) {
     return refuse(gate, { principal, error: new AuthenticationError('missing', 'this route needs a credential') });
   }
@@ -204,8 +204,8 @@ export function permit<R>(gate: Gate, principal: Principal | null, route: RouteC
  * request, 5xx when a dependency failed) is answered here and only here, so
  * an audit event for a denied access is one line in this function.
  */
-export function refuse(gate: Gate, refusal: Refusal): HttpError {
-  const answer = refusal.decision !== undefined ? decisionError(refusal.decision, gate) : httpError(refusal.error, gate);
+export function refuse(gate: Gate, refusal: Refusal): ErrorAnswer {
+  const answer = refusal.decision !== undefined ? decisionError(refusal.decision, gate) : errorAnswer(refusal.error, gate);
   if (answer.status >= 500) report(gate, refusal.error);
   const { decision, principal } = refusal;
   // The one place every guard and adapter denies: the audit hook hears each access.denied here.
@@ -216,8 +216,8 @@ export function refuse(gate: Gate, refusal: Refusal): HttpError {
 }
 
 /** @internal an error thrown after admission (by a handler or the next middleware), answered per H2. */
-export function failed(gate: Gate, err: unknown): HttpError {
-  const answer = httpError(err, gate);
+export function failed(gate: Gate, err: unknown): ErrorAnswer {
+  const answer = errorAnswer(err, gate);
   if (answer.status >= 500) report(gate, err);
   return answer;
 }

@@ -5,8 +5,8 @@
  * Framework-agnostic: fetch `Request`/`Response` and node `IncomingMessage`/`ServerResponse`.
  * @module
  */
-export { httpError, decisionError, type HttpErrorOptions } from './errors';
-export type { HttpError, HttpErrorBody, HttpErrorReason } from './answer';
+export { errorAnswer, decisionError, type ErrorAnswerOptions } from './errors';
+export type { ErrorAnswer, ErrorAnswerBody, ErrorAnswerReason } from './answer';
 export { EXPIRATION_HEADER, type GuardOptions, type AdmissionOptions } from './gate';
 export { principalOf } from './attach';
 export { errorResponse, sendError, sendJson } from './respond';

@@ -16,15 +16,15 @@ import {
   createAuth,
   decisionError,
   generateKeyRing,
-  httpError,
+  errorAnswer,
   withAuth,
   type AuthenticationReason,
   type Decision,
   type ErrorCode,
   type ForbiddenReason,
-  type HttpError,
-  type HttpErrorBody,
-  type HttpErrorReason,
+  type ErrorAnswer,
+  type ErrorAnswerBody,
+  type ErrorAnswerReason,
 } from 'svc-auth';
 import { credentialRevocationHandler } from 'svc-auth/leaks';
 
@@ -60,7 +60,7 @@ const STATUSES_OF: Record<(typeof CODES)[number], readonly number[]> = {
 type Deny = Extract<Decision, { allowed: false }>['reason'];
 
 /** What every answer must be: a code of the union, its status, a reason of the union or none. */
-function expectTyped(a: HttpError): void {
+function expectTyped(a: ErrorAnswer): void {
   const body: unknown = JSON.parse(JSON.stringify(a.body));
   const { error, reason } = body as { error: unknown; reason?: unknown };
   expect(CODES).toContain(error);
@@ -70,18 +70,18 @@ function expectTyped(a: HttpError): void {
 
 describe('the error answer body is typed by what is sent', () => {
   it('types: error is the closed code union plus internal, reason the exported union, status the statuses sent', () => {
-    expectTypeOf<HttpErrorBody['error']>().toEqualTypeOf<ErrorCode | 'internal'>();
-    expectTypeOf<(typeof CODES)[number]>().toEqualTypeOf<HttpErrorBody['error']>();
+    expectTypeOf<ErrorAnswerBody['error']>().toEqualTypeOf<ErrorCode | 'internal'>();
+    expectTypeOf<(typeof CODES)[number]>().toEqualTypeOf<ErrorAnswerBody['error']>();
     expectTypeOf<(typeof AUTH_REASONS)[number]>().toEqualTypeOf<AuthenticationReason>();
     expectTypeOf<(typeof DENY_REASONS)[number]>().toEqualTypeOf<Deny>();
-    expectTypeOf<HttpErrorReason>().toEqualTypeOf<AuthenticationReason | Deny | ForbiddenReason | (typeof OTHER_REASONS)[1]>();
+    expectTypeOf<ErrorAnswerReason>().toEqualTypeOf<AuthenticationReason | Deny | ForbiddenReason | (typeof OTHER_REASONS)[1]>();
     expectTypeOf<(typeof OTHER_REASONS)[0]>().toEqualTypeOf<ForbiddenReason>();
-    expectTypeOf<HttpErrorBody['reason']>().toEqualTypeOf<HttpErrorReason | undefined>();
-    expectTypeOf<400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 599>().toExtend<HttpError['status']>();
-    expectTypeOf<200>().not.toExtend<HttpError['status']>();
-    expectTypeOf<402 | 418 | 422>().not.toExtend<HttpError['status']>();
-    expectTypeOf<600>().not.toExtend<HttpError['status']>();
-    expectTypeOf<number>().not.toExtend<HttpError['status']>();
+    expectTypeOf<ErrorAnswerBody['reason']>().toEqualTypeOf<ErrorAnswerReason | undefined>();
+    expectTypeOf<400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 599>().toExtend<ErrorAnswer['status']>();
+    expectTypeOf<200>().not.toExtend<ErrorAnswer['status']>();
+    expectTypeOf<402 | 418 | 422>().not.toExtend<ErrorAnswer['status']>();
+    expectTypeOf<600>().not.toExtend<ErrorAnswer['status']>();
+    expectTypeOf<number>().not.toExtend<ErrorAnswer['status']>();
   });
 
   it('every error kind and every reason maps to a typed answer', () => {
@@ -97,11 +97,11 @@ describe('the error answer body is typed by what is sent', () => {
       undefined,
       { status: 200, body: { error: 'teapot', reason: 'look-alike' } },
     ];
-    for (const err of errors) expectTyped(httpError(err));
+    for (const err of errors) expectTyped(errorAnswer(err));
     for (const reason of DENY_REASONS) expectTyped(decisionError({ allowed: false, reason }));
     // A decision that is not one of ours still fails closed, with a typed answer.
     expectTyped(decisionError({ allowed: false, reason: 'made-up' } as unknown as Decision));
-    expect(httpError(new ForbiddenError('elsewhere', { reason: 'ip' })).body.reason).toBe('ip');
+    expect(errorAnswer(new ForbiddenError('elsewhere', { reason: 'ip' })).body.reason).toBe('ip');
   });
 
   it('the fetch guard sends typed bodies for each refusal and each error a handler throws', async () => {
@@ -149,7 +149,7 @@ describe('the error answer body is typed by what is sent', () => {
     await record(await ask(guard, '/write', session));
     for (const path of Object.keys(throws)) await record(await ask(read, path, session));
 
-    expect(sent.map(([status, body]) => [status, (body as HttpErrorBody).error, (body as HttpErrorBody).reason])).toEqual([
+    expect(sent.map(([status, body]) => [status, (body as ErrorAnswerBody).error, (body as ErrorAnswerBody).reason])).toEqual([
       [401, 'authentication', 'missing'],
       [401, 'authentication', 'malformed'],
       [401, 'authentication', 'revoked'],
@@ -161,7 +161,7 @@ describe('the error answer body is typed by what is sent', () => {
       [503, 'unavailable', undefined],
       [500, 'internal', undefined],
     ]);
-    for (const [status, body] of sent) expectTyped({ status: status as HttpError['status'], headers: {}, body: body as HttpErrorBody });
+    for (const [status, body] of sent) expectTyped({ status: status as ErrorAnswer['status'], headers: {}, body: body as ErrorAnswerBody });
   });
 
   it('the leak endpoint sends typed bodies for its own statuses (405, 413, 415, 429)', async () => {
@@ -175,14 +175,14 @@ describe('the error answer body is typed by what is sent', () => {
       await handler.fetch(post(JSON.stringify([{ token: 'x'.repeat(100) }]))),
       await handler.fetch(post('[]')), // the third POST from one address: over the limit of 2
     ];
-    const sent: [number, HttpErrorBody][] = [];
-    for (const res of answers) if (res.status >= 400) sent.push([res.status, (await res.json()) as HttpErrorBody]);
+    const sent: [number, ErrorAnswerBody][] = [];
+    for (const res of answers) if (res.status >= 400) sent.push([res.status, (await res.json()) as ErrorAnswerBody]);
     expect(sent.map(([status, body]) => [status, body.error, body.reason])).toEqual([
       [405, 'validation', undefined],
       [415, 'validation', undefined],
       [413, 'validation', undefined],
       [429, 'unavailable', 'rate_limited'],
     ]);
-    for (const [status, body] of sent) expectTyped({ status: status as HttpError['status'], headers: {}, body });
+    for (const [status, body] of sent) expectTyped({ status: status as ErrorAnswer['status'], headers: {}, body });
   });
 });
