@@ -35,6 +35,7 @@ const SUBPATH_EXPORTS = {
     'CompiledLayer',
   ],
   scanning: ['TOKEN_PATTERN', 'TOKEN_PREFIX', 'findTokens', 'redactTokens'],
+  stores: ['MemoryTokenStore', 'MemoryMembershipStore', 'FileTokenStore', 'FileMembershipStore', 'MAX_USED_FROM'],
   leaks: ['credentialRevocationHandler', 'githubSecretScanningHandler', 'GITHUB_SECRET_SCANNING_KEYS_URL'],
   postgres: ['PostgresTokenStore', 'PostgresMembershipStore', 'PostgresOAuthStorage'],
   testing: ['tokenStoreConformance', 'membershipStoreConformance'],

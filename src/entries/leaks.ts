@@ -2,8 +2,8 @@
  * `svc-auth/leaks`: the HTTP endpoints that revoke a leaked token, for a
  * service that lets anyone report a token they found, or that joins GitHub's
  * secret scanning partner program. Both are thin over `auth.reportLeaked`,
- * which stays on `Auth` (and its types, `LeakReport` and `LeakOutcome`, at the
- * root). Each handler has a node:http form and a fetch form.
+ * which stays on `Auth` (its report, `LeakReport`, is also exported by the
+ * root; its options and outcome are here). Each handler has a node:http form and a fetch form.
  *
  * @example
  * ```ts
@@ -25,3 +25,4 @@ export {
   type GitHubPublicKeys,
   type GitHubFeedback,
 } from '../leaks';
+export type { LeakOutcome, ReportLeakedOptions } from '../service';

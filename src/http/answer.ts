@@ -9,6 +9,70 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
+import type { DenyReason } from '../core/policy';
+import type { AuthenticationReason, ErrorCode, ForbiddenReason, ValidationIssue } from '../errors';
+
+/**
+ * Every `reason` an error answer gives: an `AuthenticationError` reason on a 401 (`'expired'`,
+ * `'revoked'`, …; `'signature'` also on the leak endpoints' 403), a denial of `authorize` (`'role'`,
+ * `'scope'`, `'thing'` on a 403; `'invalid'` on a 400), a `ForbiddenError` reason (`'ip'`), or the leak
+ * endpoints' `'rate_limited'` (429). A closed union: a new reason is a change of the contract.
+ *
+ * @example
+ * ```ts
+ * import { errorAnswer, AuthenticationError, type ErrorAnswerReason } from 'svc-auth';
+ * const reason: ErrorAnswerReason | undefined = errorAnswer(new AuthenticationError('expired')).body.reason; // 'expired'
+ * ```
+ */
+export type ErrorAnswerReason = AuthenticationReason | DenyReason | ForbiddenReason | 'rate_limited';
+
+/**
+ * The JSON body of every error answer: `{ "error": code, "message": text }`, plus details when known.
+ *
+ * @example
+ * ```ts
+ * import { errorAnswer, ValidationError, type ErrorAnswerBody } from 'svc-auth';
+ * const body: ErrorAnswerBody = errorAnswer(new ValidationError([{ path: 'name', message: 'is required' }])).body;
+ * if (body.error === 'validation') body.issues?.[0]?.path; // ['name']
+ * ```
+ */
+export interface ErrorAnswerBody {
+  /** The `code` of the svc-auth error (`'authentication'`, `'forbidden'`, …), or `'internal'` for any other error. */
+  error: ErrorCode | 'internal';
+  /** For humans. Never a stack, never a token. */
+  message: string;
+  /** Why, when the kind of refusal is one of the fixed ones: see {@link ErrorAnswerReason}. */
+  reason?: ErrorAnswerReason;
+  /**
+   * Every problem of a `ValidationError`, in the shape `ValidationError.issues` has:
+   * `{ code, path, pathText, message }`, `path` an array (`[0, 'permissions']`), `pathText` the same as text.
+   */
+  issues?: ValidationIssue[];
+}
+
+type Digit = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+// 500 to 599 as numbers: an adapter keeps the 5xx status a framework's own error carried (a 502 of a proxy route).
+type ServerErrorStatus = `5${Digit}${Digit}` extends `${infer N extends number}` ? N : never;
+
+/**
+ * What to send for an error: status, headers (always JSON, never cached) and body. `status` is one of
+ * those the error answers use: 400 `validation`, 401 `authentication`, 403 `forbidden`, 404 `not_found`,
+ * 409 `conflict`, 503 `unavailable`, 500 `internal` (or the 5xx a framework's own error carried, which
+ * the adapters keep with the `internal` body); the endpoints add 405, 413 and 415 (`validation`) and
+ * 429 (`unavailable`).
+ *
+ * @example
+ * ```ts
+ * import { decisionError, type ErrorAnswer } from 'svc-auth';
+ * const answer: ErrorAnswer = decisionError({ allowed: false, reason: 'scope' });
+ * answer.status; // 403
+ * ```
+ */
+export interface ErrorAnswer {
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | ServerErrorStatus;
+  headers: Record<string, string>;
+  body: ErrorAnswerBody;
+}
 
 /** @internal one answer, before it is written. */
 export interface Answer {

@@ -16,34 +16,16 @@ import {
 } from '../errors';
 import type { Decision } from '../core/policy';
 import { isHeaderProblem } from '../tokens';
+import type { ErrorAnswer, ErrorAnswerBody, ErrorAnswerReason } from './answer';
 
-/** The JSON body of every error answer: `{ "error": code, "message": text }`, plus details when known. */
-export interface HttpErrorBody {
-  /** An error `code` of svc-auth (`'authentication'`, `'forbidden'`, …) or `'internal'`. */
-  error: string;
-  /** For humans. Never a stack, never a token. */
-  message: string;
-  /** Why: an `AuthenticationError` reason, a denial reason (`'role'`, `'scope'`, `'thing'`), or a `ForbiddenError` reason (`'ip'`). */
-  reason?: string;
-  /**
-   * Every problem of a `ValidationError`, in the shape `ValidationError.issues` has:
-   * `{ code, path, pathText, message }`, `path` an array (`[0, 'permissions']`), `pathText` the same as text.
-   */
-  issues?: ValidationIssue[];
-}
-
-/** What to send for an error: status, headers (always JSON, never cached) and body. */
-export interface HttpError {
-  status: number;
-  headers: Record<string, string>;
-  body: HttpErrorBody;
-}
+// The answer types live with the one answer (answer.ts); the modules that build answers import them from here.
+export type { ErrorAnswer, ErrorAnswerBody } from './answer';
 
 /** The realm of every challenge unless a guard or adapter is given another (`realm` option). */
 export const DEFAULT_REALM = 'svc';
 
-/** Options of {@link httpError} and {@link decisionError}. */
-export interface HttpErrorOptions {
+/** Options of {@link errorAnswer} and {@link decisionError}. */
+export interface ErrorAnswerOptions {
   /** The `realm` of the `WWW-Authenticate` challenge on 401 and 403. Default `'svc'`. */
   realm?: string;
 }
@@ -68,7 +50,7 @@ export function isRealm(realm: unknown): realm is string {
   return true;
 }
 
-function challenge(options: HttpErrorOptions | undefined): string {
+function challenge(options: ErrorAnswerOptions | undefined): string {
   const realm = options?.realm;
   return `Bearer realm="${isRealm(realm) ? realm : DEFAULT_REALM}"`;
 }
@@ -133,14 +115,14 @@ function baseHeaders(): Record<string, string> {
   return { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 }
 
-// Answers this module built, so that `httpError(decisionError(d))` (and so
+// Answers this module built, so that `errorAnswer(decisionError(d))` (and so
 // `errorResponse`/`sendError` given a decision's answer) passes them through
 // instead of treating them as someone else's error. A look-alike object is not
 // one of ours and still gets the generic 500.
-const OURS = new WeakSet<HttpError>();
+const OURS = new WeakSet<ErrorAnswer>();
 
-function answer(status: number, body: HttpErrorBody, extra?: Record<string, string>): HttpError {
-  const made: HttpError = { status, headers: { ...baseHeaders(), ...extra }, body };
+function answer(status: ErrorAnswer['status'], body: ErrorAnswerBody, extra?: Record<string, string>): ErrorAnswer {
+  const made: ErrorAnswer = { status, headers: { ...baseHeaders(), ...extra }, body };
   OURS.add(made);
   return made;
 }
@@ -149,7 +131,7 @@ function answer(status: number, body: HttpErrorBody, extra?: Record<string, stri
 // from a well-formed header whose token is bad, same reason code.
 const HEADER_TEXT = 'the Authorization header is not a valid bearer credential';
 
-function authAnswer(given: AuthenticationReason, options: HttpErrorOptions | undefined, headerProblem = false): HttpError {
+function authAnswer(given: AuthenticationReason, options: ErrorAnswerOptions | undefined, headerProblem = false): ErrorAnswer {
   const reason: AuthenticationReason = Object.hasOwn(AUTH_TEXT, given) ? given : 'malformed';
   const text = reason === 'malformed' && headerProblem ? HEADER_TEXT : AUTH_TEXT[reason];
   const realm = challenge(options);
@@ -158,15 +140,15 @@ function authAnswer(given: AuthenticationReason, options: HttpErrorOptions | und
   return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': value });
 }
 
-function forbiddenAnswer(message: string, options: HttpErrorOptions | undefined, reason?: string): HttpError {
-  const body: HttpErrorBody = { error: 'forbidden', message };
+function forbiddenAnswer(message: string, options: ErrorAnswerOptions | undefined, reason?: ErrorAnswerReason): ErrorAnswer {
+  const body: ErrorAnswerBody = { error: 'forbidden', message };
   if (reason !== undefined) body.reason = reason;
   return answer(403, body, { 'www-authenticate': `${challenge(options)}, error="insufficient_scope"` });
 }
 
 // An answer built for one realm, passed through for another (a guard with its
 // own realm given `decisionError(d)`): same answer, the challenge re-realmed.
-function reRealm(made: HttpError, options: HttpErrorOptions | undefined): HttpError {
+function reRealm(made: ErrorAnswer, options: ErrorAnswerOptions | undefined): ErrorAnswer {
   const value = made.headers['www-authenticate'];
   if (value === undefined || options?.realm === undefined) return made;
   const rest = value.replace(/^Bearer realm="[^"]*"/, '');
@@ -195,15 +177,15 @@ function reRealm(made: HttpError, options: HttpErrorOptions | undefined): HttpEr
  *
  * @example
  * ```ts
- * import { httpError, AuthenticationError } from 'svc-auth';
- * const { status, headers, body } = httpError(new AuthenticationError('expired'));
+ * import { errorAnswer, AuthenticationError } from 'svc-auth';
+ * const { status, headers, body } = errorAnswer(new AuthenticationError('expired'));
  * // 401, headers['www-authenticate'] = 'Bearer realm="svc", error="invalid_token", error_description="the token has expired"'
  * // body = { error: 'authentication', message: 'the token has expired', reason: 'expired' }
  * ```
  */
-export function httpError(err: unknown, options?: HttpErrorOptions): HttpError {
+export function errorAnswer(err: unknown, options?: ErrorAnswerOptions): ErrorAnswer {
   try {
-    if (typeof err === 'object' && err !== null && OURS.has(err as HttpError)) return reRealm(err as HttpError, options);
+    if (typeof err === 'object' && err !== null && OURS.has(err as ErrorAnswer)) return reRealm(err as ErrorAnswer, options);
     return ownAnswer(err, options) ?? internal();
   } catch {
     // A hostile error object (throwing getters) still gets an answer.
@@ -211,7 +193,7 @@ export function httpError(err: unknown, options?: HttpErrorOptions): HttpError {
   }
 }
 
-function ownAnswer(err: unknown, options: HttpErrorOptions | undefined): HttpError | undefined {
+function ownAnswer(err: unknown, options: ErrorAnswerOptions | undefined): ErrorAnswer | undefined {
   if (!(err instanceof SvcAuthError)) return undefined;
   if (err instanceof AuthenticationError) return authAnswer(err.reason, options, isHeaderProblem(err));
   const message = scrub(String(err.message));
@@ -224,7 +206,7 @@ function ownAnswer(err: unknown, options: HttpErrorOptions | undefined): HttpErr
       if (err instanceof ForbiddenError && err.reason === 'ip') return answer(403, { error: 'forbidden', message, reason: 'ip' });
       return forbiddenAnswer(message, options);
     case 'validation': {
-      const body: HttpErrorBody = { error: 'validation', message };
+      const body: ErrorAnswerBody = { error: 'validation', message };
       if (err instanceof ValidationError) {
         body.issues = err.issues.slice(0, MAX_ISSUES).map(issueOf);
       }
@@ -241,11 +223,11 @@ function ownAnswer(err: unknown, options: HttpErrorOptions | undefined): HttpErr
   }
 }
 
-function internal(): HttpError {
+function internal(): ErrorAnswer {
   return answer(500, { error: 'internal', message: 'internal error' });
 }
 
-const DENY_TEXT: Record<string, string> = {
+const DENY_TEXT: Readonly<Record<'role' | 'scope' | 'thing', string>> = {
   role: "the user's role does not allow this operation",
   scope: "the token's scopes do not allow this operation",
   thing: "the token's scopes do not allow this thing name",
@@ -270,7 +252,7 @@ const DENY_TEXT: Record<string, string> = {
  * }
  * ```
  */
-export function decisionError(decision: Decision, options?: HttpErrorOptions): HttpError {
+export function decisionError(decision: Decision, options?: ErrorAnswerOptions): ErrorAnswer {
   let allowed: unknown;
   let reason: unknown;
   try {
@@ -288,7 +270,7 @@ export function decisionError(decision: Decision, options?: HttpErrorOptions): H
     });
   }
   if (typeof reason === 'string' && Object.hasOwn(DENY_TEXT, reason)) {
-    return forbiddenAnswer(DENY_TEXT[reason] ?? 'forbidden', options, reason);
+    return forbiddenAnswer(DENY_TEXT[reason as keyof typeof DENY_TEXT], options, reason as keyof typeof DENY_TEXT);
   }
   return forbiddenAnswer('forbidden', options);
 }

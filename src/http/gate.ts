@@ -10,7 +10,7 @@ import { AuthenticationError, ValidationError, type IssueInput } from '../errors
 import type { Decision, Principal } from '../core/policy';
 import { isAuth, reportDenied, type Auth } from '../service';
 import { checkOptions, isPermission, type Permission } from '../core/vocabulary';
-import { DEFAULT_REALM, decisionError, httpError, isRealm, type HttpError } from './errors';
+import { DEFAULT_REALM, decisionError, errorAnswer, isRealm, type ErrorAnswer } from './errors';
 import { guardOnError } from './answer';
 import { decided, type GuardDecision } from './decision';
 
@@ -205,7 +205,7 @@ export function finish(issues: IssueInput[]): void {
 }
 
 /** @internal authorize a route for an admitted principal: `undefined` to go on, else the answer. */
-export function permit<R>(gate: Gate, principal: Principal | null, route: RouteCheck<R>, req: R): HttpError | undefined {
+export function permit<R>(gate: Gate, principal: Principal | null, route: RouteCheck<R>, req: R): ErrorAnswer | undefined {
   if (principal === null) {
     const error = new AuthenticationError('missing', 'this route needs a credential');
     return refuse(gate, { principal, permission: route.permission, error }, req);
@@ -237,8 +237,8 @@ export function admitted(gate: Gate, allowed: Refusal, req: unknown): void {
  * request, 5xx when a dependency failed) is answered here and only here, so
  * an audit event for a denied access is one line in this function.
  */
-export function refuse(gate: Gate, refusal: Refusal, req: unknown): HttpError {
-  const answer = refusal.decision !== undefined ? decisionError(refusal.decision, gate) : httpError(refusal.error, gate);
+export function refuse(gate: Gate, refusal: Refusal, req: unknown): ErrorAnswer {
+  const answer = refusal.decision !== undefined ? decisionError(refusal.decision, gate) : errorAnswer(refusal.error, gate);
   if (answer.status >= 500) report(gate, refusal.error);
   // Heard before the answer is written; the answer is already decided and the hook cannot change it.
   if (gate.onDecision !== undefined) gate.onDecision(decided(false, refusal, answer.status), req);
@@ -251,8 +251,8 @@ export function refuse(gate: Gate, refusal: Refusal, req: unknown): HttpError {
 }
 
 /** @internal an error thrown after admission (by a handler or the next middleware), answered per H2. */
-export function failed(gate: Gate, err: unknown): HttpError {
-  const answer = httpError(err, gate);
+export function failed(gate: Gate, err: unknown): ErrorAnswer {
+  const answer = errorAnswer(err, gate);
   if (answer.status >= 500) report(gate, err);
   return answer;
 }

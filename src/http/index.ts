@@ -5,7 +5,8 @@
  * Framework-agnostic: fetch `Request`/`Response` and node `IncomingMessage`/`ServerResponse`.
  * @module
  */
-export { httpError, decisionError, type HttpError, type HttpErrorBody, type HttpErrorOptions } from './errors';
+export { errorAnswer, decisionError, type ErrorAnswerOptions } from './errors';
+export type { ErrorAnswer, ErrorAnswerBody, ErrorAnswerReason } from './answer';
 export { EXPIRATION_HEADER, type GuardOptions, type AdmissionOptions } from './gate';
 export type { GuardDecision } from './decision';
 export { principalOf } from './attach';

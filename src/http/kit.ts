@@ -14,7 +14,7 @@ import { AuthenticationError } from '../errors';
 import type { Principal } from '../core/policy';
 import type { Permission } from '../core/vocabulary';
 import type { BearerRequest } from '../tokens';
-import { DEFAULT_REALM, httpError, type HttpError, type HttpErrorBody } from './errors';
+import { DEFAULT_REALM, errorAnswer, type ErrorAnswer, type ErrorAnswerBody } from './errors';
 import { attach, attachedTo } from './attach';
 import { EXPIRATION_HEADER, admitted, expiration, failed, permit, refuse, report, type GuardParts } from './gate';
 import { guardOnError } from './answer';
@@ -53,7 +53,7 @@ export interface Port<Q, S, Out> {
   /** The headers the response holds now (an error answer keeps the CORS ones and the expiry). */
   headers(res: S): Iterable<readonly [string, string]>;
   /** Replace the response with an answer: this status, these headers and no others, this JSON body. Never throws. */
-  write(res: S, status: number, headers: Record<string, string>, body: HttpErrorBody): Out;
+  write(res: S, status: number, headers: Record<string, string>, body: ErrorAnswerBody): Out;
   /**
    * The framework's own answer to an error that is not svc-auth's (Hono's
    * `HTTPException`), written over the response like `write`, with the `kept`
@@ -130,7 +130,7 @@ function keptHeaders<S>(port: Pick<Port<unknown, S, unknown>, 'headers'>, res: S
 }
 
 /** @internal write an error answer through a port, with the kept headers it does not set itself. Never throws. */
-export function send<S, Out>(port: Pick<Port<unknown, S, Out>, 'headers' | 'write'>, res: S, answer: HttpError): Out {
+export function send<S, Out>(port: Pick<Port<unknown, S, Out>, 'headers' | 'write'>, res: S, answer: ErrorAnswer): Out {
   return port.write(res, answer.status, { ...keptHeaders(port, res), ...answer.headers }, answer.body);
 }
 
@@ -207,7 +207,7 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
       fail: (res, err) => send(port, res, failed(gate, err)),
       internal(res, err) {
         report(gate, err);
-        return send(port, res, httpError(undefined));
+        return send(port, res, errorAnswer(undefined));
       },
     };
   }
@@ -226,7 +226,7 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
         },
         fail(req, res, err) {
           const gate = attachedTo(port.request(req))?.gate;
-          return send(port, res, gate === undefined ? httpError(err) : failed(gate, err));
+          return send(port, res, gate === undefined ? errorAnswer(err) : failed(gate, err));
         },
       };
     },
@@ -240,14 +240,15 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
       return {
         answer(req, res, err) {
           if (!isOurs(err)) return port.own?.(res, err, keptHeaders(port, res));
-          const made = httpError(err, { realm: realm ?? attachedTo(port.request(req))?.gate.realm ?? DEFAULT_REALM });
+          const made = errorAnswer(err, { realm: realm ?? attachedTo(port.request(req))?.gate.realm ?? DEFAULT_REALM });
           if (made.status >= 500) reported(req, err, made.status);
           return send(port, res, made);
         },
         internal(req, res, err, status) {
           // Its message is never shown: it may quote a password or a token that a driver or a route put there.
-          const made = httpError(undefined);
-          if (status !== undefined && Number.isInteger(status) && status > 500 && status <= 599) made.status = status;
+          const made = errorAnswer(undefined);
+          if (status !== undefined && Number.isInteger(status) && status > 500 && status <= 599)
+            made.status = status as ErrorAnswer['status'];
           reported(req, err, made.status);
           return send(port, res, made);
         },

@@ -4,11 +4,11 @@
  */
 import type { ServerResponse } from 'node:http';
 import { ValidationError } from '../errors';
-import { httpError, type HttpErrorBody } from './errors';
+import { errorAnswer, type ErrorAnswerBody } from './errors';
 import { send } from './kit';
 
 /**
- * The fetch `Response` for any thrown value, per {@link httpError} (H2).
+ * The fetch `Response` for any thrown value, per {@link errorAnswer} (H2).
  *
  * @example
  * ```ts
@@ -21,7 +21,7 @@ import { send } from './kit';
  * ```
  */
 export function errorResponse(err: unknown): Response {
-  const answer = httpError(err);
+  const answer = errorAnswer(err);
   return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
 }
 
@@ -64,7 +64,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 
 /**
  * Answers a node `ServerResponse` with the error answer for any thrown value,
- * per {@link httpError} (H2). Never throws. When the response has already
+ * per {@link errorAnswer} (H2). Never throws. When the response has already
  * started, a status can no longer be sent: the connection is closed instead,
  * so the client sees a broken answer rather than a truncated one that looks
  * complete. Headers set before the error are dropped, except CORS ones
@@ -85,7 +85,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
  * ```
  */
 export function sendError(res: ServerResponse, err: unknown): void {
-  send(nodeResponse, res, httpError(err));
+  send(nodeResponse, res, errorAnswer(err));
 }
 
 /**
@@ -103,7 +103,7 @@ export const nodeResponse = Object.freeze({
       return [name, Array.isArray(value) ? value.join(', ') : String(value)];
     });
   },
-  write(res: ServerResponse, status: number, headers: Record<string, string>, body: HttpErrorBody): ServerResponse {
+  write(res: ServerResponse, status: number, headers: Record<string, string>, body: ErrorAnswerBody): ServerResponse {
     try {
       if (res.headersSent || res.writableEnded) {
         if (!res.writableEnded && !res.destroyed) res.destroy();

@@ -2,12 +2,12 @@
  * The answers of the leak endpoints, built once as data and then written to
  * a node `ServerResponse` or made a fetch `Response`. Every refusal has the
  * H2 body (`{ error, message, reason?, issues? }`): a `ValidationError`'s
- * issues go through `httpError`, which scrubs and caps them like every other
+ * issues go through `errorAnswer`, which scrubs and caps them like every other
  * answer of the library. No answer carries a stack or a token value.
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import { httpError, JSON_HEADERS, type Answer } from '../http';
+import { errorAnswer, JSON_HEADERS, type Answer } from '../http';
 
 /** @internal a JSON answer. */
 export function json(status: number, body: unknown, extra?: Record<string, string>): Answer {
@@ -16,7 +16,7 @@ export function json(status: number, body: unknown, extra?: Record<string, strin
 
 /** @internal a `ValidationError` answer (H2 body with `issues`), at `status` (400, or 405, 413, 415). */
 export function invalid(issues: IssueInput[], status = 400, extra?: Record<string, string>): Answer {
-  const made = httpError(new ValidationError(issues));
+  const made = errorAnswer(new ValidationError(issues));
   return { status, headers: { ...made.headers, ...extra }, body: made.body };
 }
 

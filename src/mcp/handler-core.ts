@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
-import { guardOnError, httpError, JSON_HEADERS, type Answer, type HttpErrorBody } from '../http';
+import { guardOnError, errorAnswer, JSON_HEADERS, type Answer, type ErrorAnswerBody } from '../http';
 import type { Principal } from '../core/policy';
 import { bearerFromRequest } from '../tokens';
 import { reportDenied } from '../service';
@@ -140,17 +140,17 @@ export function core(options: McpHandlerOptions) {
 
   /** 413 for a body over `maxBodyBytes`, in the H2 shape of a `ValidationError` (issue code `too_big`). */
   function tooLarge(): Answer {
-    const answer = httpError(new ValidationError([{ code: 'too_big', path: 'body', message: `is larger than ${maxBodyBytes} bytes` }]));
+    const answer = errorAnswer(new ValidationError([{ code: 'too_big', path: 'body', message: `is larger than ${maxBodyBytes} bytes` }]));
     return { status: 413, headers: { ...answer.headers }, body: answer.body };
   }
 
   /** H2, plus `resource_metadata` on a 401 so that MCP clients find the metadata (RFC 9728 section 5.1). Never throws. */
   function failure(err: unknown, resource: string | undefined): Answer {
     try {
-      const answer = httpError(err);
+      const answer = errorAnswer(err);
       if (answer.status >= 500) report(err);
       const headers = { ...answer.headers };
-      const body: HttpErrorBody = { ...answer.body };
+      const body: ErrorAnswerBody = { ...answer.body };
       if (answer.status === 401) {
         const reason = err instanceof AuthenticationError ? err.reason : 'malformed';
         const text = refusalText(reason, hint);

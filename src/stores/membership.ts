@@ -148,7 +148,8 @@ function cmp(a: string, b: string): number {
  *
  * @example
  * ```ts
- * import { MemoryMembershipStore, createAuth } from 'svc-auth';
+ * import { createAuth } from 'svc-auth';
+ * import { MemoryMembershipStore } from 'svc-auth/stores';
  * const members = new MemoryMembershipStore();
  * await members.set('alice', 'acme', 'editor');
  * await members.set('alice', 'acme/secrets', 'viewer');

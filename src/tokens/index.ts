@@ -3,16 +3,16 @@
  * detection, and token lifetimes. Internal helpers (ring state) stay unexported here.
  * @module
  */
-export type { TokenKind, KeyAlgorithm, KeyRing, TokenClaims } from './types';
+export type { TokenKind, KeyAlgorithm, KeyRing, TokenClaims, JWK } from './types';
 export { generateKeyRing, importKeyRing } from './keys';
 export { newTokenId } from './claims';
 export { mintToken } from './mint';
 export { TokenVerifier, MAX_TOKEN_CHARS } from './verify';
 export { TOKEN_PATTERN, TOKEN_PREFIX, findTokens } from './pattern';
 export { redactTokens } from './redact';
-export { LIFETIMES, parsePatExpiry, parseShortDuration, type Lifetime } from './duration';
+export { LIFETIMES, parsePatExpiry, parseShortDuration } from './duration';
 export { bearerFromRequest, parseAuthorization, MAX_BEARER_TOKEN_LENGTH, type BearerRequest, type NodeLikeRequest } from './bearer';
-export { ISSUER_ALGORITHMS, type TrustedIssuer, type IssuerAlgorithm } from './issuers';
+export { ISSUER_ALGORITHMS, type TrustedIssuer } from './issuers';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isKeyRing } from './keys';

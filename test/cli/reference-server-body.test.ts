@@ -8,7 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { connect } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryMembershipStore, MemoryTokenStore, createAuth, generateKeyRing } from 'svc-auth';
+import { MemoryTokenStore, createAuth, generateKeyRing } from 'svc-auth';
+import { MemoryMembershipStore } from 'svc-auth/stores';
 import { createReferenceServer, type ReferenceServer, type Thing, type ThingStore } from '../../src/app/server';
 
 /** A things store that counts its writes. */

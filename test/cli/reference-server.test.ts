@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { MemoryMembershipStore, MemoryTokenStore, createAuth, generateKeyRing, type Auth, type AuthEvent } from 'svc-auth';
+import { MemoryTokenStore, createAuth, generateKeyRing, type Auth, type AuthEvent } from 'svc-auth';
+import { MemoryMembershipStore } from 'svc-auth/stores';
 import { createReferenceServer, type ReferenceServer, type Thing, type ThingStore } from '../../src/app/server';
 
 /** A things store in a Map: the server needs no file, only this interface. */

@@ -6,7 +6,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { MemoryMembershipStore, MemoryTokenStore, createAuth, generateKeyRing } from 'svc-auth';
+import { MemoryTokenStore, createAuth, generateKeyRing } from 'svc-auth';
+import { MemoryMembershipStore } from 'svc-auth/stores';
 import { createDevServer, openInstance } from '../../src/app/dev';
 import { createReferenceServer, type ThingStore } from '../../src/app/server';
 import { tempHome } from './helpers';

@@ -8,7 +8,7 @@
  * the address.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForbiddenError, httpError, withAuth, type Auth, type AuthEvent } from 'svc-auth';
+import { ForbiddenError, errorAnswer, withAuth, type Auth, type AuthEvent } from 'svc-auth';
 import { svcAuth as expressAuth } from 'svc-auth/express';
 import { adapters, get } from '../support/adapters';
 import { testAuth } from '../support/auth';
@@ -67,12 +67,12 @@ describe.each(adapters)('client address in %s', (_name, start) => {
 });
 
 describe('clientAddress option and the ip answer', () => {
-  it('httpError: ForbiddenError reason ip is a 403 with the reason and no insufficient_scope challenge', () => {
-    const answer = httpError(new ForbiddenError('this token may not be used from here', { reason: 'ip', tokenId: 'x' }));
+  it('errorAnswer: ForbiddenError reason ip is a 403 with the reason and no insufficient_scope challenge', () => {
+    const answer = errorAnswer(new ForbiddenError('this token may not be used from here', { reason: 'ip', tokenId: 'x' }));
     expect(answer.status).toBe(403);
     expect(answer.body).toEqual({ error: 'forbidden', message: 'this token may not be used from here', reason: 'ip' });
     expect(answer.headers['www-authenticate']).toBeUndefined();
-    expect(httpError(new ForbiddenError('no')).headers['www-authenticate']).toContain('insufficient_scope');
+    expect(errorAnswer(new ForbiddenError('no')).headers['www-authenticate']).toContain('insufficient_scope');
   });
 
   it('a clientAddress that throws or gives nothing means an unknown address: a limited token is refused, never a crash', async () => {

@@ -12,7 +12,7 @@ import express from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthenticationError, type AuthenticationReason } from '../../src/errors';
-import { httpError } from '../../src/http';
+import { errorAnswer } from '../../src/http';
 import { credentialRevocationHandler, githubSecretScanningHandler } from '../../src/leaks';
 import { refusalText } from '../../src/mcp/auth-info';
 import { mcpFetchHandlers, mcpNodeHandlers } from '../../src/mcp';
@@ -176,7 +176,7 @@ describe('one refusal text per reason: the guards and /mcp say the same (MCP may
     'key',
   ];
   it.each(reasons)('%s', (reason) => {
-    const guard = httpError(new AuthenticationError(reason)).body.message;
+    const guard = errorAnswer(new AuthenticationError(reason)).body.message;
     const mcp = refusalText(reason, 'HINT');
     expect(mcp === guard || mcp === `${guard}: HINT`).toBe(true);
   });

@@ -11,7 +11,7 @@ import {
   type AuthenticationReason,
 } from '../../src/errors';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/core/policy';
-import { decisionError, httpError } from '../../src/http';
+import { decisionError, errorAnswer } from '../../src/http';
 
 const TOKEN = 'eyJhbGciOiJFZERTQSIsInR5cCI6InBhdCtqd3QifQ.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlc2lnbmF0dXJl';
 const REALM = 'Bearer realm="svc"';
@@ -21,9 +21,9 @@ function expectJsonNoStore(headers: Record<string, string>): void {
   expect(headers['cache-control']).toBe('no-store');
 }
 
-describe('H2: httpError maps each error to its status and challenge', () => {
+describe('H2: errorAnswer maps each error to its status and challenge', () => {
   it('H2: a missing credential is 401 with a bare Bearer challenge', () => {
-    const a = httpError(new AuthenticationError('missing'));
+    const a = errorAnswer(new AuthenticationError('missing'));
     expect(a.status).toBe(401);
     expect(a.headers['www-authenticate']).toBe(REALM);
     expect(a.body).toMatchObject({ error: 'authentication', reason: 'missing' });
@@ -44,7 +44,7 @@ describe('H2: httpError maps each error to its status and challenge', () => {
     'key',
   ];
   it.each(invalid)('H2: AuthenticationError %s is 401 invalid_token', (reason) => {
-    const a = httpError(new AuthenticationError(reason));
+    const a = errorAnswer(new AuthenticationError(reason));
     expect(a.status).toBe(401);
     const challenge = a.headers['www-authenticate'] ?? '';
     expect(challenge.startsWith(`${REALM}, error="invalid_token", error_description="`)).toBe(true);
@@ -62,7 +62,7 @@ describe('H2: httpError maps each error to its status and challenge', () => {
     ['ConflictError', new ConflictError(), 409, 'conflict'],
     ['UnavailableError', new UnavailableError(), 503, 'unavailable'],
   ] as const)('H2: %s -> %i', (_name, err, status, code) => {
-    const a = httpError(err);
+    const a = errorAnswer(err);
     expect(a.status).toBe(status);
     expect(a.body.error).toBe(code);
     expect(typeof a.body.message).toBe('string');
@@ -70,17 +70,17 @@ describe('H2: httpError maps each error to its status and challenge', () => {
   });
 
   it('H2: ForbiddenError carries insufficient_scope', () => {
-    expect(httpError(new ForbiddenError()).headers['www-authenticate']).toBe(`${REALM}, error="insufficient_scope"`);
+    expect(errorAnswer(new ForbiddenError()).headers['www-authenticate']).toBe(`${REALM}, error="insufficient_scope"`);
   });
 
   it('H2: only 401 and 403 carry a challenge', () => {
     for (const err of [new ValidationError('x'), new NotFoundError(), new ConflictError(), new UnavailableError(), new Error('x')]) {
-      expect(httpError(err).headers['www-authenticate']).toBeUndefined();
+      expect(errorAnswer(err).headers['www-authenticate']).toBeUndefined();
     }
   });
 
   it('H2: ValidationError lists its issues in the body', () => {
-    const a = httpError(
+    const a = errorAnswer(
       new ValidationError([
         { path: '[0].permissions[1]', message: 'unknown' },
         { path: 'name', message: 'x' },
@@ -94,7 +94,7 @@ describe('H2: httpError maps each error to its status and challenge', () => {
       { code: 'invalid_value', path: [0, 'permissions', 1], message: 'unknown permission' },
       { path: 'name', message: 'x' },
     ]);
-    const a = httpError(err);
+    const a = errorAnswer(err);
     expect(a.body.issues).toEqual(err.issues.map((i) => ({ code: i.code, path: [...i.path], pathText: i.pathText, message: i.message })));
     expect(a.body.issues?.[0]).toEqual({
       code: 'invalid_value',
@@ -108,26 +108,26 @@ describe('H2: httpError maps each error to its status and challenge', () => {
 
   it('H2 attack: a hand-made issue code outside the closed set, or a token in a path segment, is not echoed', () => {
     const err = new ValidationError([{ code: TOKEN as never, path: ['a', TOKEN], message: 'm' }]);
-    const a = httpError(err);
+    const a = errorAnswer(err);
     expect(a.body.issues?.[0]?.code).toBe('custom');
     expect(JSON.stringify(a)).not.toContain(TOKEN);
   });
 
   it('H2 attack: a huge message or issue list is capped in the answer', () => {
     const many = Array.from({ length: 500 }, (_, i) => ({ path: `[${i}]`, message: 'eyJ'.repeat(100_000) }));
-    const a = httpError(new ValidationError(many));
+    const a = errorAnswer(new ValidationError(many));
     expect(a.body.issues).toHaveLength(100);
     expect(a.body.message.length).toBeLessThanOrEqual(1025);
     expect(a.body.issues?.[0]?.message.length).toBeLessThanOrEqual(1025);
   });
 
   it('H2: UnavailableError says Retry-After: 1', () => {
-    expect(httpError(new UnavailableError()).headers['retry-after']).toBe('1');
+    expect(errorAnswer(new UnavailableError()).headers['retry-after']).toBe('1');
   });
 
   it('H2: a bare SvcAuthError is mapped by its code', () => {
-    expect(httpError(new SvcAuthError('conflict', 'c')).status).toBe(409);
-    expect(httpError(new SvcAuthError('authentication', 'a')).status).toBe(401);
+    expect(errorAnswer(new SvcAuthError('conflict', 'c')).status).toBe(409);
+    expect(errorAnswer(new SvcAuthError('authentication', 'a')).status).toBe(401);
   });
 
   it.each([
@@ -139,7 +139,7 @@ describe('H2: httpError maps each error to its status and challenge', () => {
     ['an object with code', { code: 'not_found', message: 'x' }],
     ['an Error with code validation', Object.assign(new Error('x'), { code: 'validation' })],
   ])('H2: %s (not ours) -> 500 internal', (_name, err) => {
-    const a = httpError(err);
+    const a = errorAnswer(err);
     expect(a.status).toBe(500);
     expect(a.body).toEqual({ error: 'internal', message: 'internal error' });
     expectJsonNoStore(a.headers);
@@ -149,7 +149,7 @@ describe('H2: httpError maps each error to its status and challenge', () => {
 describe('H2 attack: no token value or stack ever reaches an answer', () => {
   it('H2 attack: an error that is not ours, holding a token in its message, answers generically', () => {
     const err = new Error(`database said: bad value ${TOKEN}`);
-    const text = JSON.stringify(httpError(err));
+    const text = JSON.stringify(errorAnswer(err));
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain('database');
     expect(text).not.toContain('at ');
@@ -165,7 +165,7 @@ describe('H2 attack: no token value or stack ever reaches an answer', () => {
       new AuthenticationError('signature', `bad signature on ${TOKEN}`),
       new AuthenticationError('missing', TOKEN),
     ]) {
-      const a = httpError(err);
+      const a = errorAnswer(err);
       expect(JSON.stringify(a)).not.toContain(TOKEN);
       expect(JSON.stringify(a)).not.toContain('eyJ');
     }
@@ -173,7 +173,7 @@ describe('H2 attack: no token value or stack ever reaches an answer', () => {
 
   it('H2 attack: the stack never appears', () => {
     const err = new NotFoundError('gone');
-    const text = JSON.stringify(httpError(err));
+    const text = JSON.stringify(errorAnswer(err));
     expect(err.stack).toBeTruthy();
     expect(text).not.toContain('stack');
     expect(text).not.toContain(String(err.stack).split('\n')[1]?.trim());
@@ -188,7 +188,7 @@ describe('H2 attack: no token value or stack ever reaches an answer', () => {
         throw new Error(TOKEN);
       },
     });
-    const a = httpError(hostile);
+    const a = errorAnswer(hostile);
     expect(a.status).toBe(500);
     expect(JSON.stringify(a)).not.toContain(TOKEN);
   });
@@ -196,7 +196,7 @@ describe('H2 attack: no token value or stack ever reaches an answer', () => {
   it('H2 attack: an AuthenticationError with a forged reason falls back to malformed', () => {
     const err = new AuthenticationError('expired');
     Object.defineProperty(err, 'reason', { value: 'x", error="none' });
-    const a = httpError(err);
+    const a = errorAnswer(err);
     expect(a.status).toBe(401);
     expect(a.body.reason).toBe('malformed');
     expect(a.headers['www-authenticate']).not.toContain('none');
@@ -210,7 +210,7 @@ describe('H2 attack: no token value or stack ever reaches an answer', () => {
       fc.property(fc.string(), jwtish, fc.string(), (before, jwt, after) => {
         const msg = `${before}${jwt} ${after}`;
         for (const err of [new NotFoundError(msg), new ValidationError([{ path: msg, message: msg }]), new Error(msg)]) {
-          expect(JSON.stringify(httpError(err).body)).not.toContain(jwt);
+          expect(JSON.stringify(errorAnswer(err).body)).not.toContain(jwt);
         }
       }),
     );
@@ -251,17 +251,17 @@ describe('H2: decisionError maps denials', () => {
   });
 });
 
-describe('answers built by this module pass through httpError', () => {
-  it('H2: httpError(decisionError(d)) is the decision answer itself (403 insufficient_scope, 400 invalid)', () => {
+describe('answers built by this module pass through errorAnswer', () => {
+  it('H2: errorAnswer(decisionError(d)) is the decision answer itself (403 insufficient_scope, 400 invalid)', () => {
     const denied = decisionError(DENY_SCOPE);
-    expect(httpError(denied)).toBe(denied);
-    expect(httpError(denied).status).toBe(403);
-    expect(httpError(decisionError(DENY_INVALID)).status).toBe(400);
+    expect(errorAnswer(denied)).toBe(denied);
+    expect(errorAnswer(denied).status).toBe(403);
+    expect(errorAnswer(decisionError(DENY_INVALID)).status).toBe(400);
   });
 
   it('H2 forged answer: a look-alike { status, headers, body } object is not ours and gets the generic 500', () => {
     const forged = { status: 200, headers: { 'set-cookie': 'x=1' }, body: { error: 'ok', message: 'fine' } };
-    const got = httpError(forged);
+    const got = errorAnswer(forged);
     expect(got.status).toBe(500);
     expect(got.headers['set-cookie']).toBeUndefined();
     expect(got.body.error).toBe('internal');

@@ -9,24 +9,14 @@
  * every string of an event is redacted as the logs are, on delivery.
  * @module
  */
-import type { Principal } from '../../core/policy';
+import type { DenyReason, Principal } from '../../core/policy';
 import type { TokenRecord } from '../../stores';
-import type {
-  AccessDeniedEvent,
-  AuthEvent,
-  AuthEventHook,
-  EventActor,
-  TokenCreatedEvent,
-  TokenLeakedEvent,
-  TokenRevokedEvent,
-} from './types';
+import type { AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenLeakedEvent, TokenRevokedEvent } from './types';
 import { redactEvent } from './redact';
 
 export type {
-  AccessDeniedEvent,
   AuthEvent,
   AuthEventHook,
-  AuthFailedEvent,
   EventActor,
   TokenCreatedEvent,
   TokenExpiringEvent,
@@ -184,7 +174,7 @@ const UNKNOWN_ACTOR: EventActor = Object.freeze({ kind: 'unknown', userId: null,
  */
 export function deniedReporter(
   source: DeniedSource,
-): (principal: Principal, resource: string, permission: string, reason: AccessDeniedEvent['reason'], thingName?: string) => void {
+): (principal: Principal, resource: string, permission: string, reason: DenyReason, thingName?: string) => void {
   const { events, nowMs, owns } = source;
   return (principal, resource, permission, reason, thingName) =>
     events.emit(

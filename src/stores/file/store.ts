@@ -48,7 +48,8 @@ const FORMAT_VERSION = 1;
  * @example
  * ```ts
  * import os from 'node:os';
- * import { createAuth, FileTokenStore, FileMembershipStore } from 'svc-auth';
+ * import { createAuth } from 'svc-auth';
+ * import { FileTokenStore, FileMembershipStore } from 'svc-auth/stores';
  * const home = process.env.SVC_HOME ?? `${os.homedir()}/.svc`;
  * const auth = createAuth({
  *   issuer: 'http://127.0.0.1', keys,
@@ -180,7 +181,7 @@ function parseTokens(data: unknown): TokenTable {
  *
  * @example
  * ```ts
- * import { FileMembershipStore } from 'svc-auth';
+ * import { FileMembershipStore } from 'svc-auth/stores';
  * const members = new FileMembershipStore(process.env.SVC_HOME ?? '.svc');
  * await members.set('alice', 'acme/web', 'editor');
  * await members.list(); // [{ user: 'alice', resource: 'acme/web', role: 'editor' }]
@@ -188,7 +189,7 @@ function parseTokens(data: unknown): TokenTable {
  */
 export class FileMembershipStore implements MembershipStore {
   /** The JSON file behind this store. */
-  readonly file: JsonFile<MembershipTable>;
+  private readonly file: JsonFile<MembershipTable>;
 
   constructor(dir: string, options: FileStoreOptions = {}) {
     this.file = new JsonFile<MembershipTable>(join(checkDir(dir), 'members.json'), {

@@ -7,7 +7,7 @@
 import { settle } from '../settle';
 import { TokenTable } from '../token-table';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
-import { SHARED_CHAIN } from '../views';
+import { SHARED_CHAIN, type SharedChainSource } from '../views';
 
 /**
  * A {@link TokenStore} in memory. Each operation completes synchronously inside
@@ -59,13 +59,14 @@ export class MemoryTokenStore implements TokenStore {
     return this.table.readChain(id);
   }
 
-  /**
-   * @internal `readChainSync` for the service's request path (see views.ts):
-   * shared frozen views instead of fresh copies; declines like `readChainSync`.
-   */
-  [SHARED_CHAIN](id: string): TokenRecord[] | null | undefined {
-    if (this.readChain !== MemoryTokenStore.prototype.readChain || typeof id !== 'string') return undefined;
-    return this.table.readChainShared(id);
+  // `readChainSync` for the service's request path (see views.ts): shared frozen views instead of
+  // fresh copies; declines like `readChainSync`. Set on the prototype from a static block rather than
+  // declared as a method, so that the published declarations never name the module-private symbol.
+  static {
+    (MemoryTokenStore.prototype as SharedChainSource)[SHARED_CHAIN] = function (this: MemoryTokenStore, id: string) {
+      if (this.readChain !== MemoryTokenStore.prototype.readChain || typeof id !== 'string') return undefined;
+      return this.table.readChainShared(id);
+    };
   }
 
   listByOwner(ownerId: string): Promise<TokenRecord[]> {

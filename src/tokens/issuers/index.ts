@@ -3,7 +3,7 @@
  * accepts as sessions. Options, discovery, remote key sets and verification.
  * @module
  */
-export type { TrustedIssuer, IssuerAlgorithm } from './types';
+export type { TrustedIssuer } from './types';
 export { ISSUER_ALGORITHMS } from './options';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */

@@ -1,7 +1,7 @@
 /**
  * The public surface by task: every root name has a row in the table of docs/architecture.md ("The root, by
  * task") and the count stays under its cap; the root keeps no deprecated alias; the names of `svc-auth/policy`,
- * `svc-auth/scanning` and `svc-auth/leaks` are listed with whether the root exports them too; the contract's names
+ * `svc-auth/scanning`, `svc-auth/stores` and `svc-auth/leaks` are listed with whether the root exports them too; the contract's names
  * stay at the root. (scripts/check-pack.mjs proves the same of the packed tarball.)
  */
 import { readFileSync } from 'node:fs';
@@ -13,12 +13,13 @@ import * as root from 'svc-auth';
 import * as leaks from 'svc-auth/leaks';
 import * as policy from 'svc-auth/policy';
 import * as scanning from 'svc-auth/scanning';
+import * as stores from 'svc-auth/stores';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
-const SUBPATHS = { policy, scanning, leaks } as const;
+const SUBPATHS = { policy, scanning, stores, leaks } as const;
 type Subpath = keyof typeof SUBPATHS;
-// The root's names today. It only goes down: a new root name replaces one, or goes to a subpath.
-const ROOT_CAP = 112;
+// The root stays under 70 names. It only goes down: a new root name replaces one, or goes to a subpath.
+const ROOT_CAP = 69;
 
 /** Each entry's exported names (values and types), and the root's `@deprecated` ones with their text. */
 function exportsOf(): { names: Record<'root' | Subpath, Set<string>>; deprecated: Map<string, string> } {
@@ -26,6 +27,7 @@ function exportsOf(): { names: Record<'root' | Subpath, Set<string>>; deprecated
     root: 'src/index.ts',
     policy: 'src/entries/policy.ts',
     scanning: 'src/entries/scanning.ts',
+    stores: 'src/entries/stores.ts',
     leaks: 'src/entries/leaks.ts',
   };
   const program = ts.createProgram(

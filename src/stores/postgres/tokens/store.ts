@@ -24,7 +24,7 @@ import {
 import { first, insertValues, rowToRecord } from './rows';
 import { ChainReader, type Found, type ReadQuery } from './chains';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../../types';
-import { SHARED_READ } from '../../views';
+import { SHARED_READ, type SharedReadSource } from '../../views';
 import { checkMark, checkUses, soonestFirst } from '../../usage';
 import { checkPurge } from '../../purge';
 import { usesJson } from './usage';
@@ -170,12 +170,14 @@ export class PostgresTokenStore implements TokenStore {
     return this.chains.read(id);
   }
 
-  /** @internal `readChain` as shared views, for the service's request path (the contract: SHARED_READ in stores/views.ts). */
-  [SHARED_READ](id: string, withinMs: number): Promise<TokenRecord[] | null> | undefined {
-    // Declines when readChain was replaced, or when the caller's deadline is shorter than this store's own.
-    if (this.readChain !== PostgresTokenStore.prototype.readChain || typeof id !== 'string' || !(withinMs >= this.timeoutMs))
-      return undefined;
-    return id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id) ? Promise.resolve(null) : this.chains.read(id, true);
+  // `readChain` as shared views for the request path (SHARED_READ in stores/views.ts); set here, not declared, so that the declarations never name the private symbol.
+  static {
+    (PostgresTokenStore.prototype as SharedReadSource)[SHARED_READ] = function (this: PostgresTokenStore, id: string, withinMs: number) {
+      // Declines when readChain was replaced, or when the caller's deadline is shorter than this store's own.
+      if (this.readChain !== PostgresTokenStore.prototype.readChain || typeof id !== 'string' || !(withinMs >= this.timeoutMs))
+        return undefined;
+      return id.length === 0 || id.length > MAX_ID_LENGTH || !storable(id) ? Promise.resolve(null) : this.chains.read(id, true);
+    };
   }
 
   /**
