@@ -1,6 +1,7 @@
 /**
  * The one answer of every endpoint the library returns (`/mcp`, the leak
- * endpoints, the reference server): data first (`{ status, headers, body }`),
+ * endpoints, the OAuth mounts and their pages, the reference server): data
+ * first (`{ status, headers, body }`),
  * then written once per runtime. The node writer never throws, always sends
  * `Content-Length`, and cuts off a response that already started or ended
  * rather than appending to it; the fetch writer makes a `Response`. Beside
@@ -10,11 +11,22 @@
  */
 import type { ServerResponse } from 'node:http';
 
-/** @internal one answer, before it is written. */
+/**
+ * @internal one answer, before it is written: `body` is a JSON value, or the text itself when the
+ * answer names a content type that is not JSON (a page); `undefined` sends no body (a redirect).
+ */
 export interface Answer {
   status: number;
-  headers: Record<string, string>;
+  headers: Readonly<Record<string, string>>;
   body: unknown;
+}
+
+/** The bytes of an answer's body: text as it is for a non-JSON content type, JSON otherwise. */
+function textOf(a: Answer): string {
+  if (a.body === undefined) return '';
+  const type = a.headers['content-type'];
+  if (typeof a.body === 'string' && type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) return a.body;
+  return JSON.stringify(a.body);
 }
 
 /** @internal the headers of every JSON answer. */
@@ -40,7 +52,7 @@ function cutOff(res: ServerResponse): void {
 export function writeAnswer(res: ServerResponse, a: Answer): void {
   try {
     if (res.headersSent || res.writableEnded) return cutOff(res);
-    const text = JSON.stringify(a.body);
+    const text = textOf(a);
     res.writeHead(a.status, { ...a.headers, 'content-length': String(Buffer.byteLength(text)) }).end(text);
   } catch {
     cutOff(res);
@@ -49,7 +61,7 @@ export function writeAnswer(res: ServerResponse, a: Answer): void {
 
 /** @internal `a` as a fetch `Response`. */
 export function answerResponse(a: Answer): Response {
-  return new Response(JSON.stringify(a.body), { status: a.status, headers: a.headers });
+  return new Response(a.body === undefined ? null : textOf(a), { status: a.status, headers: a.headers });
 }
 
 /** @internal an `onError` hook that never throws (a failing logger must not turn an answer into a crash). */

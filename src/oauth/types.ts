@@ -238,6 +238,11 @@ export interface AuthorizationServer {
    * its tokens without fetching them over HTTP.
    */
   publicJwks(): { keys: Record<string, unknown>[] };
-  /** The same as Connect/Express middleware: the server's paths are answered, others go to `next()`. */
-  middleware(): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+  /**
+   * The endpoint's one shape for node, usable as it is by node:http (`createServer(oauth.node)`),
+   * Express and Connect (`app.use(oauth.node)`): the server's paths are answered; another path goes
+   * to `next()` when one is given, else is a 404. A body a parser already read is taken from
+   * `req.body`. Never rejects.
+   */
+  node(req: IncomingMessage, res: ServerResponse, next?: unknown): Promise<void>;
 }
