@@ -64,11 +64,16 @@ export function answerResponse(a: Answer): Response {
   return new Response(a.body === undefined ? null : textOf(a), { status: a.status, headers: a.headers });
 }
 
-/** @internal an `onError` hook that never throws (a failing logger must not turn an answer into a crash). */
-export function guardOnError(onError: ((err: unknown) => void) | undefined): (err: unknown) => void {
+/**
+ * @internal an `onError` hook that never throws nor rejects (a failing logger must not turn an
+ * answer into a crash: a hook's rejected promise would be an unhandled rejection, which ends a
+ * node process by default).
+ */
+export function guardOnError(onError: ((err: unknown) => unknown) | undefined): (err: unknown) => void {
   return (err) => {
     try {
-      onError?.(err);
+      const out = onError?.(err);
+      if (out instanceof Promise) out.catch(() => undefined);
     } catch {
       // Logging failed; the client still gets its answer.
     }

@@ -1,25 +1,24 @@
 /**
- * One table, every endpoint the library returns (`/mcp`, the credential revocation endpoint,
- * GitHub secret scanning), through every way it is mounted (node:http, Express as it is, fetch):
- * the same hostile body, the same body a middleware read first, the same `onError` that throws.
- * The edges once had a copy each and behaved differently (an already-read body was empty for
- * `/mcp` and a 500 for the leak endpoints; Express's `next` was read as the revoke body); one
- * table keeps one behaviour.
+ * One table, every endpoint the library returns that reads a body (endpoints.ts: `/mcp`, credential
+ * revocation, GitHub secret scanning, OAuth registration), through every way it is mounted
+ * (node:http and Express 5 as it is, fetch): the same hostile bodies (over the cap, not JSON, not
+ * its content type, trickled past the deadline), the same body a framework parsed or a middleware
+ * read and kept, the same `onError` that throws or rejects. The edges once had a copy each and
+ * behaved differently (an already-read body was empty for `/mcp` and a 500 for the leak endpoints;
+ * only the OAuth forms had a deadline; Express's `next` was read as the revoke body); one table
+ * keeps one behaviour.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import express from 'express';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationError, type AuthenticationReason } from '../../src/errors';
-import { httpError } from '../../src/http';
-import { credentialRevocationHandler, githubSecretScanningHandler } from '../../src/leaks';
-import { refusalText } from '../../src/mcp/auth-info';
-import { mcpFetchHandlers, mcpNodeHandlers } from '../../src/mcp';
-import { MemoryTokenStore } from '../../src/stores';
-import { world, type World } from '../leaks/servers';
+import { AuthenticationError, type AuthenticationReason } from '../../../src/errors';
+import { httpError } from '../../../src/http';
+import { refusalText } from '../../../src/mcp/auth-info';
+import { MemoryTokenStore } from '../../../src/stores';
+import { world, type World } from '../../leaks/servers';
+import { closeAll, endpoints, mount, type Endpoint, type Mount, type OnError } from './endpoints';
 
-const MAX = 64;
 let w: World;
 let session = '';
 
@@ -27,136 +26,134 @@ beforeAll(async () => {
   w = await world(new MemoryTokenStore());
   session = await w.auth.issueSession('alice');
 });
+afterAll(closeAll);
 
-type OnError = (err: unknown) => void;
-interface Endpoint {
-  name: string;
-  path: string;
-  headers: () => Record<string, string>;
-  node(onError: OnError): (req: IncomingMessage, res: ServerResponse, next?: unknown) => Promise<void>;
-  fetch(onError: OnError): (req: Request) => Promise<Response>;
-}
-
-const json = { 'content-type': 'application/json' };
-const server = () => new McpServer({ name: 't', version: '1' });
-const github = (onError: OnError) =>
-  githubSecretScanningHandler(w.auth, { tokenTypes: ['svc_auth_pat'], keysUrl: 'http://127.0.0.1:9/keys', maxBodyBytes: MAX, onError });
-
-const endpoints: Endpoint[] = [
-  {
-    name: '/mcp',
-    path: '/mcp',
-    headers: () => ({ ...json, authorization: `Bearer ${session}`, accept: 'application/json, text/event-stream' }),
-    node: (onError) => mcpNodeHandlers({ auth: w.auth, server, maxBodyBytes: MAX, onError }).mcp,
-    fetch: (onError) => mcpFetchHandlers({ auth: w.auth, server, maxBodyBytes: MAX, onError }).mcp,
-  },
-  {
-    name: 'credential revocation',
-    path: '/api/credentials/revoke',
-    headers: () => json,
-    node: (onError) => credentialRevocationHandler(w.auth, { maxBodyBytes: MAX, rateLimit: false, onError }).node,
-    fetch: (onError) => credentialRevocationHandler(w.auth, { maxBodyBytes: MAX, rateLimit: false, onError }).fetch,
-  },
-  {
-    name: 'GitHub secret scanning',
-    path: '/hooks/github',
-    headers: () => ({ ...json, 'github-public-key-identifier': 'k1', 'github-public-key-signature': 'AAAAAAAAAAAA' }),
-    node: (onError) => github(onError).node,
-    fetch: (onError) => github(onError).fetch,
-  },
-];
+const table = endpoints(() => session);
+const cases = table.flatMap((e) => e.mounts.map((how) => [e.name, how, e] as const));
+const nodeCases = cases.filter(([, how]) => how !== 'fetch');
 
 /** A middleware that reads the body and keeps it to itself (no `req.body`). */
 const drain = (req: IncomingMessage, _res: unknown, next: () => void): void => {
   req.on('data', () => undefined).once('end', () => next());
 };
 
-type Mount = 'node' | 'express' | 'fetch';
-const servers: Server[] = [];
-afterAll(() => {
-  for (const s of servers) {
-    s.closeAllConnections();
-    s.close();
-  }
-});
-
-/** Send `body` to `e` mounted `how`; `consumed`: a middleware (or the caller, for fetch) reads the body first. */
-async function send(e: Endpoint, how: Mount, onError: OnError, body: string, consumed = false): Promise<Response> {
-  const init = { method: 'POST', headers: e.headers(), body };
-  if (how === 'fetch') {
-    const req = new Request(`http://127.0.0.1:1${e.path}`, init);
-    if (consumed) await req.text();
-    return e.fetch(onError)(req);
-  }
-  const handler = e.node(onError);
-  let srv: Server;
-  if (how === 'express') {
-    const app = express();
-    if (consumed) app.post(e.path, drain, handler);
-    else app.post(e.path, handler);
-    srv = createServer(app);
-  } else {
-    srv = createServer((req, res) => (consumed ? drain(req, res, () => void handler(req, res)) : void handler(req, res)));
-  }
-  servers.push(srv);
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return fetch(`http://127.0.0.1:${(srv.address() as AddressInfo).port}${e.path}`, init);
+interface Sent {
+  headers?: Record<string, string>;
+  body?: string;
+  /** `parsed`: the application's body parser runs first; `consumed`: a middleware reads the body and keeps it. */
+  before?: 'parsed' | 'consumed';
 }
 
-const mounts: Mount[] = ['node', 'express', 'fetch'];
-const cases = endpoints.flatMap((e) => mounts.map((how) => [e.name, how, e] as const));
+async function send(e: Endpoint, how: Mount, onError: OnError, s: Sent = {}): Promise<Response> {
+  const built = await e.make(w.auth, onError);
+  const init = { method: 'POST', headers: s.headers ?? e.headers(), body: s.body ?? e.body };
+  if (how === 'fetch') {
+    const req = new Request(`http://127.0.0.1:1${e.path}`, init);
+    if (s.before === 'consumed') await req.text();
+    return (built.fetch as (r: Request) => Promise<Response>)(req);
+  }
+  const before = s.before === 'parsed' ? e.parser() : s.before === 'consumed' ? (drain as never) : undefined;
+  return fetch(`${await mount(built, how, e.path, before)}${e.path}`, init);
+}
 
-describe('every endpoint, every mount: one edge', () => {
-  it.each(cases)('%s (%s): a body over the cap is a 413 in the H2 shape, with Content-Length on node', async (_n, how, e) => {
+const quiet: OnError = () => undefined;
+const throwing: OnError = () => {
+  throw new Error('the logger is down');
+};
+const rejecting: OnError = () => Promise.reject(new Error('the logger is down, later'));
+
+describe('hostile bodies, every endpoint, every mount', () => {
+  it.each(cases)('%s (%s): oversized body: 413 before it is read whole, with Content-Length on node', async (_n, how, e) => {
     const seen: unknown[] = [];
-    const r = await send(e, how, (err) => seen.push(err), ' '.repeat(MAX + 1));
+    const r = await send(e, how, (err) => seen.push(err), { body: ' '.repeat(e.max + 1) });
     expect(r.status).toBe(413);
-    const body = (await r.json()) as { error: string; issues: { code: string }[] };
-    expect(body.error).toBe('validation');
-    expect(body.issues[0]?.code).toBe('too_big');
+    expect(e.tooLarge(await r.json())).toBe(true);
     if (how !== 'fetch') expect(Number(r.headers.get('content-length'))).toBeGreaterThan(0);
     expect(seen).toEqual([]);
   });
 
-  it.each(cases)('%s (%s): a body a middleware read and kept is a 500 that onError hears, never an empty body', async (_n, how, e) => {
-    const seen: unknown[] = [];
-    const r = await send(e, how, (err) => seen.push(err), '{}', true);
-    expect(r.status).toBe(500);
-    expect(await r.json()).toEqual({ error: 'internal', message: 'internal error' });
-    expect(seen).toHaveLength(1);
+  it.each(cases)('%s (%s): invalid JSON is refused as the client’s fault, never a 500', async (_n, how, e) => {
+    const r = await send(e, how, quiet, { body: '{"credentials": [' });
+    expect(r.status).toBe(e.status.invalid);
   });
 
-  it.each(cases)('%s (%s): an onError that throws still leaves a whole 500 answer', async (_n, how, e) => {
-    const r = await send(
-      e,
-      how,
-      () => {
-        throw new Error('the logger is down');
-      },
-      '{}',
-      true,
-    );
+  it.each(cases)('%s (%s): wrong content type (text/plain) is refused, never read as JSON', async (_n, how, e) => {
+    const r = await send(e, how, quiet, { headers: { ...e.headers(), 'content-type': 'text/plain' } });
+    expect(r.status).toBe(e.status.wrongType);
+  });
+
+  it('slowloris: a body that stops halfway is cut at the deadline on every endpoint and mount, never waited on', async () => {
+    const cut = nodeCases.map(async ([, how, e]) => {
+      const base = new URL(await mount(await e.make(w.auth, quiet), how as Exclude<Mount, 'fetch'>, e.path));
+      const socket = connect(Number(base.port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      const head = Object.entries(e.headers()).map(([k, v]) => `${k}: ${v}\r\n`);
+      socket.write(`POST ${e.path} HTTP/1.1\r\nHost: ${base.host}\r\n${head.join('')}Content-Length: 100\r\n\r\n{"a":`);
+      let answer = '';
+      socket.on('data', (d: Buffer) => (answer += d.toString()));
+      await new Promise((r) => socket.once('close', r));
+      return answer;
+    });
+    const fetched = cases
+      .filter(([, how]) => how === 'fetch')
+      .map(async ([, , e]) => {
+        const body = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('{"a":')) });
+        const req = new Request(`http://127.0.0.1:1${e.path}`, {
+          method: 'POST',
+          headers: e.headers(),
+          body,
+          duplex: 'half',
+        } as RequestInit);
+        return (await e.make(w.auth, quiet)).fetch?.(req);
+      });
+    // node: the server closes the connection (no answer claims a whole body); fetch: a 500, never a short body.
+    for (const answer of await Promise.all(cut)) expect(answer).not.toMatch(/^HTTP\/1\.1 2/);
+    for (const r of await Promise.all(fetched)) expect(r?.status).toBe(500);
+  });
+});
+
+describe('a body a framework already read, every endpoint, every mount', () => {
+  it.each(cases)('%s (%s): a body the framework parsed onto req.body is the body', async (_n, how, e) => {
+    const r = await send(e, how, quiet, { before: how === 'fetch' ? undefined : 'parsed' });
+    expect(r.status).toBe(e.status.ok);
+  });
+
+  it.each(cases)('%s (%s): a body a middleware read and kept is a 500 that onError hears, never an empty body', async (_n, how, e) => {
+    const seen: unknown[] = [];
+    const r = await send(e, how, (err) => seen.push(err), { before: 'consumed' });
     expect(r.status).toBe(500);
-    expect(await r.json()).toEqual({ error: 'internal', message: 'internal error' });
+    expect(await r.json()).toEqual(e.internal);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('an onError that fails, every endpoint, every mount: never a crash, never an accept', () => {
+  it.each(cases)('%s (%s): onError throws: a whole 500 answer', async (_n, how, e) => {
+    const r = await send(e, how, throwing, { before: 'consumed' });
+    expect(r.status).toBe(500);
+    expect(await r.json()).toEqual(e.internal);
+  });
+
+  it.each(cases)('%s (%s): onError rejects: a whole 500 answer and no unhandled rejection', async (_n, how, e) => {
+    const r = await send(e, how, rejecting, { before: 'consumed' });
+    expect(r.status).toBe(500);
+    expect(await r.json()).toEqual(e.internal);
   });
 });
 
 describe('next read as the body: every node handler is an Express handler as it is', () => {
   it('app.post(path, express.json(), revoke.node) accepts a report (it was a 400: Express passed next as the body)', async () => {
-    const revoke = endpoints[1] as Endpoint;
-    const app = express();
-    app.post(
-      revoke.path,
-      express.json(),
-      revoke.node(() => undefined),
-    );
-    const srv = createServer(app);
-    servers.push(srv);
-    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}${revoke.path}`;
-    const r = await fetch(url, { method: 'POST', headers: json, body: JSON.stringify({ credentials: [session] }) });
+    const revoke = table.find((e) => e.name === 'credential revocation') as Endpoint;
+    const own = await w.auth.issueSession('bob');
+    const built = await revoke.make(w.auth, quiet);
+    const base = await mount(built, 'express', revoke.path, express.json());
+    const r = await fetch(`${base}${revoke.path}`, {
+      method: 'POST',
+      headers: revoke.headers(),
+      body: JSON.stringify({ credentials: [own] }),
+    });
     expect(r.status).toBe(202);
-    await expect(w.auth.authenticate(session)).rejects.toThrow();
+    await expect(w.auth.authenticate(own)).rejects.toThrow();
   });
 });
 
