@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type RequestHandler } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { credentialRevocationHandler, githubSecretScanningHandler } from '../../../src/leaks';
-import { mcpFetchHandlers, mcpNodeHandlers } from '../../../src/mcp';
+import { mcpHandlers } from '../../../src/mcp';
 import { createAuthorizationServer, MemoryOAuthStorage } from '../../../src/oauth';
 import type { Auth } from '../../../src/service';
 
@@ -60,7 +60,7 @@ const initialize = JSON.stringify({
 /** The endpoints; `session` is a credential `/mcp` accepts. */
 export function endpoints(session: () => string): Endpoint[] {
   const server = (): McpServer => new McpServer({ name: 't', version: '1' });
-  return [
+  const list: Endpoint[] = [
     {
       name: '/mcp',
       path: '/mcp',
@@ -72,10 +72,7 @@ export function endpoints(session: () => string): Endpoint[] {
       parser: () => express.json(),
       internal: H2_INTERNAL,
       tooLarge: h2TooLarge,
-      make: (auth, onError) => {
-        const o = { auth, server, maxBodyBytes: MAX, onError };
-        return Promise.resolve({ node: mcpNodeHandlers(o).mcp, fetch: mcpFetchHandlers(o).mcp });
-      },
+      make: (auth, onError) => Promise.resolve(mcpHandlers({ auth, server, maxBodyBytes: MAX, onError }).mcp),
     },
     {
       name: 'credential revocation',
@@ -135,7 +132,8 @@ export function endpoints(session: () => string): Endpoint[] {
         return { node: oauth.node };
       },
     },
-  ].map((e) => e as Endpoint);
+  ];
+  return list;
 }
 
 const servers: Server[] = [];
