@@ -9,7 +9,7 @@
  * into a crash.
  * @module
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * @internal one answer, before it is written: `body` is a JSON value, or the text itself when the
@@ -78,4 +78,42 @@ export function guardOnError(onError: ((err: unknown) => unknown) | undefined): 
       // Logging failed; the client still gets its answer.
     }
   };
+}
+
+/** @internal what answering one request came to: the answer, and whether its body was left (partly) unread. */
+export interface Outcome {
+  answer: Answer;
+  unread: boolean;
+}
+
+/**
+ * @internal one endpoint in the library's one shape, from how it answers each runtime's request and
+ * how it answers a failure. The node form never reads its third argument (Express's `next`), writes
+ * with {@link writeAnswer} and closes the connection when the body was left unread (a body a
+ * framework read is never unread); neither form throws or rejects.
+ */
+export function endpointOf<Info>(
+  answer: { node(req: IncomingMessage): Promise<Outcome>; fetch(req: Request, info?: Info): Promise<Outcome> },
+  failed: (err: unknown) => Answer,
+): { node(req: IncomingMessage, res: ServerResponse, next?: unknown): Promise<void>; fetch(req: Request, info?: Info): Promise<Response> } {
+  return Object.freeze({
+    async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      const framework = (req as { body?: unknown }).body !== undefined;
+      let unread = !framework;
+      try {
+        const out = await answer.node(req);
+        unread = out.unread && !framework;
+        writeAnswer(res, unread ? closing(out.answer) : out.answer);
+      } catch (err) {
+        writeAnswer(res, unread ? closing(failed(err)) : failed(err));
+      }
+    },
+    async fetch(req: Request, info?: Info): Promise<Response> {
+      try {
+        return answerResponse((await answer.fetch(req, info)).answer);
+      } catch (err) {
+        return answerResponse(failed(err));
+      }
+    },
+  });
 }

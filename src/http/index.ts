@@ -17,4 +17,4 @@ export { nodeResponse } from './respond';
 export { expiration, makeGate } from './gate';
 export { assertUnread, checkMaxBodyBytes, readFetchBytes, readNodeBody, readNodeBytes, type RawBody } from './body';
 export { refusalTextOf } from './errors';
-export { answerResponse, closing, guardOnError, JSON_HEADERS, writeAnswer, type Answer } from './answer';
+export { answerResponse, closing, endpointOf, guardOnError, JSON_HEADERS, writeAnswer, type Answer, type Outcome } from './answer';
