@@ -65,15 +65,17 @@ export function answerResponse(a: Answer): Response {
 }
 
 /**
- * @internal an `onError` hook that never throws nor rejects (a failing logger must not turn an
- * answer into a crash: a hook's rejected promise would be an unhandled rejection, which ends a
- * node process by default).
+ * @internal a caller's hook (`onError`, a guard's `onDecision`) that never throws and never rejects:
+ * a failing logger must not turn an answer into a crash, nor a refusal into anything else. An async
+ * hook's rejection is caught too, or it would end the process as an unhandled rejection.
  */
-export function guardOnError(onError: ((err: unknown) => unknown) | undefined): (err: unknown) => void {
-  return (err) => {
+export function guardOnError<A extends unknown[] = [err: unknown]>(hook: ((...args: A) => unknown) | undefined): (...args: A) => void {
+  return (...args) => {
     try {
-      const out = onError?.(err);
-      if (out instanceof Promise) out.catch(() => undefined);
+      const out = hook?.(...args);
+      if (typeof (out as PromiseLike<unknown> | undefined)?.then === 'function') {
+        Promise.resolve(out).catch(() => undefined);
+      }
     } catch {
       // Logging failed; the client still gets its answer.
     }

@@ -249,6 +249,6 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
     prefix: prefix as string,
     trustProxy: o.trustProxy === true,
     // A throwing or rejecting log hook must not change an answer.
-    log: guardOnError(log as ((err: unknown) => unknown) | undefined),
+    log: guardOnError(log),
   };
 }
