@@ -1,6 +1,6 @@
 /**
  * One table, every endpoint the library returns that reads a body (endpoints.ts: `/mcp`, credential
- * revocation, GitHub secret scanning, OAuth registration), through every way it is mounted
+ * revocation, GitHub secret scanning, OAuth registration and token), through every way it is mounted
  * (node:http and Express 5 as it is, fetch): the same hostile bodies (over the cap, not JSON, not
  * its content type, trickled past the deadline), the same body a framework parsed or a middleware
  * read and kept, the same `onError` that throws or rejects. The edges once had a copy each and
@@ -72,10 +72,13 @@ describe('hostile bodies, every endpoint, every mount', () => {
     expect(seen).toEqual([]);
   });
 
-  it.each(cases)('%s (%s): invalid JSON is refused as the client’s fault, never a 500', async (_n, how, e) => {
-    const r = await send(e, how, quiet, { body: '{"credentials": [' });
-    expect(r.status).toBe(e.status.invalid);
-  });
+  it.each(cases)(
+    '%s (%s): invalid JSON (for a form: none of its fields) is refused as the client’s fault, never a 500',
+    async (_n, how, e) => {
+      const r = await send(e, how, quiet, { body: '{"credentials": [' });
+      expect(r.status).toBe(e.status.invalid);
+    },
+  );
 
   it.each(cases)('%s (%s): wrong content type (text/plain) is refused, never read as JSON', async (_n, how, e) => {
     const r = await send(e, how, quiet, { headers: { ...e.headers(), 'content-type': 'text/plain' } });

@@ -132,6 +132,30 @@ export function endpoints(session: () => string): Endpoint[] {
         return { node: oauth.node };
       },
     },
+    {
+      name: 'OAuth token (a form)',
+      path: '/oauth/token',
+      mounts: ['node', 'express'],
+      headers: () => ({ 'content-type': 'application/x-www-form-urlencoded' }),
+      // A client nobody registered: a well-formed form is refused by oidc-provider, after the edge read it.
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', client_id: 'nobody' }).toString(),
+      max: 56 * 1024,
+      status: { ok: 401, invalid: 400, wrongType: 400 },
+      parser: () => express.urlencoded(),
+      internal: { error: 'server_error', error_description: 'the server could not complete the request' },
+      tooLarge: (b) => (b as { error?: string }).error === 'invalid_request',
+      make: async (auth, onError) => {
+        const oauth = await createAuthorizationServer({
+          auth,
+          issuer: 'http://127.0.0.1:9',
+          signIn: { users: () => ['alice'] },
+          storage: new MemoryOAuthStorage(),
+          clients: { registrationsPerHour: 1000 },
+          log: onError,
+        });
+        return { node: oauth.node };
+      },
+    },
   ];
   return list;
 }
