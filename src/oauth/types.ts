@@ -206,7 +206,10 @@ export interface AuthorizationServerOptions {
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * const server = createServer(async (req, res) => {
+ * // Alone: its paths, and 404 to the rest. In Express or Connect: app.use(oauth.node).
+ * const server = createServer(oauth.node);
+ * // Beside your own routes: handle() resolves false for a path that is not the server's.
+ * const both = createServer(async (req, res) => {
  *   if (await oauth.handle(req, res)) return;
  *   res.statusCode = 404;
  *   res.end();
