@@ -57,6 +57,25 @@ const initialize = JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
 });
 
+/** What every row of the OAuth server shares: node only, its cap, its answers, a server whose `log` is the `onError`. */
+const oauth = {
+  mounts: ['node', 'express'] as const,
+  max: 56 * 1024,
+  internal: { error: 'server_error', error_description: 'the server could not complete the request' },
+  tooLarge: (b: unknown): boolean => (b as { error?: string }).error === 'invalid_request',
+  make: async (auth: Auth, onError: OnError): Promise<Built> => {
+    const server = await createAuthorizationServer({
+      auth,
+      issuer: 'http://127.0.0.1:9',
+      signIn: { users: () => ['alice'] },
+      storage: new MemoryOAuthStorage(),
+      clients: { registrationsPerHour: 1000 },
+      log: onError,
+    });
+    return { node: server.node };
+  },
+};
+
 /** The endpoints; `session` is a credential `/mcp` accepts. */
 export function endpoints(session: () => string): Endpoint[] {
   const server = (): McpServer => new McpServer({ name: 't', version: '1' });
@@ -110,51 +129,23 @@ export function endpoints(session: () => string): Endpoint[] {
         ),
     },
     {
+      ...oauth,
       name: 'OAuth registration',
       path: '/oauth/register',
-      mounts: ['node', 'express'],
       headers: () => json,
       body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/cb'], client_name: 't' }),
-      max: 56 * 1024,
       status: { ok: 201, invalid: 400, wrongType: 400 },
       parser: () => express.json(),
-      internal: { error: 'server_error', error_description: 'the server could not complete the request' },
-      tooLarge: (b) => (b as { error?: string }).error === 'invalid_request',
-      make: async (auth, onError) => {
-        const oauth = await createAuthorizationServer({
-          auth,
-          issuer: 'http://127.0.0.1:9',
-          signIn: { users: () => ['alice'] },
-          storage: new MemoryOAuthStorage(),
-          clients: { registrationsPerHour: 1000 },
-          log: onError,
-        });
-        return { node: oauth.node };
-      },
     },
     {
+      ...oauth,
       name: 'OAuth token (a form)',
       path: '/oauth/token',
-      mounts: ['node', 'express'],
       headers: () => ({ 'content-type': 'application/x-www-form-urlencoded' }),
       // A client nobody registered: a well-formed form is refused by oidc-provider, after the edge read it.
       body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', client_id: 'nobody' }).toString(),
-      max: 56 * 1024,
       status: { ok: 401, invalid: 400, wrongType: 400 },
       parser: () => express.urlencoded(),
-      internal: { error: 'server_error', error_description: 'the server could not complete the request' },
-      tooLarge: (b) => (b as { error?: string }).error === 'invalid_request',
-      make: async (auth, onError) => {
-        const oauth = await createAuthorizationServer({
-          auth,
-          issuer: 'http://127.0.0.1:9',
-          signIn: { users: () => ['alice'] },
-          storage: new MemoryOAuthStorage(),
-          clients: { registrationsPerHour: 1000 },
-          log: onError,
-        });
-        return { node: oauth.node };
-      },
     },
   ];
   return list;
