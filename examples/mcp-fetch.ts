@@ -1,14 +1,14 @@
-// fetch Request handlers, here in Hono; Bun, Deno and Cloudflare Workers take mcp.mcp and mcp.metadata as they are.
+// fetch Request handlers, here in Hono; Bun, Deno and Cloudflare Workers take h.mcp.fetch and h.metadata.fetch as they are.
 import { Hono } from 'hono';
 import type { Auth, Principal } from 'svc-auth';
-import { mcpFetchHandlers, type McpServerLike } from 'svc-auth/mcp';
+import { mcpHandlers, type McpServerLike } from 'svc-auth/mcp';
 
 // resource: the endpoint's public URL (say https://svc.example/mcp). Behind a proxy the request's own URL
 // is not it; it is also the one origin, besides allowedOrigins, a browser page may call /mcp from.
 export function createMcpApp(auth: Auth, buildServer: (principal: Principal) => McpServerLike, resource: string): Hono {
-  const mcp = mcpFetchHandlers({ auth, server: buildServer, resource });
+  const h = mcpHandlers({ auth, server: buildServer, resource });
   const app = new Hono();
-  app.all('/mcp', (c) => mcp.mcp(c.req.raw));
-  app.get('/.well-known/oauth-protected-resource/mcp', (c) => mcp.metadata(c.req.raw));
+  app.all('/mcp', (c) => h.mcp.fetch(c.req.raw));
+  app.get('/.well-known/oauth-protected-resource/mcp', (c) => h.metadata.fetch(c.req.raw));
   return app;
 }

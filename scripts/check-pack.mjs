@@ -42,16 +42,7 @@ const SUBPATH_EXPORTS = {
   express: ['svcAuth', 'requirePermission', 'errorHandler'],
   hono: ['svcAuth', 'requirePermission', 'onError'],
   fastify: ['svcAuth', 'requirePermission', 'errorHandler'],
-  mcp: [
-    'mcpTokenVerifier',
-    'mcpPrincipal',
-    'guardTool',
-    'canUseTool',
-    'protectedResourceMetadata',
-    'resourceMetadataUrl',
-    'mcpNodeHandlers',
-    'mcpFetchHandlers',
-  ],
+  mcp: ['mcpTokenVerifier', 'mcpPrincipal', 'guardTool', 'canUseTool', 'protectedResourceMetadata', 'resourceMetadataUrl', 'mcpHandlers'],
   oauth: ['createAuthorizationServer', 'MemoryOAuthStorage'],
 };
 

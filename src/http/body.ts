@@ -1,6 +1,6 @@
 /**
  * Request bodies read as raw bytes under a cap, for the handlers that read
- * their own body (`/mcp`, the leak endpoints): a declared `Content-Length` over
+ * their own body (`/mcp`, the leak endpoints, the OAuth mounts and forms): a declared `Content-Length` over
  * the cap is refused before a byte is read; a stream, once it passes the cap
  * (the rest is left unread: the node form closes the connection, the fetch
  * form cancels it). No request can make a server hold more than the cap, nor
@@ -129,6 +129,14 @@ export async function readFetchBytes(req: Pick<Request, 'headers' | 'body'>, max
     at += c.byteLength;
   }
   return { tooLarge: false, bytes };
+}
+
+/**
+ * @internal the rule for a node request whose stream is over with nothing on `req.body`: thrown, a
+ * misconfiguration (see the module), never read as an empty body.
+ */
+export function assertUnread(req: IncomingMessage): void {
+  if (req.readableEnded && (req as { body?: unknown }).body === undefined) throw new Error(CONSUMED);
 }
 
 /**

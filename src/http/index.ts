@@ -17,6 +17,6 @@ export type { AuthCheck, PermissionOptions, ErrorHandlerOptions } from './option
 export { adapterKit } from './kit';
 export { nodeResponse } from './respond';
 export { expiration, makeGate } from './gate';
-export { checkMaxBodyBytes, readFetchBytes, readNodeBody, type RawBody } from './body';
+export { assertUnread, checkMaxBodyBytes, readFetchBytes, readNodeBody, readNodeBytes, type RawBody } from './body';
 export { refusalTextOf } from './errors';
-export { answerResponse, closing, guardOnError, JSON_HEADERS, writeAnswer, type Answer } from './answer';
+export { answerResponse, closing, endpointOf, guardOnError, JSON_HEADERS, writeAnswer, type Answer, type Outcome } from './answer';

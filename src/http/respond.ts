@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { ValidationError } from '../errors';
 import { errorAnswer, type ErrorAnswerBody } from './errors';
 import { send } from './kit';
+import { answerResponse, writeAnswer } from './answer';
 
 /**
  * The fetch `Response` for any thrown value, per {@link errorAnswer} (H2).
@@ -21,8 +22,7 @@ import { send } from './kit';
  * ```
  */
 export function errorResponse(err: unknown): Response {
-  const answer = errorAnswer(err);
-  return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
+  return answerResponse(errorAnswer(err));
 }
 
 /**
@@ -55,11 +55,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   if (res.headersSent || res.writableEnded) {
     throw new ValidationError([{ path: 'res', message: 'the response has already started' }]);
   }
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('content-length', Buffer.byteLength(text));
-  if (headers !== undefined) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.end(text);
+  writeAnswer(res, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body });
 }
 
 /**

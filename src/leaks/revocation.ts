@@ -12,7 +12,7 @@ import { SvcAuthError, ValidationError, type IssueInput } from '../errors';
 import { checkOptions, isPlainObject } from '../core/vocabulary';
 import { internalsOf, type Auth } from '../service';
 import { internal, invalid, json, postOnly, rateLimited, tooLarge, unavailable } from './answer';
-import { answerResponse, closing, guardOnError, writeAnswer, type Answer } from '../http';
+import { endpointOf, guardOnError, type Answer, type Outcome } from '../http';
 import { checkMaxBodyBytes, nodeHeader, parseJson, readFetchBody, readNodeBody, type RawBody } from './body';
 import { checkAuth, checkFunction, checkSource } from './options';
 import { checkRateLimit, RateLimiter, type RevocationRateLimit } from './rate-limit';
@@ -169,7 +169,7 @@ export function credentialRevocationHandler(auth: Auth, given: CredentialRevocat
   const report = guardOnError(options.onError);
 
   /** The answer to one request, and whether its body was left unread (the node form then closes the connection). */
-  async function answer(req: Incoming): Promise<{ answer: Answer; unread: boolean }> {
+  async function answer(req: Incoming): Promise<Outcome> {
     if (req.method !== 'POST') return { answer: postOnly(), unread: true };
     const wait = limiter?.take(req.address) ?? 0;
     if (wait > 0) return { answer: rateLimited(wait), unread: true };
@@ -200,13 +200,11 @@ export function credentialRevocationHandler(auth: Auth, given: CredentialRevocat
     return internal();
   }
 
-  return Object.freeze({
-    async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return endpointOf<{ clientAddress?: string }>(
+    {
       // A body a framework parsed is on req.body; the third argument is Express's `next`, never a body.
-      const framework = (req as { body?: unknown }).body !== undefined;
-      let unread = true;
-      try {
-        const out = await answer({
+      node: (req) =>
+        answer({
           method: req.method,
           contentType: nodeHeader(req, 'content-type'),
           address: addressOf(req, peerOf(options.clientAddress, req)),
@@ -214,25 +212,15 @@ export function credentialRevocationHandler(auth: Auth, given: CredentialRevocat
             const read = await readNodeBody(req, max);
             return 'framework' in read ? { parsed: read.framework } : read;
           },
-        });
-        unread = out.unread && !framework;
-        writeAnswer(res, unread ? closing(out.answer) : out.answer);
-      } catch (err) {
-        writeAnswer(res, unread ? closing(failed(err)) : failed(err));
-      }
-    },
-    async fetch(req: Request, info?: { clientAddress?: string }): Promise<Response> {
-      try {
-        const out = await answer({
+        }),
+      fetch: (req, info) =>
+        answer({
           method: req.method,
           contentType: req.headers.get('content-type') ?? undefined,
           address: addressOf(req, options.clientAddress === undefined ? info?.clientAddress : peerOf(options.clientAddress, req)),
           body: (max) => readFetchBody(req, max),
-        });
-        return answerResponse(out.answer);
-      } catch (err) {
-        return answerResponse(failed(err));
-      }
+        }),
     },
-  });
+    failed,
+  );
 }

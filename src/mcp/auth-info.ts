@@ -128,7 +128,7 @@ export function authInfoFor(p: Principal, token: string, resource: string | unde
  * its `ServerError` (fail closed). Plugs into the SDK's `requireBearerAuth`
  * as it is. The SDK hands a verifier the token alone, not the request, so a
  * token with `allowedIps` is refused here (`InsufficientScopeError`, 403):
- * serve such tokens with `mcpNodeHandlers`/`mcpFetchHandlers`, which pass the
+ * serve such tokens with `mcpHandlers`, which pass the
  * client address.
  *
  * @throws ValidationError when `auth` or the options are not usable.

@@ -28,7 +28,7 @@ export interface McpServerLike {
 }
 
 /**
- * Options of {@link mcpNodeHandlers} and {@link mcpFetchHandlers}.
+ * Options of {@link mcpHandlers}.
  *
  * @example
  * ```ts

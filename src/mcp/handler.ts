@@ -21,42 +21,46 @@ import { readFetchBody, readNodeBody } from './body';
 export type { McpHandlerOptions, McpServerLike } from './handler-options';
 
 /**
- * The two node:http handlers: mount `mcp` at the endpoint and `metadata` at its well-known URL.
+ * One endpoint in the library's one shape: `node` is a node:http, Express or Connect handler as it
+ * is (`app.all('/mcp', h.mcp.node)`: a body a parser already read is taken from `req.body`; the
+ * third argument, Express's `next`, is never read), `fetch` a `(Request) => Response` handler
+ * (Hono, Bun, Deno, workers). Neither throws nor rejects.
  *
  * @example
  * ```ts
- * const h: McpNodeHandlers = mcpNodeHandlers({ auth, server: buildMcpServer });
- * // Express: app.all('/mcp', h.mcp)
- * await h.mcp(req, res);
- * // at /.well-known/oauth-protected-resource/mcp
- * h.metadata(req, res);
+ * const endpoint: McpEndpoint = mcpHandlers({ auth, server: buildMcpServer }).mcp;
+ * await endpoint.node(req, res);
+ * const answer: Response = await endpoint.fetch(request);
  * ```
  */
-export interface McpNodeHandlers {
-  /**
-   * `/mcp`: authenticate, then serve one MCP request; an Express or connect handler as it is
-   * (`app.all('/mcp', h.mcp)`). A body a parser already read is taken from `req.body`; the third
-   * argument (Express's `next`) is never read. Never rejects.
-   */
-  mcp(req: IncomingMessage, res: ServerResponse, next?: unknown): Promise<void>;
-  /** `/.well-known/oauth-protected-resource/<path>`: the RFC 9728 document. Needs no credential. */
-  metadata(req: IncomingMessage, res: ServerResponse): void;
+export interface McpEndpoint {
+  /** Answer a node request. Never rejects. */
+  node(req: IncomingMessage, res: ServerResponse, next?: unknown): Promise<void>;
+  /** Answer a fetch `Request`. Never rejects. */
+  fetch(req: Request): Promise<Response>;
 }
 
 /**
- * The two fetch handlers, for runtimes with web-standard `Request`/`Response` (Hono, Bun, Deno, workers).
+ * The two endpoints of an MCP server: mount `mcp` at the endpoint and `metadata` at its well-known URL.
  *
  * @example
  * ```ts
- * const h: McpFetchHandlers = mcpFetchHandlers({ auth, server: buildMcpServer });
- * export default { fetch: (req: Request) => (new URL(req.url).pathname === '/mcp' ? h.mcp(req) : h.metadata(req)) };
+ * const h: McpHandlers = mcpHandlers({ auth, server: buildMcpServer });
+ * // Express: app.all('/mcp', h.mcp.node); app.get('/.well-known/oauth-protected-resource/mcp', h.metadata.node)
+ * // Hono, Bun, Deno, workers: h.mcp.fetch(req), h.metadata.fetch(req)
  * ```
  */
-export interface McpFetchHandlers {
-  /** `/mcp`: authenticate, then serve one MCP request. Never rejects. */
-  mcp(req: Request): Promise<Response>;
-  /** `/.well-known/oauth-protected-resource/<path>`: the RFC 9728 document. */
-  metadata(req: Request): Response;
+export interface McpHandlers {
+  /** `/mcp`: authenticate, then serve one MCP request. */
+  readonly mcp: McpEndpoint;
+  /**
+   * `/.well-known/oauth-protected-resource/<path>`: the RFC 9728 document. Needs no credential and
+   * reads no body, so both forms answer at once (`void`, a `Response`).
+   */
+  readonly metadata: {
+    node(req: IncomingMessage, res: ServerResponse, next?: unknown): void;
+    fetch(req: Request): Response;
+  };
 }
 
 function pathOf(url: string | undefined): string {
@@ -78,11 +82,13 @@ function originalUrl(req: IncomingMessage): string | undefined {
 }
 
 /**
- * node:http handlers for an MCP endpoint authenticated with svc-auth (also
- * usable as Express handlers). `mcp` authenticates the bearer token, builds
- * the MCP server for this credential with `options.server`, and serves the
- * request with the SDK's `StreamableHTTPServerTransport` in stateless mode
- * (JSON responses); GET and DELETE answer 405. A refused credential is a 401
+ * The two endpoints of an MCP server authenticated with svc-auth, each in the
+ * library's one shape `{ node, fetch }` ({@link McpEndpoint}). `mcp`
+ * authenticates the bearer token, builds the MCP server for this credential
+ * with `options.server`, and serves the request with the SDK's Streamable
+ * HTTP transport in stateless mode (JSON responses; node's
+ * `StreamableHTTPServerTransport`, or `WebStandardStreamableHTTPServerTransport`
+ * for fetch); GET and DELETE answer 405. A refused credential is a 401
  * with `WWW-Authenticate: Bearer realm="svc", error="invalid_token",
  * error_description="...", resource_metadata="<metadata URL>", scope="..."`
  * (no error attribute when the header is missing; `scope` is the `scopes`
@@ -95,25 +101,38 @@ function originalUrl(req: IncomingMessage): string | undefined {
  * `Host` no URL can hold is a 400 and a browser `Origin` that is neither the
  * endpoint's own nor in `allowedOrigins` a 403 (DNS rebinding). Once the
  * credential is accepted, a body over `maxBodyBytes` (default 1 MiB) is a 413,
- * before it is read whole. Neither handler throws, and the promise of `mcp`
- * never rejects.
+ * before it is read whole. `metadata` answers the RFC 9728 document. No
+ * handler throws or rejects.
  *
  * @throws ValidationError when the options are not usable (checked here, once).
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * import { mcpNodeHandlers } from 'svc-auth/mcp';
- * const h = mcpNodeHandlers({ auth, server: (principal) => buildMcpServer(principal) });
+ * import { mcpHandlers } from 'svc-auth/mcp';
+ * const h = mcpHandlers({ auth, server: (principal) => buildMcpServer(principal) });
  * createServer((req, res) => {
  *   const path = (req.url ?? '/').split('?')[0];
- *   if (path === '/mcp') void h.mcp(req, res);
- *   else if (path === '/.well-known/oauth-protected-resource/mcp') h.metadata(req, res);
+ *   if (path === '/mcp') void h.mcp.node(req, res);
+ *   else if (path === '/.well-known/oauth-protected-resource/mcp') h.metadata.node(req, res);
  *   else res.writeHead(404).end();
  * }).listen(8080, '127.0.0.1');
+ * // Express: app.all('/mcp', h.mcp.node). Hono: app.all('/mcp', (c) => h.mcp.fetch(c.req.raw)).
  * ```
  */
-export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
+export function mcpHandlers(options: McpHandlerOptions): McpHandlers {
   const c = core(options);
+  const node = nodeForms(c);
+  const web = fetchForms(c);
+  return Object.freeze({
+    mcp: Object.freeze({ node: node.mcp, fetch: web.mcp }),
+    metadata: Object.freeze({ node: node.metadata, fetch: web.metadata }),
+  });
+}
+
+type Core = ReturnType<typeof core>;
+
+/** The node forms of the two endpoints. */
+function nodeForms(c: Core) {
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let resource: string | undefined;
     try {
@@ -158,28 +177,8 @@ export function mcpNodeHandlers(options: McpHandlerOptions): McpNodeHandlers {
   });
 }
 
-/**
- * Fetch handlers (`(Request) => Response`) for an MCP endpoint authenticated
- * with svc-auth, on the SDK's `WebStandardStreamableHTTPServerTransport`
- * (stateless, JSON responses): the same behaviour as {@link mcpNodeHandlers}
- * (400 for a bad host, 403 for a foreign `Origin`, 413 for a body over
- * `maxBodyBytes`, never a rejection) for
- * Hono, Bun, Deno, Cloudflare Workers or Next.js route handlers.
- *
- * @throws ValidationError when the options are not usable (checked here, once).
- * @example
- * ```ts
- * import { mcpFetchHandlers } from 'svc-auth/mcp';
- * const h = mcpFetchHandlers({ auth, server: (principal) => buildMcpServer(principal) });
- * // Hono: app.all('/mcp', (c) => h.mcp(c.req.raw)); Bun, Deno and workers take the object below.
- * export default {
- *   fetch: (req: Request): Response | Promise<Response> =>
- *     new URL(req.url).pathname === '/mcp' ? h.mcp(req) : h.metadata(req),
- * };
- * ```
- */
-export function mcpFetchHandlers(options: McpHandlerOptions): McpFetchHandlers {
-  const c = core(options);
+/** The fetch forms of the two endpoints. */
+function fetchForms(c: Core) {
   const respond = answerResponse;
   /** The request's origin and path; a runtime always gives an absolute URL, anything else is a bad host. */
   const target = (req: Request): { origin: string | undefined; path: string } => {

@@ -19,11 +19,4 @@ export {
 } from './auth-info';
 export { guardTool, canUseTool, toolError, TOOL_ERROR_META, type McpToolPolicy, type McpToolExtra, type GuardedToolHandler } from './tools';
 export { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata, type ProtectedResourceOptions } from './metadata';
-export {
-  mcpNodeHandlers,
-  mcpFetchHandlers,
-  type McpHandlerOptions,
-  type McpNodeHandlers,
-  type McpFetchHandlers,
-  type McpServerLike,
-} from './handler';
+export { mcpHandlers, type McpHandlerOptions, type McpHandlers, type McpEndpoint, type McpServerLike } from './handler';

@@ -7,7 +7,9 @@
  * server writes follows `Host` or `X-Forwarded-Host`. Registrations, and
  * sign-ins started at `/authorize` or device authorization, are limited per
  * client address: each one stores an entry. A body a framework
- * parsed before the mount is read from `req.body`. A failure is answered
+ * parsed before the mount is read from `req.body`; one it read and kept to
+ * itself is a misconfiguration (`server_error`, never an empty body). Every
+ * answer of its own is written by the HTTP layer's one writer. A failure is answered
  * `server_error` (JSON, RFC 6749 5.2) with no stack and no token; the log
  * gets one line.
  * @module
@@ -16,6 +18,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import { routesOf } from './config';
+import { assertUnread, closing, JSON_HEADERS, writeAnswer, type Answer } from '../http';
 import type { ResolvedOptions } from './options';
 import { errorPage, pageHeaders, type Brand } from './pages';
 import { addressLimiter, checkRegistration, clientAddress } from './registration';
@@ -28,30 +31,20 @@ const MAX_POLLERS = 10_000;
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
-function oauthError(res: ServerResponse, status: number, error: string, description: string, retryAfterSec?: number): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const body = JSON.stringify({ error, error_description: description });
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'content-length': Buffer.byteLength(body),
-    ...(retryAfterSec === undefined ? {} : { 'retry-after': String(retryAfterSec) }),
-  });
-  res.end(body);
+/** An OAuth error answer (RFC 6749 5.2), with the seconds to wait when it is a 429. */
+function oauthError(status: number, error: string, description: string, retryAfterSec?: number): Answer {
+  const headers = retryAfterSec === undefined ? JSON_HEADERS : { ...JSON_HEADERS, 'retry-after': String(retryAfterSec) };
+  return { status, headers, body: { error, error_description: description } };
 }
 
 /** `/authorize` is opened in a browser: a refusal is a page a person reads, not JSON. */
-function tooManySignIns(res: ServerResponse, app: Brand, retryAfterSec: number): void {
+function tooManySignIns(app: Brand, retryAfterSec: number): Answer {
   const body = errorPage(
     app,
     'Too many sign-ins',
     `Too many sign-ins were started from this network. Wait ${retryAfterSec} seconds, then start again from the app.`,
   );
-  res.writeHead(429, { ...pageHeaders(app), 'content-length': Buffer.byteLength(body), 'retry-after': String(retryAfterSec) });
-  res.end(body);
+  return { status: 429, headers: { ...pageHeaders(app), 'retry-after': String(retryAfterSec) }, body };
 }
 
 /**
@@ -103,39 +96,50 @@ export function mount(
 
   async function answer(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     restoreParsedBody(req);
+    // A body a parser read and kept (nothing on req.body) is a misconfiguration, answered server_error: never an empty body.
+    if (req.method === 'POST') assertUnread(req);
     if (await interactions(req, res, path)) return;
     // A device code form posted without the sign-in cookie (the page was opened elsewhere, or the
     // cookie expired) has no form to check against: start again.
     if (req.method === 'POST' && path === routes.code_verification && !/(?:^|;\s*)svc_oauth_session=/.test(req.headers.cookie ?? '')) {
-      res.writeHead(303, { location: routes.code_verification, 'cache-control': 'no-store' });
-      res.end();
-      return;
+      return writeAnswer(res, {
+        status: 303,
+        headers: { location: routes.code_verification, 'cache-control': 'no-store' },
+        body: undefined,
+      });
     }
     // Counted before anything is read or stored: a refused sign-in costs the storage nothing.
     if (path === routes.authorization) {
       const wait = authorizeWait(clientAddress(req, o.trustProxy));
-      if (wait > 0) return tooManySignIns(res, o.look, wait);
+      if (wait > 0) return writeAnswer(res, tooManySignIns(o.look, wait));
     }
     if (req.method === 'POST' && path === routes.device_authorization) {
       const wait = deviceWait(clientAddress(req, o.trustProxy));
-      if (wait > 0) return oauthError(res, 429, 'invalid_request', 'too many sign-ins from this address; try again later', wait);
+      if (wait > 0)
+        return writeAnswer(res, oauthError(429, 'invalid_request', 'too many sign-ins from this address; try again later', wait));
     }
     nameIssuer(req, issuer, o.trustProxy);
     req.url = canonicalUrl(req.url ?? '/', o.resources);
     if (req.method === 'POST' && path === routes.registration && o.registration) {
       const wait = registrationWait(clientAddress(req, o.trustProxy));
-      if (wait > 0) return oauthError(res, 429, 'invalid_request', 'too many registrations from this address; try again later', wait);
+      if (wait > 0)
+        return writeAnswer(res, oauthError(429, 'invalid_request', 'too many registrations from this address; try again later', wait));
       const refused = await checkRegistration(req);
-      if (refused !== undefined) return oauthError(res, refused.status, refused.error, refused.description);
+      if (refused !== undefined) {
+        const a = oauthError(refused.status, refused.error, refused.description);
+        // Over the cap, the rest of the body was never read: the connection closes after the answer.
+        return writeAnswer(res, refused.status === 413 ? closing(a) : a);
+      }
     }
     const type = String(req.headers['content-type'] ?? '').toLowerCase();
     if (req.method === 'POST' && withBody.has(path) && type.startsWith('application/x-www-form-urlencoded')) {
       const read = await canonicalizeBody(req, o.resources);
-      if (read.status === 'too_large') return oauthError(res, 413, 'invalid_request', 'the request body is too large');
-      if (read.status !== 'ok') return oauthError(res, 400, 'invalid_request', 'the request body could not be read');
+      if (read.status === 'too_large')
+        return writeAnswer(res, closing(oauthError(413, 'invalid_request', 'the request body is too large')));
+      if (read.status !== 'ok') return writeAnswer(res, oauthError(400, 'invalid_request', 'the request body could not be read'));
       const code = read.params.get('device_code');
       if (path === routes.token && read.params.get('grant_type') === DEVICE_GRANT && code !== null && tooFast(code)) {
-        return oauthError(res, 400, 'slow_down', `poll at most once every ${o.devicePollIntervalSec} seconds`);
+        return writeAnswer(res, oauthError(400, 'slow_down', `poll at most once every ${o.devicePollIntervalSec} seconds`));
       }
     }
     await callback(req, res);
@@ -148,7 +152,7 @@ export function mount(
       await answer(req, res, path);
     } catch (err) {
       o.log(`oauth: server_error on ${req.method ?? 'GET'} ${path.slice(0, 200)}: ${err instanceof Error ? err.name : 'unknown'}`);
-      oauthError(res, 500, 'server_error', 'the server could not complete the request');
+      writeAnswer(res, oauthError(500, 'server_error', 'the server could not complete the request'));
     }
     return true;
   }
@@ -159,10 +163,11 @@ export function mount(
     paths: Object.freeze({ exact: Object.freeze([...WELL_KNOWN]), prefix: `${prefix}/` }),
     owns,
     handle,
-    middleware: () => (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => {
-      void handle(req, res).then((handled) => {
-        if (!handled) next();
-      });
+    async node(req: IncomingMessage, res: ServerResponse, next?: unknown): Promise<void> {
+      if (await handle(req, res)) return;
+      // Express and Connect pass `next`: another path is the next handler's. Alone on node:http, a 404.
+      if (typeof next === 'function') (next as () => void)();
+      else writeAnswer(res, { status: 404, headers: JSON_HEADERS, body: { error: 'not_found', message: 'no such path' } });
     },
   });
 }

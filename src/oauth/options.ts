@@ -8,6 +8,7 @@ import { ValidationError, type IssueInput } from '../errors';
 import { checkOptions, isPlainObject } from '../core/vocabulary';
 import { isAuth, type Auth } from '../service';
 import { isLoopbackHost } from '../core/network';
+import { guardOnError } from '../http';
 import type { DocumentPolicy } from './cimd';
 import { checkLook, type Look } from './pages';
 import type { OAuthStorage } from './storage';
@@ -246,12 +247,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
     look,
     prefix: prefix as string,
     trustProxy: o.trustProxy === true,
-    log: (line) => {
-      try {
-        log?.(line);
-      } catch {
-        // a throwing log hook must not change an answer
-      }
-    },
+    // A throwing or rejecting log hook must not change an answer.
+    log: guardOnError(log),
   };
 }

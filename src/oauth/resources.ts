@@ -12,6 +12,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { isLoopbackHost } from '../core/network';
+import { assertUnread, readNodeBytes } from '../http';
 
 /** A loopback URL's place, whatever loopback name it was written with (`localhost`, `127.0.0.1`, `[::1]`). */
 function loopbackPlace(value: string): string | undefined {
@@ -59,22 +60,27 @@ const MAX_BODY = 56 * 1024;
 /** @internal A request body read whole, or why it could not be. */
 export type ReadBody = { status: 'ok'; body: Buffer } | { status: 'too_large' | 'unreadable' };
 
-/** @internal Read the body of `req` whole, within oidc-provider's own limit. */
-export async function readBody(req: IncomingMessage): Promise<ReadBody> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_BODY) return { status: 'too_large' };
-  const chunks: Buffer[] = [];
-  let size = 0;
+/** The body each request was last made to read (replayBody): what the next reader here reads too. */
+const replayed = new WeakMap<IncomingMessage, Buffer>();
+
+/**
+ * @internal Read the body of `req` whole, under `max` bytes (oidc-provider's own limit unless
+ * smaller) and the HTTP layer's deadline, by the HTTP layer's one reader. A body replayed here
+ * (a framework's `req.body`, or one read before) is read again as it is. A stream a parser read
+ * and kept to itself throws (a misconfiguration, answered `server_error`), never an empty body.
+ */
+export async function readBody(req: IncomingMessage, max = MAX_BODY): Promise<ReadBody> {
+  const again = replayed.get(req);
+  if (again !== undefined) return again.length > max ? { status: 'too_large' } : { status: 'ok', body: again };
+  assertUnread(req);
+  // Over, with a `req.body` no form or JSON could be made of: nothing here can read it.
+  if (req.readableEnded) return { status: 'unreadable' };
   try {
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY) return { status: 'too_large' };
-      chunks.push(chunk as Buffer);
-    }
+    const read = await readNodeBytes(req, max);
+    return read.tooLarge ? { status: 'too_large' } : { status: 'ok', body: Buffer.from(read.bytes) };
   } catch {
     return { status: 'unreadable' };
   }
-  return { status: 'ok', body: Buffer.concat(chunks, size) };
 }
 
 /**
@@ -83,6 +89,7 @@ export async function readBody(req: IncomingMessage): Promise<ReadBody> {
  * `readable`, `iterator()` and `Content-Length`).
  */
 export function replayBody(req: IncomingMessage, body: Buffer): void {
+  replayed.set(req, body);
   const replay = Readable.from([body]);
   Object.defineProperty(req, 'readable', { configurable: true, get: () => replay.readable });
   Object.defineProperty(req, 'iterator', {

@@ -206,7 +206,10 @@ export interface AuthorizationServerOptions {
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * const server = createServer(async (req, res) => {
+ * // Alone: its paths, and 404 to the rest. In Express or Connect: app.use(oauth.node).
+ * const server = createServer(oauth.node);
+ * // Beside your own routes: handle() resolves false for a path that is not the server's.
+ * const both = createServer(async (req, res) => {
  *   if (await oauth.handle(req, res)) return;
  *   res.statusCode = 404;
  *   res.end();
@@ -238,6 +241,11 @@ export interface AuthorizationServer {
    * its tokens without fetching them over HTTP.
    */
   publicJwks(): { keys: Record<string, unknown>[] };
-  /** The same as Connect/Express middleware: the server's paths are answered, others go to `next()`. */
-  middleware(): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+  /**
+   * The endpoint's one shape for node, usable as it is by node:http (`createServer(oauth.node)`),
+   * Express and Connect (`app.use(oauth.node)`): the server's paths are answered; another path goes
+   * to `next()` when one is given, else is a 404. A body a parser already read is taken from
+   * `req.body`. Never rejects.
+   */
+  node(req: IncomingMessage, res: ServerResponse, next?: unknown): Promise<void>;
 }

@@ -1,6 +1,6 @@
 /**
- * Fuzz: every handler `svc-auth/mcp` returns (mcpNodeHandlers and
- * mcpFetchHandlers, the `/mcp` endpoint and the metadata endpoint) over
+ * Fuzz: every handler `svc-auth/mcp` returns (mcpHandlers: the node and
+ * fetch forms of the `/mcp` endpoint and the metadata endpoint) over
  * method, path, headers (Host, Origin, Authorization, Content-Type, Accept,
  * mcp-session-id, mcp-protocol-version, ...) and body. Rule: no handler ever
  * rejects or throws; every request gets an HTTP answer with a status from a
@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { guardTool, mcpFetchHandlers, mcpNodeHandlers, mcpPrincipal, type McpHandlerOptions } from '../../src/mcp';
+import { guardTool, mcpHandlers, type McpHandlers, mcpPrincipal, type McpHandlerOptions } from '../../src/mcp';
 import type { Auth } from '../../src/service';
 import { testAuth } from '../support/auth';
 import { hostileString, PARAMS, TIMEOUT } from './harness';
@@ -213,11 +213,11 @@ beforeAll(async () => {
   tokens = [writer, reader, revoked, await auth.issueSession('bob')];
 });
 
-describe('fuzz: mcpFetchHandlers', () => {
+describe('fuzz: mcpHandlers (fetch)', () => {
   it(
     'mcp and metadata always answer, with a sane status and no stack, for any method, URL, headers and body',
     async () => {
-      const handlers = configs(auth).map((o) => mcpFetchHandlers(o));
+      const handlers = configs(auth).map((o) => mcpHandlers(o));
       let served = 0;
       await fc.assert(
         fc.asyncProperty(caseArb(tokens), async (c) => {
@@ -234,9 +234,9 @@ describe('fuzz: mcpFetchHandlers', () => {
           const req = build(c.headers) ?? build(c.headers.map(([k, v]) => [k, v.replace(/[^\x20-\x7e\x80-\xff\t]/g, '?')]));
           if (req === undefined) return; // the runtime refused this URL or method: it never reaches a handler
           served++;
-          const h = handlers[c.handlers] as ReturnType<typeof mcpFetchHandlers>;
+          const h = handlers[c.handlers] as McpHandlers;
           const wellKnown = req.url.includes('/.well-known/');
-          const res = wellKnown ? h.metadata(req) : await h.mcp(req);
+          const res = wellKnown ? h.metadata.fetch(req) : await h.mcp.fetch(req);
           expect(res).toBeInstanceOf(Response);
           expect(SANE.has(res.status), `status ${res.status}`).toBe(true);
           const text = await res.text();
@@ -279,7 +279,7 @@ function send(port: number, bytes: string): Promise<string> {
   });
 }
 
-describe('fuzz: mcpNodeHandlers behind node:http', () => {
+describe('fuzz: mcpHandlers (node) behind node:http', () => {
   const servers: Server[] = [];
   afterAll(() => Promise.all(servers.map((s) => new Promise<void>((done) => s.close(() => done())))));
 
@@ -289,13 +289,13 @@ describe('fuzz: mcpNodeHandlers behind node:http', () => {
       const outcomes: Promise<unknown>[] = [];
       const ports: number[] = [];
       for (const [i, o] of configs(auth).entries()) {
-        const h = mcpNodeHandlers(o);
+        const h = mcpHandlers(o);
         // The lenient parser lets through what a permissive proxy or framework would.
         const srv = createServer({ insecureHTTPParser: true }, (req, res) => {
           if ((req.url ?? '').includes('/.well-known/')) {
             outcomes.push(
               new Promise((done) => {
-                h.metadata(req, res);
+                h.metadata.node(req, res);
                 done(null);
               }).catch((e: unknown) => e),
             );
@@ -304,7 +304,7 @@ describe('fuzz: mcpNodeHandlers behind node:http', () => {
           // Express-style: the third configuration gets a body a parser already read, on req.body.
           if (i === 2) (req as { body?: unknown }).body = { jsonrpc: '2.0', id: 1, method: req.headers['x-method'] ?? 'ping' };
           outcomes.push(
-            h.mcp(req, res).then(
+            h.mcp.node(req, res).then(
               () => null,
               (e: unknown) => e ?? 'rejected',
             ),

@@ -8,7 +8,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpFetchHandlers, mcpNodeHandlers, type AuthInfo, type McpHandlerOptions } from '../../src/mcp';
+import { mcpHandlers, type AuthInfo, type McpHandlerOptions } from '../../src/mcp';
 import type { AuthEvent } from '../../src/service';
 import { testAuth, type TestAuth } from '../support/auth';
 
@@ -44,8 +44,8 @@ async function failures(): Promise<AuthEvent[]> {
 describe('header probing attack on /mcp: every refused Authorization header is an auth.failed event (was: none)', () => {
   it.each(REFUSED)('fetch: %s', async (_name, sent, reason) => {
     await failures();
-    const h = mcpFetchHandlers(options());
-    const r = await h.mcp(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: sent, body: '{}' }));
+    const h = mcpHandlers(options());
+    const r = await h.mcp.fetch(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: sent, body: '{}' }));
     expect(r.status).toBe(401);
     expect(await failures()).toEqual([{ type: 'auth.failed', at: expect.any(Date), actor: UNKNOWN, reason }]);
   });
@@ -54,8 +54,8 @@ describe('header probing attack on /mcp: every refused Authorization header is a
     let server: Server;
     let port = 0;
     beforeAll(async () => {
-      const h = mcpNodeHandlers(options());
-      server = createServer((req, res) => void h.mcp(req, res));
+      const h = mcpHandlers(options());
+      server = createServer((req, res) => void h.mcp.node(req, res));
       await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
       port = (server.address() as AddressInfo).port;
     });
@@ -96,8 +96,8 @@ describe('header probing attack on /mcp: every refused Authorization header is a
     const session = await s.auth.issueSession('alice');
     await failures();
     infos.length = 0;
-    const h = mcpFetchHandlers(options());
-    await h.mcp(
+    const h = mcpHandlers(options());
+    await h.mcp.fetch(
       new Request('http://127.0.0.1:1/mcp', {
         method: 'POST',
         headers: { authorization: `bearer  ${session}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpFetchHandlers, mcpNodeHandlers, type McpHandlerOptions } from '../../src/mcp';
+import { mcpHandlers, type McpHandlerOptions } from '../../src/mcp';
 import { testAuth, type TestAuth } from '../support/auth';
 import { caught } from '../support/errors';
 
@@ -53,15 +53,15 @@ async function expectTooLarge(r: Response, max: number): Promise<void> {
 
 describe('memory exhaustion attack: an oversized /mcp body is refused 413 before the SDK reads it (fetch)', () => {
   it('a declared Content-Length over the default 1 MiB: 413, no MCP server is built', async () => {
-    const h = mcpFetchHandlers(options());
+    const h = mcpHandlers(options());
     built = 0;
-    const r = await h.mcp(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: headers(), body: ping(MiB + 1) }));
+    const r = await h.mcp.fetch(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: headers(), body: ping(MiB + 1) }));
     await expectTooLarge(r, MiB);
     expect(built).toBe(0);
   });
 
   it('an endless streamed body (no Content-Length): 413 after reading at most the cap, the rest cancelled', async () => {
-    const h = mcpFetchHandlers(options({ maxBodyBytes: 64 * 1024 }));
+    const h = mcpHandlers(options({ maxBodyBytes: 64 * 1024 }));
     let pulled = 0;
     let cancelled = false;
     const endless = new ReadableStream<Uint8Array>({
@@ -74,23 +74,23 @@ describe('memory exhaustion attack: an oversized /mcp body is refused 413 before
       },
     });
     const req = new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: headers(), body: endless, duplex: 'half' } as RequestInit);
-    await expectTooLarge(await h.mcp(req), 64 * 1024);
+    await expectTooLarge(await h.mcp.fetch(req), 64 * 1024);
     expect(pulled).toBeLessThan(64 * 1024 + 4 * 16 * 1024);
     expect(cancelled).toBe(true);
   });
 
   it('a body of exactly maxBodyBytes is served; one byte more is refused', async () => {
-    const h = mcpFetchHandlers(options({ maxBodyBytes: 4096 }));
-    const at = await h.mcp(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: headers(), body: ping(4096) }));
+    const h = mcpHandlers(options({ maxBodyBytes: 4096 }));
+    const at = await h.mcp.fetch(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: headers(), body: ping(4096) }));
     expect(at.status).not.toBe(413);
-    const over = await h.mcp(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: headers(), body: ping(4097) }));
+    const over = await h.mcp.fetch(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: headers(), body: ping(4097) }));
     await expectTooLarge(over, 4096);
   });
 
   it('a credential comes first: an oversized body without one is a 401, its body never read', async () => {
-    const h = mcpFetchHandlers(options());
+    const h = mcpHandlers(options());
     const { authorization: _, ...anonymous } = headers();
-    const r = await h.mcp(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: anonymous, body: ping(2 * MiB) }));
+    const r = await h.mcp.fetch(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: anonymous, body: ping(2 * MiB) }));
     expect(r.status).toBe(401);
   });
 });
@@ -99,8 +99,8 @@ describe('memory exhaustion attack: an oversized /mcp body is refused 413 before
   let server: Server;
   let port = 0;
   beforeAll(async () => {
-    const h = mcpNodeHandlers(options());
-    server = createServer((req, res) => void h.mcp(req, res));
+    const h = mcpHandlers(options());
+    server = createServer((req, res) => void h.mcp.node(req, res));
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     port = (server.address() as AddressInfo).port;
   });
@@ -166,7 +166,7 @@ describe('memory exhaustion attack: an oversized /mcp body is refused 413 before
 
 describe('maxBodyBytes is checked when the handlers are built', () => {
   it.each([0, -1, 1.5, '1024', Number.NaN, 2 ** 40])('maxBodyBytes %s -> ValidationError', (value) => {
-    for (const make of [mcpNodeHandlers, mcpFetchHandlers]) {
+    for (const make of [mcpHandlers]) {
       const err = caught(() => make(options({ maxBodyBytes: value as number })));
       expect(err).toMatchObject({ code: 'validation' });
     }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { canUseTool, guardTool, mcpFetchHandlers, type McpToolPolicy } from '../../src/mcp';
+import { canUseTool, guardTool, mcpHandlers, type McpHandlers, type McpToolPolicy } from '../../src/mcp';
 import { PERMISSIONS } from '../../src/core/vocabulary';
 import type { Auth } from '../../src/service';
 import { systemTime, testAuth } from '../support/auth';
@@ -24,7 +24,7 @@ const CHALLENGE =
 
 let idp: CompanyIdp;
 let auth: Auth;
-let h: ReturnType<typeof mcpFetchHandlers>;
+let h: McpHandlers;
 let narrowed: string;
 let pat: string;
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
     // One IdP whose subs are this service's user ids: mapped as they are (T10 derives ids otherwise).
     trustedIssuers: [{ issuer: idp.issuer, audience: API_AUDIENCE, userId: (c) => String(c['sub']) }],
   }));
-  h = mcpFetchHandlers({
+  h = mcpHandlers({
     auth,
     resource: RESOURCE,
     server: (p) => {
@@ -60,7 +60,7 @@ afterAll(async () => {
 });
 
 function post(token: string, body: string): Promise<Response> {
-  return h.mcp(
+  return h.mcp.fetch(
     new Request(RESOURCE, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

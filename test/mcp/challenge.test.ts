@@ -14,8 +14,8 @@ import { z } from 'zod';
 import {
   canUseTool,
   guardTool,
-  mcpFetchHandlers,
-  mcpNodeHandlers,
+  mcpHandlers,
+  type McpHandlers,
   protectedResourceMetadata,
   TOOL_ERROR_META,
   type McpHandlerOptions,
@@ -80,8 +80,8 @@ afterAll(async () => {
   await idp.close();
 });
 
-function handlers(extra: Partial<McpHandlerOptions> = {}): ReturnType<typeof mcpFetchHandlers> {
-  return mcpFetchHandlers({
+function handlers(extra: Partial<McpHandlerOptions> = {}): McpHandlers {
+  return mcpHandlers({
     auth,
     resource: RESOURCE,
     authorizationServers: [idp.issuer],
@@ -91,10 +91,10 @@ function handlers(extra: Partial<McpHandlerOptions> = {}): ReturnType<typeof mcp
   });
 }
 
-function call(h: ReturnType<typeof mcpFetchHandlers>, token: string | undefined, body: unknown): Promise<Response> {
+function call(h: McpHandlers, token: string | undefined, body: unknown): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  return h.mcp(new Request(RESOURCE, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) }));
+  return h.mcp.fetch(new Request(RESOURCE, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) }));
 }
 
 const put = (args: Record<string, unknown> = { org: 'acme', repo: 'web', name: 'Doc/a' }, name = 'thing_put'): unknown => ({
@@ -115,7 +115,7 @@ describe('the scope a client asks for: every 401 of /mcp and the metadata agree'
     const r = await call(h, undefined, put());
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${META}", scope="repo:read"`);
-    const doc = (await h.metadata(new Request(META)).json()) as Record<string, unknown>;
+    const doc = (await h.metadata.fetch(new Request(META)).json()) as Record<string, unknown>;
     expect(doc['scopes_supported']).toEqual(['repo:read', 'repo:write']);
     const bad = await call(h, 'not-a-token', put());
     expect(bad.headers.get('www-authenticate')).toMatch(
@@ -131,20 +131,20 @@ describe('the scope a client asks for: every 401 of /mcp and the metadata agree'
     expect((await call(wide, undefined, put())).headers.get('www-authenticate')).toMatch(/, scope="repo:read repo:write"$/);
     const org = handlers({ scopes: ['org:read'] });
     expect((await call(org, undefined, put())).headers.get('www-authenticate')).toMatch(/, scope="org:read"$/);
-    expect(((await org.metadata(new Request(META)).json()) as Record<string, unknown>)['scopes_supported']).toEqual([
+    expect(((await org.metadata.fetch(new Request(META)).json()) as Record<string, unknown>)['scopes_supported']).toEqual([
       'repo:read',
       'repo:write',
       'org:read',
     ]);
     const none = handlers({ scopes: [] });
     expect((await call(none, undefined, put())).headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${META}"`);
-    expect(((await none.metadata(new Request(META)).json()) as Record<string, unknown>)['scopes_supported']).toEqual([
+    expect(((await none.metadata.fetch(new Request(META)).json()) as Record<string, unknown>)['scopes_supported']).toEqual([
       'repo:read',
       'repo:write',
     ]);
-    const bare = mcpFetchHandlers({ auth, resource: RESOURCE, server: (p) => serverFor(auth, p) });
+    const bare = mcpHandlers({ auth, resource: RESOURCE, server: (p) => serverFor(auth, p) });
     expect((await call(bare, undefined, put())).headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${META}"`);
-    expect(await bare.metadata(new Request(META)).json()).not.toHaveProperty('scopes_supported');
+    expect(await bare.metadata.fetch(new Request(META)).json()).not.toHaveProperty('scopes_supported');
     expect(protectedResourceMetadata({ resource: RESOURCE, scopesSupported: ['repo:write', 'repo:read'] }).scopes_supported).toEqual([
       'repo:read',
       'repo:write',
@@ -153,7 +153,7 @@ describe('the scope a client asks for: every 401 of /mcp and the metadata agree'
 
   it('misuse fails when the handlers are built, with a typed ValidationError naming the option', () => {
     const build = (extra: Record<string, unknown>) =>
-      caught(() => mcpNodeHandlers({ auth, server: () => new McpServer({ name: 't', version: '1' }), ...extra }));
+      caught(() => mcpHandlers({ auth, server: () => new McpServer({ name: 't', version: '1' }), ...extra }));
     for (const scopes of [
       ['repo:read', 'repo:read'],
       ['openid'],
@@ -194,8 +194,8 @@ describe('the 403 insufficient_scope challenge: only when the granted scope is w
 
   it('on the node handler too (a real socket on loopback)', async () => {
     const { createServer } = await import('node:http');
-    const h = mcpNodeHandlers({ auth, resource: RESOURCE, server: (p) => serverFor(auth, p), tools: { thing_put: WRITE } });
-    const server = createServer((req, res) => void h.mcp(req, res));
+    const h = mcpHandlers({ auth, resource: RESOURCE, server: (p) => serverFor(auth, p), tools: { thing_put: WRITE } });
+    const server = createServer((req, res) => void h.mcp.node(req, res));
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     try {
       const { port } = server.address() as { port: number };
@@ -267,7 +267,7 @@ describe('the 403 insufficient_scope challenge: only when the granted scope is w
   });
 
   it('a refusal by the scope found inside a tool (no tools option) is a tool error that names the scope to ask for', async () => {
-    const h = mcpFetchHandlers({ auth, resource: RESOURCE, server: (p) => serverFor(auth, p, false) });
+    const h = mcpHandlers({ auth, resource: RESOURCE, server: (p) => serverFor(auth, p, false) });
     const result = await toolResult(await call(h, await idp.token('alice', { scope: 'repo:read' }), put()));
     expect(result.isError).toBe(true);
     expect(result._meta?.[TOOL_ERROR_META]).toMatchObject({ reason: 'scope', scope: 'repo:read repo:write' });

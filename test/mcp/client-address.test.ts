@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { mcpFetchHandlers, mcpNodeHandlers, mcpPrincipal, mcpTokenVerifier } from '../../src/mcp';
+import { mcpHandlers, mcpPrincipal, mcpTokenVerifier } from '../../src/mcp';
 import { testAuth, type TestAuth } from '../support/auth';
 import { caught } from '../support/errors';
 
@@ -100,9 +100,9 @@ describe('the /mcp handlers pass the client address', () => {
     await Promise.all(servers.map(stop));
   });
 
-  it('mcpNodeHandlers: the socket peer; 403 (reason ip) from elsewhere, before any MCP is served', async () => {
-    const h = mcpNodeHandlers({ auth: s.auth, server: () => whoamiServer() });
-    const server = createServer((req, res) => void h.mcp(req, res));
+  it('mcpHandlers (node): the socket peer; 403 (reason ip) from elsewhere, before any MCP is served', async () => {
+    const h = mcpHandlers({ auth: s.auth, server: () => whoamiServer() });
+    const server = createServer((req, res) => void h.mcp.node(req, res));
     servers.push(server);
     const url = await listen(server);
     expect(await whoami(url, office, '127.0.0.2')).toBe('alice');
@@ -120,9 +120,9 @@ describe('the /mcp handlers pass the client address', () => {
     expect(await raw.json()).toMatchObject({ error: 'forbidden', reason: 'ip' });
   });
 
-  it('mcpFetchHandlers: the address clientAddress hands over (here node-server’s peer)', async () => {
+  it('mcpHandlers (fetch): the address clientAddress hands over (here node-server’s peer)', async () => {
     const peers = new WeakMap<Request, string | undefined>();
-    const h = mcpFetchHandlers({
+    const h = mcpHandlers({
       auth: s.auth,
       server: () => whoamiServer(),
       clientAddress: (req) => (req instanceof Request ? peers.get(req) : req.socket.remoteAddress),
@@ -130,7 +130,7 @@ describe('the /mcp handlers pass the client address', () => {
     const server = serve({
       fetch: (req: Request, env: { incoming: { socket: { remoteAddress?: string | undefined } } }) => {
         peers.set(req, env.incoming.socket.remoteAddress);
-        return h.mcp(req);
+        return h.mcp.fetch(req);
       },
       port: 0,
       hostname: '127.0.0.1',
@@ -141,8 +141,8 @@ describe('the /mcp handlers pass the client address', () => {
     expect(await whoami(url, office, '127.0.0.2')).toBe('alice');
     await expect(whoami(url, office, '127.0.0.3')).rejects.toMatchObject({ code: 403 });
     // Without clientAddress a fetch Request has no address: a limited token is refused (fail closed).
-    const bare = mcpFetchHandlers({ auth: s.auth, server: () => whoamiServer() });
-    const r = await bare.mcp(
+    const bare = mcpHandlers({ auth: s.auth, server: () => whoamiServer() });
+    const r = await bare.mcp.fetch(
       new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { authorization: `Bearer ${office}` }, body: '{}' }),
     );
     expect(r.status).toBe(403);
@@ -164,7 +164,7 @@ describe('the /mcp handlers pass the client address', () => {
   });
 
   it('clientAddress must be a function', () => {
-    expect(caught(() => mcpNodeHandlers({ auth: s.auth, server: () => whoamiServer(), clientAddress: 'x' as never }))).toMatchObject({
+    expect(caught(() => mcpHandlers({ auth: s.auth, server: () => whoamiServer(), clientAddress: 'x' as never }))).toMatchObject({
       code: 'validation',
     });
   });

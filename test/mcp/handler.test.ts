@@ -5,14 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  mcpFetchHandlers,
-  mcpNodeHandlers,
-  mcpPrincipal,
-  protectedResourceMetadata,
-  resourceMetadataUrl,
-  type McpHandlerOptions,
-} from '../../src/mcp';
+import { mcpHandlers, mcpPrincipal, protectedResourceMetadata, resourceMetadataUrl, type McpHandlerOptions } from '../../src/mcp';
 import { MemoryTokenStore } from '../../src/stores';
 import type { Auth } from '../../src/service';
 import { testAuth, type TestAuth } from '../support/auth';
@@ -31,7 +24,7 @@ const options = (auth: Auth, extra: Partial<McpHandlerOptions> = {}): McpHandler
   ...extra,
 });
 
-describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', () => {
+describe('mcpHandlers (fetch) (web-standard transport), driven by the SDK client', () => {
   let s: TestAuth;
   let token = '';
   beforeAll(async () => {
@@ -41,11 +34,11 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
   });
 
   it('serves the SDK client in-process and refuses a token revoked between two calls', async () => {
-    const h = mcpFetchHandlers(options(s.auth, { resource: 'https://svc.test/mcp' }));
+    const h = mcpHandlers(options(s.auth, { resource: 'https://svc.test/mcp' }));
     const client = new Client({ name: 't', version: '1' });
     const transport = new StreamableHTTPClientTransport(new URL('https://svc.test/mcp'), {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
-      fetch: (input, init) => h.mcp(new Request(input, init)),
+      fetch: (input, init) => h.mcp.fetch(new Request(input, init)),
     });
     await client.connect(transport);
     expect(transport.sessionId).toBeUndefined(); // stateless: no session another credential could take over
@@ -56,8 +49,8 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
   });
 
   it('401 without a header: no error attribute, resource_metadata of the configured resource', async () => {
-    const h = mcpFetchHandlers(options(s.auth, { resource: 'https://svc.test/api/mcp' }));
-    const r = await h.mcp(new Request('http://internal:3000/mcp', { method: 'POST', body: '{}' }));
+    const h = mcpHandlers(options(s.auth, { resource: 'https://svc.test/api/mcp' }));
+    const r = await h.mcp.fetch(new Request('http://internal:3000/mcp', { method: 'POST', body: '{}' }));
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toBe(
       'Bearer realm="svc", resource_metadata="https://svc.test/.well-known/oauth-protected-resource/api/mcp"',
@@ -66,12 +59,12 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
   });
 
   it('GET and DELETE are 405 (stateless) once authenticated; unauthenticated they are 401 first', async () => {
-    const h = mcpFetchHandlers(options(s.auth));
+    const h = mcpHandlers(options(s.auth));
     const session = await s.auth.issueSession('bob');
-    const get = await h.mcp(new Request('http://127.0.0.1:1/mcp', { headers: { authorization: `Bearer ${session}` } }));
+    const get = await h.mcp.fetch(new Request('http://127.0.0.1:1/mcp', { headers: { authorization: `Bearer ${session}` } }));
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
-    expect((await h.mcp(new Request('http://127.0.0.1:1/mcp', { method: 'DELETE' }))).status).toBe(401);
+    expect((await h.mcp.fetch(new Request('http://127.0.0.1:1/mcp', { method: 'DELETE' }))).status).toBe(401);
   });
 
   it('a token store outage is 503 and reaches onError; the client learns nothing of it', async () => {
@@ -84,32 +77,34 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
     const alice = broken.auth.client(await broken.auth.principalFor('alice')); // readChain fails: a session token could not be read
     const { token: t } = await alice.token.create({ name: 'x' });
     const seen: unknown[] = [];
-    const h = mcpFetchHandlers(options(broken.auth, { onError: (e) => seen.push(e) }));
-    const r = await h.mcp(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: { authorization: `Bearer ${t}` }, body: '{}' }));
+    const h = mcpHandlers(options(broken.auth, { onError: (e) => seen.push(e) }));
+    const r = await h.mcp.fetch(
+      new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: { authorization: `Bearer ${t}` }, body: '{}' }),
+    );
     expect(r.status).toBe(503);
     expect(await r.text()).not.toContain('db.internal');
     expect(seen).toHaveLength(1);
   });
 
   it('a hostile Host header never makes mcp() reject: a URL with a quote in its host is 400, not a rejection', async () => {
-    const h = mcpFetchHandlers(options(s.auth));
-    const r = await h.mcp(new Request('http://a"b/mcp', { method: 'POST', body: '{}' }));
+    const h = mcpHandlers(options(s.auth));
+    const r = await h.mcp.fetch(new Request('http://a"b/mcp', { method: 'POST', body: '{}' }));
     expect(r.status).toBe(400);
     expect(r.headers.get('www-authenticate')).toBeNull();
-    expect((await h.metadata(new Request('http://a"b/.well-known/oauth-protected-resource/mcp'))).status).toBe(400);
+    expect((await h.metadata.fetch(new Request('http://a"b/.well-known/oauth-protected-resource/mcp'))).status).toBe(400);
     // Not a Request at all (Hono's c.req instead of c.req.raw): a programming error, answered 500 all the same.
-    expect((await h.mcp({} as Request)).status).toBe(500);
+    expect((await h.mcp.fetch({} as Request)).status).toBe(500);
   });
 
   it('behind @hono/node-server, Host: a"b gets 400 and nothing on stderr (it was a 500 with a stack)', async () => {
     const { serve } = await import('@hono/node-server');
     const { request } = await import('node:http');
-    const h = mcpFetchHandlers(options(s.auth));
+    const h = mcpHandlers(options(s.auth));
     const errors: unknown[] = [];
     const original = console.error;
     console.error = (...args: unknown[]) => void errors.push(args);
     const srv = await new Promise<Server>((done) => {
-      const x = serve({ fetch: (req: Request) => h.mcp(req), port: 0, hostname: '127.0.0.1' }, () => done(x as Server));
+      const x = serve({ fetch: (req: Request) => h.mcp.fetch(req), port: 0, hostname: '127.0.0.1' }, () => done(x as Server));
     });
     try {
       const port = (srv.address() as AddressInfo).port;
@@ -130,7 +125,7 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
   });
 
   it('a throwing onError never turns an answer into a rejection', async () => {
-    const h = mcpFetchHandlers(
+    const h = mcpHandlers(
       options(s.auth, {
         server: () => {
           throw new Error('server factory broke');
@@ -141,7 +136,7 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
       }),
     );
     const session = await s.auth.issueSession('alice');
-    const r = await h.mcp(
+    const r = await h.mcp.fetch(
       new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: { authorization: `Bearer ${session}` }, body: '{}' }),
     );
     expect(r.status).toBe(500);
@@ -149,13 +144,13 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
   });
 
   it('metadata: derived from the request URL, listing authorization servers only when given', async () => {
-    const dev = mcpFetchHandlers(options(s.auth));
-    const doc = await dev.metadata(new Request('http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp')).json();
+    const dev = mcpHandlers(options(s.auth));
+    const doc = await dev.metadata.fetch(new Request('http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp')).json();
     expect(doc).toEqual({ resource: 'http://127.0.0.1:9/mcp', bearer_methods_supported: ['header'] });
-    const prod = mcpFetchHandlers(
+    const prod = mcpHandlers(
       options(s.auth, { resource: 'https://svc.test/mcp', authorizationServers: ['https://login.svc.test'], resourceName: 'svc' }),
     );
-    expect(await prod.metadata(new Request('http://x/.well-known/oauth-protected-resource/mcp')).json()).toEqual({
+    expect(await prod.metadata.fetch(new Request('http://x/.well-known/oauth-protected-resource/mcp')).json()).toEqual({
       resource: 'https://svc.test/mcp',
       // An issuer identifier exactly as given (RFC 8414 3.3: clients compare it character for character).
       authorization_servers: ['https://login.svc.test'],
@@ -165,16 +160,16 @@ describe('mcpFetchHandlers (web-standard transport), driven by the SDK client', 
   });
 });
 
-describe('mcpNodeHandlers', () => {
+describe('mcpHandlers (node)', () => {
   let s: TestAuth;
   let server: Server;
   let base = '';
   beforeAll(async () => {
     s = await testAuth({ now: () => new Date() });
-    const h = mcpNodeHandlers(options(s.auth));
+    const h = mcpHandlers(options(s.auth));
     server = createServer((req, res) => {
-      if (req.url?.startsWith('/.well-known/')) h.metadata(req, res);
-      else void h.mcp(req, res);
+      if (req.url?.startsWith('/.well-known/')) h.metadata.node(req, res);
+      else void h.mcp.node(req, res);
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -208,11 +203,11 @@ describe('mcpNodeHandlers', () => {
 
   it('a hostile Host header never makes mcp() reject: hosts no URL can hold are 400 without resource_metadata', async () => {
     // These passed the old syntax check, then broke `new URL()` inside the handler's own catch: mcp() rejected.
-    const h = mcpNodeHandlers(options(s.auth));
+    const h = mcpHandlers(options(s.auth));
     const { request } = await import('node:http');
     const outcomes: unknown[] = [];
     const srv = createServer((req, res) => {
-      const p = req.url?.startsWith('/.well-known/') ? Promise.resolve(h.metadata(req, res)) : h.mcp(req, res);
+      const p = req.url?.startsWith('/.well-known/') ? Promise.resolve(h.metadata.node(req, res)) : h.mcp.node(req, res);
       outcomes.push(
         p.then(
           () => 'resolved',
@@ -264,18 +259,18 @@ describe('mcpNodeHandlers', () => {
       { auth: s.auth, server: () => whoamiServer(), sessions: true },
     ];
     for (const o of bad) {
-      expect(caught(() => mcpNodeHandlers(o as McpHandlerOptions))).toMatchObject({ code: 'validation' });
+      expect(caught(() => mcpHandlers(o as McpHandlerOptions))).toMatchObject({ code: 'validation' });
     }
   });
 });
 
-describe('mcpNodeHandlers in Express, behind a JSON body parser and a mount path', () => {
+describe('mcpHandlers (node) in Express, behind a JSON body parser and a mount path', () => {
   it('serves the SDK client with the parsed body, and names the mounted URL in the 401', async () => {
     const s = await testAuth({ now: () => new Date() });
-    const h = mcpNodeHandlers(options(s.auth));
+    const h = mcpHandlers(options(s.auth));
     const api = express.Router();
     api.use(express.json());
-    api.all('/mcp', h.mcp);
+    api.all('/mcp', h.mcp.node);
     const app = express();
     app.use('/api', api);
     const srv = await new Promise<Server>((done) => {

@@ -15,15 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../src/core/policy';
-import {
-  canUseTool,
-  guardTool,
-  mcpFetchHandlers,
-  mcpNodeHandlers,
-  TOOL_ERROR_META,
-  type McpHandlerOptions,
-  type McpToolPolicy,
-} from '../../src/mcp';
+import { canUseTool, guardTool, mcpHandlers, TOOL_ERROR_META, type McpHandlerOptions, type McpToolPolicy } from '../../src/mcp';
 import type { Auth } from '../../src/service';
 import { testAuth } from '../support/auth';
 import { caught } from '../support/errors';
@@ -81,8 +73,8 @@ describe('escalation attempt: a read-only token calls the hidden write tool by n
   let url = '';
   const clients: Client[] = [];
   beforeAll(async () => {
-    const h = mcpNodeHandlers(options());
-    http = createServer((req, res) => void h.mcp(req, res));
+    const h = mcpHandlers(options());
+    http = createServer((req, res) => void h.mcp.node(req, res));
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
   });
@@ -134,9 +126,9 @@ describe('escalation attempt: a read-only token calls the hidden write tool by n
 
 describe('the fetch handlers refuse the hidden tool the same way', () => {
   it('a JSON-RPC tools/call answered 200 with the tool error, id kept', async () => {
-    const h = mcpFetchHandlers(options());
+    const h = mcpHandlers(options());
     writes = 0;
-    const r = await h.mcp(
+    const r = await h.mcp.fetch(
       new Request('http://127.0.0.1:1/mcp', {
         method: 'POST',
         headers: {
@@ -162,9 +154,9 @@ describe('the fetch handlers refuse the hidden tool the same way', () => {
     ['a notification (no id)', { jsonrpc: '2.0', method: 'tools/call', params: { name: 'doc_put' } }],
     ['a batch', [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'doc_put' } }]],
   ])('hostile body (%s): left to the MCP server, never a crash, never the tool', async (_what, body) => {
-    const h = mcpFetchHandlers(options());
+    const h = mcpHandlers(options());
     writes = 0;
-    const r = await h.mcp(
+    const r = await h.mcp.fetch(
       new Request('http://127.0.0.1:1/mcp', {
         method: 'POST',
         headers: {
@@ -188,7 +180,7 @@ describe('the tools option is checked when the handlers are built', () => {
     ['no permission', { doc_put: {} }],
     ['a tool name with spaces', { 'doc put': PUT }],
   ])('%s -> ValidationError at options.tools', (_what, tools) => {
-    for (const make of [mcpNodeHandlers, mcpFetchHandlers]) {
+    for (const make of [mcpHandlers]) {
       const err = caught(() => make(options({ tools: tools as NonNullable<McpHandlerOptions['tools']> })));
       expect(err).toMatchObject({ code: 'validation' });
       expect(JSON.stringify(err)).toContain('options.tools');

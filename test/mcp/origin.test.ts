@@ -7,7 +7,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { mcpFetchHandlers, mcpNodeHandlers, type McpHandlerOptions } from '../../src/mcp';
+import { mcpHandlers, type McpHandlers, type McpHandlerOptions } from '../../src/mcp';
 import type { Auth } from '../../src/service';
 import { testAuth } from '../support/auth';
 import { caught } from '../support/errors';
@@ -26,15 +26,15 @@ const options = (auth: Auth, extra: Partial<McpHandlerOptions> = {}): McpHandler
   ...extra,
 });
 
-describe('Origin check of mcpFetchHandlers', () => {
+describe('Origin check of mcpHandlers (fetch)', () => {
   let auth: Auth;
   let bearer = '';
   beforeAll(async () => {
     auth = (await testAuth({ now: () => new Date() })).auth;
     bearer = `Bearer ${await auth.issueSession('alice')}`;
   });
-  const post = (h: ReturnType<typeof mcpFetchHandlers>, url: string, origin?: string, token = bearer): Promise<Response> =>
-    h.mcp(
+  const post = (h: McpHandlers, url: string, origin?: string, token = bearer): Promise<Response> =>
+    h.mcp.fetch(
       new Request(url, {
         method: 'POST',
         headers: { ...MCP_HEADERS, ...(token === '' ? {} : { authorization: token }), ...(origin === undefined ? {} : { origin }) },
@@ -43,7 +43,7 @@ describe('Origin check of mcpFetchHandlers', () => {
     );
 
   it('DNS rebinding: a page on a rebound name (Host and Origin both evil.example) gets 403, token or not', async () => {
-    const h = mcpFetchHandlers(options(auth));
+    const h = mcpHandlers(options(auth));
     const r = await post(h, 'http://evil.example:8080/mcp', 'http://evil.example:8080');
     expect(r.status).toBe(403);
     expect(await r.json()).toMatchObject({ error: 'forbidden' });
@@ -53,15 +53,15 @@ describe('Origin check of mcpFetchHandlers', () => {
   });
 
   it('DNS rebinding: a DNS name in Host is never trusted as the endpoint own origin without configuration', async () => {
-    const h = mcpFetchHandlers(options(auth));
+    const h = mcpHandlers(options(auth));
     expect((await post(h, 'http://mcp.corp.example/mcp', 'http://mcp.corp.example')).status).toBe(403);
     // Configured, the same name is the endpoint's own.
-    const prod = mcpFetchHandlers(options(auth, { resource: 'http://mcp.corp.example/mcp' }));
+    const prod = mcpHandlers(options(auth, { resource: 'http://mcp.corp.example/mcp' }));
     expect((await post(prod, 'http://mcp.corp.example/mcp', 'http://mcp.corp.example')).status).toBe(200);
   });
 
   it('cross-origin page: Origin http://evil.example against the real host gets 403', async () => {
-    const h = mcpFetchHandlers(options(auth));
+    const h = mcpHandlers(options(auth));
     expect((await post(h, 'http://127.0.0.1:8080/mcp', 'http://evil.example')).status).toBe(403);
     expect((await post(h, 'http://127.0.0.1:8080/mcp', 'http://127.0.0.1:8081')).status).toBe(403);
     expect((await post(h, 'http://127.0.0.1:8080/mcp', 'https://127.0.0.1:8080')).status).toBe(403);
@@ -69,7 +69,7 @@ describe('Origin check of mcpFetchHandlers', () => {
   });
 
   it('Origin values that are not an origin are refused: null, empty, two joined, a path, another scheme', async () => {
-    const h = mcpFetchHandlers(options(auth));
+    const h = mcpHandlers(options(auth));
     for (const origin of [
       'null',
       '',
@@ -83,7 +83,7 @@ describe('Origin check of mcpFetchHandlers', () => {
   });
 
   it('no Origin (every non-browser client) and the endpoint own origin on an IP or localhost host are served', async () => {
-    const h = mcpFetchHandlers(options(auth));
+    const h = mcpHandlers(options(auth));
     expect((await post(h, 'http://127.0.0.1:8080/mcp')).status).toBe(200);
     expect((await post(h, 'http://127.0.0.1:8080/mcp', 'http://127.0.0.1:8080')).status).toBe(200);
     expect((await post(h, 'http://[::1]:8080/mcp', 'http://[::1]:8080')).status).toBe(200);
@@ -91,7 +91,7 @@ describe('Origin check of mcpFetchHandlers', () => {
   });
 
   it('allowedOrigins admits the listed origins (normalized) and nothing else', async () => {
-    const h = mcpFetchHandlers(options(auth, { allowedOrigins: ['https://App.Example/', new URL('http://localhost:6274')] }));
+    const h = mcpHandlers(options(auth, { allowedOrigins: ['https://App.Example/', new URL('http://localhost:6274')] }));
     expect((await post(h, 'http://127.0.0.1:8080/mcp', 'https://app.example')).status).toBe(200);
     expect((await post(h, 'http://127.0.0.1:8080/mcp', 'http://localhost:6274')).status).toBe(200);
     expect((await post(h, 'http://127.0.0.1:8080/mcp', 'https://app.example:8443')).status).toBe(403);
@@ -99,7 +99,7 @@ describe('Origin check of mcpFetchHandlers', () => {
   });
 
   it('with a configured resource, its origin is the own one; the internal Host origin is not', async () => {
-    const h = mcpFetchHandlers(options(auth, { resource: 'https://svc.example/mcp' }));
+    const h = mcpHandlers(options(auth, { resource: 'https://svc.example/mcp' }));
     expect((await post(h, 'http://10.0.0.5:3000/mcp', 'https://svc.example')).status).toBe(200);
     expect((await post(h, 'http://10.0.0.5:3000/mcp', 'http://10.0.0.5:3000')).status).toBe(403);
   });
@@ -118,28 +118,28 @@ describe('Origin check of mcpFetchHandlers', () => {
     ];
     for (const allowedOrigins of bad) {
       expect(
-        caught(() => mcpFetchHandlers(options(auth, { allowedOrigins } as never))),
+        caught(() => mcpHandlers(options(auth, { allowedOrigins } as never))),
         JSON.stringify(allowedOrigins).slice(0, 60),
       ).toMatchObject({
         code: 'validation',
         issues: [expect.objectContaining({ path: expect.arrayContaining(['allowedOrigins']) })],
       });
     }
-    expect(caught(() => mcpNodeHandlers({ ...options(auth), allowedOrigin: ['https://app.example'] } as never))).toMatchObject({
+    expect(caught(() => mcpHandlers({ ...options(auth), allowedOrigin: ['https://app.example'] } as never))).toMatchObject({
       code: 'validation',
     });
   });
 });
 
-describe('Origin check of mcpNodeHandlers, over real HTTP', () => {
+describe('Origin check of mcpHandlers (node), over real HTTP', () => {
   let server: Server;
   let port = 0;
   let bearer = '';
   beforeAll(async () => {
     const { auth } = await testAuth({ now: () => new Date() });
     bearer = `Bearer ${await auth.issueSession('alice')}`;
-    const h = mcpNodeHandlers(options(auth));
-    server = createServer((req, res) => void h.mcp(req, res));
+    const h = mcpHandlers(options(auth));
+    server = createServer((req, res) => void h.mcp.node(req, res));
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     port = (server.address() as AddressInfo).port;
   });

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { NotFoundError, ValidationError } from '../../src/errors';
-import { guardTool, mcpFetchHandlers, TOOL_ERROR_META, type McpToolPolicy } from '../../src/mcp';
+import { guardTool, mcpHandlers, TOOL_ERROR_META, type McpToolPolicy } from '../../src/mcp';
 import type { Auth } from '../../src/service';
 import { testAuth } from '../support/auth';
 
@@ -73,12 +73,12 @@ describe('guardTool refusals on tools with an outputSchema, through the official
   });
 
   const open = async (token: string): Promise<Client> => {
-    const h = mcpFetchHandlers({ auth, server: () => userServer(auth), resource: 'https://svc.test/mcp' });
+    const h = mcpHandlers({ auth, server: () => userServer(auth), resource: 'https://svc.test/mcp' });
     const client = new Client({ name: 't', version: '1' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL('https://svc.test/mcp'), {
         requestInit: { headers: { Authorization: `Bearer ${token}` } },
-        fetch: (input, init) => h.mcp(new Request(input, init)),
+        fetch: (input, init) => h.mcp.fetch(new Request(input, init)),
       }),
     );
     clients.push(client);

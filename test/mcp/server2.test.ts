@@ -19,8 +19,8 @@ import { z } from 'zod';
 import {
   canUseTool,
   guardTool,
-  mcpFetchHandlers,
-  mcpNodeHandlers,
+  mcpHandlers,
+  type McpHandlers,
   mcpPrincipal,
   mcpTokenVerifier,
   TOOL_ERROR_META,
@@ -83,8 +83,8 @@ afterAll(async () => {
   await idp.close();
 });
 
-const fetchHandlers = (): ReturnType<typeof mcpFetchHandlers> =>
-  mcpFetchHandlers({ auth, resource: RESOURCE, server: (p) => server2(auth, p), tools: { note_get: READ, note_set: WRITE } });
+const fetchHandlers = (): McpHandlers =>
+  mcpHandlers({ auth, resource: RESOURCE, server: (p) => server2(auth, p), tools: { note_get: READ, note_set: WRITE } });
 
 /** A 2.x client on the fetch handlers, in process, with a bearer token. */
 async function client2(token: string, h = fetchHandlers()): Promise<Client> {
@@ -92,7 +92,7 @@ async function client2(token: string, h = fetchHandlers()): Promise<Client> {
   await client.connect(
     new StreamableHTTPClientTransport(new URL(RESOURCE), {
       authProvider: { token: async () => token },
-      fetch: (input, init) => h.mcp(new Request(input, init)),
+      fetch: (input, init) => h.mcp.fetch(new Request(input, init)),
     }),
   );
   return client;
@@ -100,7 +100,7 @@ async function client2(token: string, h = fetchHandlers()): Promise<Client> {
 
 const text = (r: unknown): string => ((r as { content: { text: string }[] }).content[0] as { text: string }).text;
 
-describe('a 2.x McpServer behind mcpFetchHandlers, the 2.x client', () => {
+describe('a 2.x McpServer behind mcpHandlers (fetch), the 2.x client', () => {
   it('tools/list and calls: the principal from ctx.http.authInfo, guardTool on the real arguments', async () => {
     const client = await client2(pat);
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['note_get', 'note_set', 'whoami']);
@@ -132,7 +132,7 @@ describe('a 2.x McpServer behind mcpFetchHandlers, the 2.x client', () => {
       name: 'InsufficientScopeError',
     });
     const h = fetchHandlers();
-    const r = await h.mcp(
+    const r = await h.mcp.fetch(
       new Request(RESOURCE, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -154,14 +154,14 @@ describe('a 2.x McpServer behind mcpFetchHandlers, the 2.x client', () => {
   });
 });
 
-describe('a 2.x McpServer behind mcpNodeHandlers on loopback, both client generations', () => {
+describe('a 2.x McpServer behind mcpHandlers (node) on loopback, both client generations', () => {
   let http: Server;
   let url = '';
   beforeAll(async () => {
-    const h = mcpNodeHandlers({ auth, server: (p) => server2(auth, p), tools: { note_get: READ, note_set: WRITE } });
+    const h = mcpHandlers({ auth, server: (p) => server2(auth, p), tools: { note_get: READ, note_set: WRITE } });
     http = createServer((req, res) => {
-      if ((req.url ?? '/').split('?')[0] === '/mcp') void h.mcp(req, res);
-      else h.metadata(req, res);
+      if ((req.url ?? '/').split('?')[0] === '/mcp') void h.mcp.node(req, res);
+      else h.metadata.node(req, res);
     });
     await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;

@@ -35,10 +35,10 @@ afterAll(async () => {
 });
 
 describe('mounting the authorization server in a framework', () => {
-  it('Express 5: app.use(oauth.middleware()) before the body parsers', async () => {
+  it('Express 5: app.use(oauth.node) before the body parsers', async () => {
     const app = express();
     const at: { oauth?: AuthorizationServer } = {}; // set once the server listens (the issuer is its URL)
-    app.use((req, res, next) => (at.oauth === undefined ? next() : at.oauth.middleware()(req, res, next)));
+    app.use((req, res, next) => (at.oauth === undefined ? next() : at.oauth.node(req, res, next)));
     app.use(express.json());
     app.post('/app/echo', (req, res) => {
       res.json({ echoed: req.body as unknown });
@@ -56,7 +56,7 @@ describe('mounting the authorization server in a framework', () => {
     const at: { oauth?: AuthorizationServer } = {};
     app.use(express.urlencoded());
     app.use(express.json());
-    app.use((req, res, next) => (at.oauth === undefined ? next() : at.oauth.middleware()(req, res, next)));
+    app.use((req, res, next) => (at.oauth === undefined ? next() : at.oauth.node(req, res, next)));
     app.post('/app/echo', (req, res) => {
       res.json({ echoed: req.body as unknown });
     });

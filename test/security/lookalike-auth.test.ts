@@ -16,7 +16,7 @@ import { withAuth } from '../../src/adapters/fetch';
 import { svcAuth as expressAuth } from '../../src/adapters/express';
 import { svcAuth as honoAuth } from '../../src/adapters/hono';
 import { svcAuth as fastifyAuth } from '../../src/adapters/fastify';
-import { guardTool, mcpFetchHandlers, mcpNodeHandlers, mcpTokenVerifier } from '../../src/mcp';
+import { guardTool, mcpHandlers, mcpTokenVerifier } from '../../src/mcp';
 import { credentialRevocationHandler, githubSecretScanningHandler } from '../../src/leaks';
 import { createAuthorizationServer, MemoryOAuthStorage } from '../../src/entries/oauth';
 import { createReferenceServer, type ThingStore } from '../../src/app/server';
@@ -77,8 +77,7 @@ const edges: [string, (auth: Auth) => unknown][] = [
   ],
   ['mcpTokenVerifier', (auth) => mcpTokenVerifier(auth)],
   ['guardTool', (auth) => guardTool(auth, { permission: 'repo:read', resource: () => 'acme/web' }, () => ({ content: [] }))],
-  ['mcpNodeHandlers', (auth) => mcpNodeHandlers({ auth, server: noServer })],
-  ['mcpFetchHandlers', (auth) => mcpFetchHandlers({ auth, server: noServer })],
+  ['mcpHandlers', (auth) => mcpHandlers({ auth, server: noServer })],
   ['credentialRevocationHandler', (auth) => credentialRevocationHandler(auth)],
   ['githubSecretScanningHandler', (auth) => githubSecretScanningHandler(auth, { tokenTypes: ['svc_pat'] })],
   [

@@ -8,7 +8,7 @@
 import { ValidationError } from '../../errors';
 import type { Principal } from '../../core/policy';
 import type { Auth } from '../../service';
-import { adapterKit, type AuthCheck } from '../../http';
+import { adapterKit, answerResponse, type AuthCheck } from '../../http';
 
 /** A fetch handler that also receives the authenticated principal. */
 export type AuthedFetchHandler = (req: Request, principal: Principal) => Response | Promise<Response>;
@@ -23,7 +23,7 @@ const kit = adapterKit('fetch', {
   },
   // No response exists before the handler's: nothing was set that an error answer could keep.
   headers: () => [],
-  write: (_pending: Pending, status, headers, body) => new Response(JSON.stringify(body), { status, headers }),
+  write: (_pending: Pending, status, headers, body) => answerResponse({ status, headers, body }),
 });
 
 /**

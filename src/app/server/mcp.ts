@@ -22,7 +22,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { NotFoundError, ValidationError, type Auth, type Principal } from 'svc-auth';
-import { canUseTool, guardTool, mcpNodeHandlers, mcpPrincipal, type AuthInfo, type McpToolPolicy } from 'svc-auth/mcp';
+import { canUseTool, guardTool, mcpHandlers, mcpPrincipal, type AuthInfo, type McpToolPolicy } from 'svc-auth/mcp';
 import type { LogFields, PathHandler, ThingStore } from './types';
 
 /**
@@ -185,7 +185,7 @@ export function mcpRoutes(options: {
 }): Record<string, PathHandler> {
   const auth = options.mcpAuth ?? options.auth;
   const parts: McpParts = { auth, things: options.things, version: options.version ?? '0.0.0' };
-  const handlers = mcpNodeHandlers({
+  const handlers = mcpHandlers({
     auth,
     resourceName: 'svc dev instance',
     server: (principal) => mcpServerFor(principal, parts),
@@ -200,11 +200,11 @@ export function mcpRoutes(options: {
   });
   return {
     [MCP_PATH]: async (req, res) => {
-      await handlers.mcp(req, res);
+      await handlers.mcp.node(req, res);
       return served(req);
     },
     [MCP_METADATA_PATH]: (req, res) => {
-      handlers.metadata(req, res);
+      handlers.metadata.node(req, res);
       return Promise.resolve({ reason: 'mcp' });
     },
   };

@@ -20,7 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SvcAuthError } from '../../errors';
 import type { Auth, LeakOutcome } from '../../service';
 import { internal, invalid, json, postOnly, tooLarge, unavailable, unsigned } from '../answer';
-import { answerResponse, closing, guardOnError, writeAnswer, type Answer } from '../../http';
+import { endpointOf, guardOnError, type Answer, type Outcome } from '../../http';
 import { nodeHeader, parseJson, readFetchBody, readNodeBody, type RawBody } from '../body';
 import { checkAuth } from '../options';
 import { KeySource } from './keys';
@@ -133,7 +133,7 @@ export function githubSecretScanningHandler(auth: Auth, options: GitHubSecretSca
     return outcomes;
   }
 
-  async function answer(req: Incoming): Promise<{ answer: Answer; unread: boolean }> {
+  async function answer(req: Incoming): Promise<Outcome> {
     if (req.method !== 'POST') return { answer: postOnly(), unread: true };
     const signed = readSignatureHeaders(req.header('github-public-key-identifier'), req.header('github-public-key-signature'));
     if ('problem' in signed) return { answer: unsigned(signed.problem), unread: true };
@@ -162,34 +162,13 @@ export function githubSecretScanningHandler(auth: Auth, options: GitHubSecretSca
     return internal();
   }
 
-  return Object.freeze({
-    async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return endpointOf(
+    {
       // A body a framework read (express.raw) is on req.body; the third argument is Express's `next`, never a body.
-      const framework = (req as { body?: unknown }).body !== undefined;
-      let unread = !framework;
-      try {
-        const out = await answer({
-          method: req.method,
-          header: (name) => nodeHeader(req, name),
-          body: (max) => bodyOf(req, max),
-        });
-        unread = out.unread && !framework;
-        writeAnswer(res, unread ? closing(out.answer) : out.answer);
-      } catch (err) {
-        writeAnswer(res, unread ? closing(failed(err)) : failed(err));
-      }
+      node: (req) => answer({ method: req.method, header: (name) => nodeHeader(req, name), body: (max) => bodyOf(req, max) }),
+      fetch: (req) =>
+        answer({ method: req.method, header: (name) => req.headers.get(name) ?? undefined, body: (max) => readFetchBody(req, max) }),
     },
-    async fetch(req: Request): Promise<Response> {
-      try {
-        const out = await answer({
-          method: req.method,
-          header: (name) => req.headers.get(name) ?? undefined,
-          body: (max) => readFetchBody(req, max),
-        });
-        return answerResponse(out.answer);
-      } catch (err) {
-        return answerResponse(failed(err));
-      }
-    },
-  });
+    failed,
+  );
 }

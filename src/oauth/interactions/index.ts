@@ -27,6 +27,7 @@ import { isCliClient } from '../cli-client';
 import { attemptAddress, type UserCodeAttempts } from './attempts';
 import { formProblem, formToken } from './csrf';
 import { readForm } from './form';
+import { closing, writeAnswer } from '../../http';
 
 export { attemptAddress, userCodeAttempts, type UserCodeAttempts } from './attempts';
 
@@ -55,9 +56,16 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 const MAX_USERS = 500;
 
-function send(res: ServerResponse, status: number, html: string, headers: Readonly<Record<string, string>>): void {
-  res.writeHead(status, headers);
-  res.end(html);
+/** A page, or a redirect (`body` undefined), written by the HTTP layer's one writer; `unread`: close the connection after it. */
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string | undefined,
+  headers: Readonly<Record<string, string>>,
+  unread = false,
+): void {
+  const answer = { status, headers, body };
+  writeAnswer(res, unread ? closing(answer) : answer);
 }
 
 /** @internal The interaction handler: answers `<prefix>/interaction/...` and resolves `true`, else `false`. */
@@ -66,8 +74,8 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
   const headers = pageHeaders(o.look);
   const base = `${o.prefix}/interaction/`;
   const origin = o.issuer;
-  const fail = (res: ServerResponse, status: number, title: string, text: string): void =>
-    send(res, status, errorPage(o.look, title, text), headers);
+  const fail = (res: ServerResponse, status: number, title: string, text: string, unread = false): void =>
+    send(res, status, errorPage(o.look, title, text), headers, unread);
 
   async function users(): Promise<string[]> {
     if (o.signIn.kind !== 'pick') return [];
@@ -79,9 +87,7 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
     if (o.signIn.kind === 'own') {
       const user = await o.signIn.currentUser(req);
       if (user === undefined) {
-        res.writeHead(303, { location: o.signIn.loginUrl(`${base}${d.uid}`), 'cache-control': 'no-store' });
-        res.end();
-        return;
+        return send(res, 303, undefined, { location: o.signIn.loginUrl(`${base}${d.uid}`), 'cache-control': 'no-store' });
       }
       await provider.interactionFinished(
         req,
@@ -226,9 +232,7 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
       // RFC 8628 section 5.1: past the limit of wrong codes, a posted code is not even looked up.
       const wait = parts.attempts.waitFor(attemptAddress(req, o.trustProxy));
       if (wait === 0) return false;
-      req.resume();
-      res.writeHead(429, { ...pageHeaders(o.look), 'retry-after': String(wait) });
-      res.end(deviceTooManyPage(o.look, wait));
+      send(res, 429, deviceTooManyPage(o.look, wait), { ...headers, 'retry-after': String(wait) }, true);
       return true;
     }
     if (!path.startsWith(base)) return false;
@@ -237,8 +241,7 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
     } catch (err) {
       // A failing sign-in callback, storage or provider call: a page for the person, one line for the log.
       o.log(`oauth: server_error on ${req.method ?? 'GET'} ${base}…: ${err instanceof Error ? err.name : 'unknown'}`);
-      if (res.headersSent) res.destroy();
-      else fail(res, 500, 'Sign-in failed', 'Something went wrong on this server. Go back to the app and try again.');
+      fail(res, 500, 'Sign-in failed', 'Something went wrong on this server. Go back to the app and try again.');
     }
     return true;
   };
@@ -273,7 +276,7 @@ export function interactionRoutes(parts: InteractionParts): (req: IncomingMessag
     }
     const form = await readForm(req);
     if ('problem' in form) {
-      fail(res, 400, 'Sign-in failed', `The form could not be used: ${form.problem}.`);
+      fail(res, 400, 'Sign-in failed', `The form could not be used: ${form.problem}.`, form.unread);
       return;
     }
     const problem = formProblem(req, origin, formKey, uid, action, form.fields.get('csrf'));

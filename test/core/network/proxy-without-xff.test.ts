@@ -11,7 +11,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Auth } from 'svc-auth';
-import { mcpNodeHandlers } from 'svc-auth/mcp';
+import { mcpHandlers } from 'svc-auth/mcp';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { adapters, closeServer, get } from '../../support/adapters';
 import { testAuth } from '../../support/auth';
@@ -59,8 +59,8 @@ describe('a trusted proxy without X-Forwarded-For on /mcp', () => {
   let port = 0;
   beforeAll(async () => {
     t = await authWithTokens();
-    const h = mcpNodeHandlers({ auth: t.auth, server: () => new McpServer({ name: 't', version: '1' }) });
-    server = createServer((req, res) => void h.mcp(req, res));
+    const h = mcpHandlers({ auth: t.auth, server: () => new McpServer({ name: 't', version: '1' }) });
+    server = createServer((req, res) => void h.mcp.node(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
