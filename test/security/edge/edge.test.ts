@@ -12,9 +12,6 @@ import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationError, type AuthenticationReason } from '../../../src/errors';
-import { errorAnswer } from '../../../src/http';
-import { refusalText } from '../../../src/mcp/auth-info';
 import { MemoryTokenStore } from '../../../src/stores';
 import { world, type World } from '../../leaks/servers';
 import { closeAll, endpoints, mount, type Endpoint, type Mount, type OnError } from './endpoints';
@@ -157,27 +154,5 @@ describe('next read as the body: every node handler is an Express handler as it 
     });
     expect(r.status).toBe(202);
     await expect(w.auth.authenticate(own)).rejects.toThrow();
-  });
-});
-
-describe('one refusal text per reason: the guards and /mcp say the same (MCP may append its hint)', () => {
-  const reasons: AuthenticationReason[] = [
-    'missing',
-    'malformed',
-    'signature',
-    'expired',
-    'revoked',
-    'unknown',
-    'type',
-    'issuer',
-    'audience',
-    'not_yet_valid',
-    'algorithm',
-    'key',
-  ];
-  it.each(reasons)('%s', (reason) => {
-    const guard = errorAnswer(new AuthenticationError(reason)).body.message;
-    const mcp = refusalText(reason, 'HINT');
-    expect(mcp === guard || mcp === `${guard}: HINT`).toBe(true);
   });
 });
