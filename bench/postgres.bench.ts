@@ -16,6 +16,7 @@ import type { Principal } from '../src/core/policy/subject';
 import { PostgresTokenStore } from '../src/stores/postgres/tokens/store';
 import { COLUMNS, buildSql, parseTableName } from '../src/stores/postgres/tokens/sql';
 import { generateKeyRing } from '../src/tokens/keys/keyring';
+import { figure } from './results';
 
 const IN_FLIGHT = 32;
 const POOL_SIZE = 16;
@@ -245,6 +246,7 @@ async function goalRatios(pool: pg.Pool, auth: Auth, tokens: string[], store: Po
       ratios.push(x / y);
     }
     const ratio = median(ratios);
+    if (inFlight !== 1) figure('postgres.inflight.ratio', ratio);
     // Sequential is shown as time per op (authenticate / SELECT 1), the inverse of the rate ratio.
     const shown = inFlight === 1 ? ratios.map((r) => 1 / r) : ratios;
     const spread = `per-round ${Math.min(...shown).toFixed(2)}–${Math.max(...shown).toFixed(2)}`;

@@ -78,28 +78,3 @@ export async function interleaved(list: Contender[], rounds = QUICK ? 5 : 21, ms
 
 /** The heading of the section `npm run bench:http` (bench/peers/run.ts) writes into RESULTS.md. */
 export const PEER_HEADING = "## Peer HTTP: svc-auth beside each framework's own auth (issue 23)";
-
-/**
- * The heading of the hand-written section on the request-path work of issue 23
- * (in-process CPU per call, bench/builds.ts): kept by a full `npm run bench`.
- */
-export const REQUEST_PATH_HEADING = '## Request-path work (issue 23), instruction/CPU counts';
-
-/** The `## ` section of `md` whose heading starts like `heading`, up to the next `## ` heading; undefined if none. */
-export function sectionOf(md: string, heading: string): string | undefined {
-  const prefix = heading.split(':')[0] as string;
-  const lines = md.split('\n');
-  const start = lines.findIndex((l) => l.startsWith(prefix));
-  if (start < 0) return undefined;
-  const rest = lines.slice(start + 1).findIndex((l) => l.startsWith('## '));
-  return lines.slice(start, rest < 0 ? undefined : start + 1 + rest).join('\n');
-}
-
-/** `md` with the section of `heading` replaced by `section`, or `section` appended if it has none. */
-export function withSection(md: string, heading: string, section: string): string {
-  const old = sectionOf(md, heading);
-  const text = `${section.trim()}\n`;
-  if (old === undefined) return `${md.trimEnd()}\n\n${text}`;
-  const after = md.slice(md.indexOf(old) + old.length);
-  return `${md.slice(0, md.indexOf(old))}${text}${after.trim() === '' ? '' : `\n${after.trimStart()}`}`;
-}

@@ -39,17 +39,19 @@
  * (bench/peers/variants.ts), `--server-core=1`, `--load-core=0`, `--no-pin`,
  * `--profile[=node/svc-memory,…]` (a CPU profile of those servers over the timed
  * rounds, summarised at the end; default node/bare and node/svc-memory), `--write` (write RESULTS.md
- * even when filtered). PostgreSQL variants need `DATABASE_URL`, and are left out
- * (and said so) without it. A full run without filters replaces the "Peer HTTP"
- * section of bench/RESULTS.md; anything else is printed only.
+ * even when filtered), `--out=FILE` (write that file instead). PostgreSQL variants need
+ * `DATABASE_URL`, and are left out (and said so) without it. A full run without filters
+ * replaces the `peers` block of bench/RESULTS.md and the goals table computed from every
+ * block's figures (bench/results.ts); anything else is printed only.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { PEER_HEADING, withSection } from '../report';
+import { PEER_HEADING } from '../report';
+import { figure, runOf, stamp, takeFigures, writeResults } from '../results';
 import { PATH } from './apps';
 import { summarise } from './profile';
 import { report, type Figures, type RunInfo } from './report';
@@ -255,10 +257,12 @@ for (const framework of frameworks) {
   }
 }
 
+// The command that regenerates this run's figures (where they were written is no part of it).
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--out'));
 const info: RunInfo = {
   date: new Date().toISOString().slice(0, 10),
   machine: `${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}`,
-  command: `npm run bench:http${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+  command: `npm run bench:http${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`,
   build: dist ? 'dist' : 'src',
   resolved: resolved === '' ? '' : relative(root, fileURLToPath(resolved)),
   pinned: pin
@@ -270,12 +274,23 @@ const info: RunInfo = {
   skipped,
   profiled: profiled.size > 0,
 };
-const section = report(results, lone, info);
+const section = stamp(report(results, lone, info), runOf(info.command));
 process.stdout.write(`${section}\n`);
 if (profileDir !== undefined) process.stdout.write(`\n${summarise(profileDir)}\n`);
 const full = !quick && only === undefined && kindsWanted === undefined && profiled.size === 0;
-if (full || option('write') !== undefined) {
-  const file = join(root, 'bench', 'RESULTS.md');
-  writeFileSync(file, withSection(readFileSync(file, 'utf8'), PEER_HEADING, section));
-  log(`wrote the "${PEER_HEADING}" section of bench/RESULTS.md`);
+const out = option('out');
+if (full || option('write') !== undefined || out !== undefined) {
+  for (const [framework, byKind] of results) {
+    for (const [kind, f] of byKind) figure(`peers.cpu.${framework}.${kind}`, medianOf(f.cpuUs));
+  }
+  if (lone !== undefined) figure('peers.lone.ratio', lone.ratio);
+  const file = out === undefined || out === '' ? join(root, 'bench', 'RESULTS.md') : resolve(out);
+  writeResults(file, [{ name: 'peers', md: section, figures: takeFigures() }]);
+  log(`wrote the "${PEER_HEADING}" block of ${file}`);
+}
+
+function medianOf(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }

@@ -12,6 +12,7 @@ import type { Scope } from '../core/scopes';
 import type { InsertResult, TokenRecord } from './types';
 import { checkMark, checkUses, dueForWarning, mergeUsedFrom } from './usage';
 import { checkPurge, pickPurge, removeFrom } from './purge';
+import { Row } from './row';
 import { RecordViews } from './views';
 
 interface OwnerIndex {
@@ -253,12 +254,7 @@ export class TokenTable {
       this.byOwner.set(fresh.ownerId, owner);
     }
     const parent = fresh.parentId === null ? undefined : this.byId.get(fresh.parentId);
-    const entry: Entry = {
-      ...fresh,
-      ownerId: owner.ownerId,
-      parentId: parent?.id ?? fresh.parentId,
-      scopes: this.shareScopes(fresh.scopes),
-    };
+    const entry = new Row(fresh, owner.ownerId, parent?.id ?? fresh.parentId, this.shareScopes(fresh.scopes));
     this.byId.set(entry.id, entry);
     owner.ids.push(entry.id);
     if (entry.kind === 'pat') addTo(owner.pats, entry.name, entry.id);
