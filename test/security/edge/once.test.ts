@@ -44,8 +44,6 @@ describe('each piece of the edge exists once', () => {
 
   it('one request body reader: a request stream is read only in src/http/body.ts', () => {
     expect(where(/\.on\(\s*['"]data['"]|for await \(const \w+ of req\b|\.body as ReadableStream/)).toEqual([
-      // The reference server imports only the package's faces, which export no body reader (yet).
-      'src/app/server/input.ts',
       'src/http/body.ts',
       // Not requests: answers of other servers, read under the outbound cap (a socket's, a fetch Response's).
       'src/oauth/cimd/fetch.ts',
