@@ -44,18 +44,23 @@ export interface GuardDecision {
   readonly status?: number;
 }
 
-/** @internal what the guard knew when it decided (the gate's `Refusal`, or an allow). */
-interface Asked {
+/**
+ * @internal What a guard knew when it decided: a refusal as `refuse` in gate.ts sees it (the one
+ * place where every guard denies), or what an allow was asked.
+ */
+export interface Refusal {
+  /** The authenticated principal, when authentication got that far. */
   principal?: Principal | null;
+  /** What was asked, when the refusal is an authorization decision. */
   permission?: Permission;
   resource?: string;
   thing?: string | undefined;
+  /** The denying decision, or the error that stopped the request. */
   decision?: Decision;
   error?: unknown;
 }
 
-/** @internal the decision `onDecision` hears: only the fields that apply, frozen so that one hook cannot change what another hears. */
-export function decided(allowed: boolean, r: Asked, status?: number): GuardDecision {
+export function decided(allowed: boolean, r: Refusal, status?: number): GuardDecision {
   const d: { -readonly [K in keyof GuardDecision]: GuardDecision[K] } = { allowed, principal: r.principal ?? null };
   if (r.permission !== undefined) d.permission = r.permission;
   if (r.resource !== undefined) d.resource = r.resource;

@@ -7,12 +7,12 @@
  * @module
  */
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
-import type { Decision, Principal } from '../core/policy';
+import type { Principal } from '../core/policy';
 import { isAuth, reportDenied, type Auth } from '../service';
 import { checkOptions, isPermission, type Permission } from '../core/vocabulary';
 import { DEFAULT_REALM, decisionError, errorAnswer, isRealm, type ErrorAnswer } from './errors';
 import { guardOnError } from './answer';
-import { decided, type GuardDecision } from './decision';
+import { decided, type GuardDecision, type Refusal } from './decision';
 
 /** Response header that carries the credential's expiry (ISO 8601) on authenticated requests. */
 export const EXPIRATION_HEADER = 'svc-token-expiration';
@@ -79,19 +79,6 @@ export interface AdmissionOptions<R> extends GuardOptions<R> {
    * with `allowedIps` is refused (403).
    */
   clientAddress?: (req: R) => string | undefined;
-}
-
-/** A refusal, as {@link refuse} sees it: the one place where every guard denies. */
-export interface Refusal {
-  /** The authenticated principal, when authentication got that far. */
-  principal?: Principal | null;
-  /** What was asked, when the refusal is an authorization decision. */
-  permission?: Permission;
-  resource?: string;
-  thing?: string | undefined;
-  /** The denying decision, or the error that stopped the request. */
-  decision?: Decision;
-  error?: unknown;
 }
 
 /** @internal what a built guard remembers. */

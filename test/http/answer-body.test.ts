@@ -27,22 +27,9 @@ import {
   type ErrorAnswerReason,
 } from 'svc-auth';
 import { credentialRevocationHandler } from 'svc-auth/leaks';
+import { AUTH_REASONS } from '../support/reasons';
 
 const CODES = ['validation', 'authentication', 'forbidden', 'not_found', 'conflict', 'unavailable', 'internal'] as const;
-const AUTH_REASONS = [
-  'missing',
-  'malformed',
-  'signature',
-  'expired',
-  'revoked',
-  'unknown',
-  'type',
-  'issuer',
-  'audience',
-  'not_yet_valid',
-  'algorithm',
-  'key',
-] as const;
 const DENY_REASONS = ['invalid', 'role', 'scope', 'thing'] as const;
 const OTHER_REASONS = ['ip', 'rate_limited'] as const;
 const REASONS: readonly string[] = [...AUTH_REASONS, ...DENY_REASONS, ...OTHER_REASONS];

@@ -8,10 +8,10 @@ import {
   SvcAuthError,
   UnavailableError,
   ValidationError,
-  type AuthenticationReason,
 } from '../../src/errors';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/core/policy';
 import { decisionError, errorAnswer } from '../../src/http';
+import { AUTH_REASONS } from '../support/reasons';
 
 const TOKEN = 'eyJhbGciOiJFZERTQSIsInR5cCI6InBhdCtqd3QifQ.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlc2lnbmF0dXJl';
 const REALM = 'Bearer realm="svc"';
@@ -30,19 +30,7 @@ describe('H2: errorAnswer maps each error to its status and challenge', () => {
     expectJsonNoStore(a.headers);
   });
 
-  const invalid: AuthenticationReason[] = [
-    'malformed',
-    'signature',
-    'expired',
-    'revoked',
-    'unknown',
-    'type',
-    'issuer',
-    'audience',
-    'not_yet_valid',
-    'algorithm',
-    'key',
-  ];
+  const invalid = AUTH_REASONS.filter((r) => r !== 'missing');
   it.each(invalid)('H2: AuthenticationError %s is 401 invalid_token', (reason) => {
     const a = errorAnswer(new AuthenticationError(reason));
     expect(a.status).toBe(401);
