@@ -57,6 +57,7 @@ function specifiers(sf) {
 
 /** Folders of test/ that mirror no src/ folder, and why they may not. */
 const CROSS = new Map([
+  ['bench', 'the benchmark programs (bench/), which are not in src/'],
   ['cli', 'the svc program end to end'],
   ['fuzz', 'properties across layers'],
   ['security', 'attacks across layers'],
