@@ -2,9 +2,14 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ValidationError } from '../../../src/errors';
 import { normalizeScopes, LIMITS, type Scope, type ScopeEntry } from '../../../src/core/scopes';
-import { PERMISSIONS, ROLES, ROLE_TABLE, ORG_PERMISSIONS, REPO_PERMISSIONS } from '../../../src/core/vocabulary';
+import { PERMISSIONS, ROLES, ROLE_TABLE } from '../../../src/core/vocabulary';
 import { validScopeEntries } from './arbitraries';
 import { issuesOf, pathsOf } from '../../support/errors';
+
+/** The permissions taken on an `org/repo` resource. */
+const REPO_PERMISSIONS = PERMISSIONS.filter((p) => p.startsWith('repo:'));
+/** The permissions taken on an `org` resource. */
+const ORG_PERMISSIONS = PERMISSIONS.filter((p) => p.startsWith('org:'));
 
 const norm = (entries: unknown) => normalizeScopes(entries as ScopeEntry[]);
 
