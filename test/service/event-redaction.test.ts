@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { reportDenied, type AuthEvent } from '../../src/service';
-import { redactEvent } from '../../src/service/events';
+import { redactEvent } from '../../src/service/events/redact';
 import { testAuth } from '../support/auth';
 import { record } from '../support/record';
 import { T0 } from '../support/clock';

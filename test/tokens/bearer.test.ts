@@ -2,7 +2,8 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError } from '../../src/errors';
-import { bearerFromRequest, MAX_BEARER_TOKEN_LENGTH } from '../../src/tokens';
+import { bearerFromRequest } from '../../src/tokens';
+import { MAX_BEARER_TOKEN_LENGTH } from '../../src/tokens/bearer';
 import { caught } from '../support/errors';
 
 function reasonOf(fn: () => unknown): string {
