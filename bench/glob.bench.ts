@@ -17,7 +17,13 @@
  */
 import { Bench } from 'tinybench';
 import micromatch from 'micromatch';
-import { compileMatcher } from '../src/core/scopes/glob/matcher';
+import { compileMatcherForValidNames, isValidThingName, type ThingMatcher } from '../src/core/scopes';
+
+/** The matcher as authorize uses it: the name checked once (S7), then matched. */
+function compileMatcher(patterns: readonly string[]): ThingMatcher {
+  const m = compileMatcherForValidNames(patterns);
+  return (thingName) => isValidThingName(thingName) && m(thingName);
+}
 
 type Matcher = (name: string) => boolean;
 

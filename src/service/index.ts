@@ -11,5 +11,4 @@ export type { AuthEvent, AuthEventHook, TokenLeakedEvent } from './events';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { principalScopes, scopeNarrowing } from './authenticate';
-export { guarded, readClock } from './deadlines';
 export { isAuth, internalsOf } from './internals';

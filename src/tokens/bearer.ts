@@ -93,7 +93,7 @@ const HEADER_PROBLEMS = new WeakSet<AuthenticationError>();
  *
  * @example
  * ```ts
- * try { parseAuthorization('Basic x'); } catch (err) { isHeaderProblem(err); } // true
+ * try { bearerFromRequest({ headers: { authorization: 'Basic x' } }); } catch (err) { isHeaderProblem(err); } // true
  * ```
  */
 export function isHeaderProblem(err: unknown): boolean {
@@ -108,38 +108,6 @@ function malformed(why: string): AuthenticationError {
   const err = new AuthenticationError('malformed', `the Authorization header is not a valid bearer credential: ${why}`);
   HEADER_PROBLEMS.add(err);
   return err;
-}
-
-/**
- * Extracts the token from an `Authorization` header value (H1).
- *
- * Accepts `Bearer <token>` with the scheme in any case, one or more spaces,
- * and one RFC 6750 token68 token of at most 8 KiB. The length is checked
- * before anything else, so a huge header costs nothing to refuse. A header
- * array (node's shape for a repeated header) of exactly one value is read as
- * that value.
- *
- * @param value - the header value: a string, `undefined`/`null` when absent, or an array of values.
- * @returns the token text.
- * @throws AuthenticationError reason `missing` when the header is absent or blank;
- *   reason `malformed` for anything else that is not one Bearer token (another
- *   scheme, two tokens, characters outside token68, a repeated header, a non-string).
- *
- * @example
- * ```ts
- * import { parseAuthorization } from 'svc-auth';
- * parseAuthorization('Bearer eyJhbGciOi.x.y'); // 'eyJhbGciOi.x.y'
- * parseAuthorization('bearer abc');            // 'abc'
- * parseAuthorization('Basic dXNlcjpwYXNz');    // throws AuthenticationError (reason 'malformed')
- * parseAuthorization(undefined);               // throws AuthenticationError (reason 'missing')
- * ```
- */
-export function parseAuthorization(value: unknown): string {
-  try {
-    return parseValue(value);
-  } catch (err) {
-    throw asAuthenticationError(err);
-  }
 }
 
 function parseValue(value: unknown): string {
@@ -204,12 +172,20 @@ function asAuthenticationError(err: unknown): AuthenticationError {
  * (H1). On node, a header sent twice is refused even though node itself keeps
  * only the first copy: `rawHeaders` still shows both.
  *
+ * Accepts `Bearer <token>` with the scheme in any case, one or more spaces,
+ * and one RFC 6750 token68 token of at most 8 KiB. The length is checked
+ * before anything else, so a huge header costs nothing to refuse. A header
+ * array (node's shape for a repeated header) of exactly one value is read as
+ * that value.
+ *
  * Never throws anything but {@link AuthenticationError}: an object that is not
  * a request, or whose getters throw, is `malformed`.
  *
  * @param req - a fetch `Request` (or anything with `headers.get`) or a node `IncomingMessage`.
  * @returns the token text.
- * @throws AuthenticationError reason `missing` or `malformed`, as {@link parseAuthorization}.
+ * @throws AuthenticationError reason `missing` when the header is absent or blank;
+ *   reason `malformed` for anything else that is not one Bearer token (another
+ *   scheme, two tokens, characters outside token68, a repeated header, a non-string).
  *
  * @example
  * ```ts

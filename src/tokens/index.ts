@@ -11,22 +11,11 @@ export { TokenVerifier, MAX_TOKEN_CHARS } from './verify';
 export { TOKEN_PATTERN, TOKEN_PREFIX, findTokens } from './pattern';
 export { redactTokens } from './redact';
 export { LIFETIMES, parsePatExpiry, parseShortDuration } from './duration';
-export { bearerFromRequest, parseAuthorization, MAX_BEARER_TOKEN_LENGTH, type BearerRequest, type NodeLikeRequest } from './bearer';
-export { ISSUER_ALGORITHMS, type TrustedIssuer } from './issuers';
+export { bearerFromRequest, type BearerRequest, type NodeLikeRequest } from './bearer';
+export type { TrustedIssuer } from './issuers';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isKeyRing } from './keys';
 export { expiredClaimsOf } from './verify';
-export { REDACTED } from './redact';
-export { TOKEN_TYPES } from './claims';
 export { isHeaderProblem, bearerTextFromRequest, checkBearerText } from './bearer';
-export {
-  checkTrustedIssuers,
-  IssuerVerifier,
-  KEYS_MAX_AGE_MS,
-  KEY_COOLDOWN_MS,
-  STALE_KEYS_MS,
-  RETRY_AFTER_FAILURE_MS,
-  type IssuerConfig,
-  type IssuerClaims,
-} from './issuers';
+export { checkTrustedIssuers, IssuerVerifier, type IssuerConfig, type IssuerClaims } from './issuers';

@@ -4,7 +4,7 @@
  * a bad pairing or URL is a usage error (exit 2) named by the flag.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userIdPrefixOf } from '../../src/tokens/issuers';
+import { userIdPrefixOf } from '../support/issuer-user-id';
 import { startKeyServer, type KeyServer, type SigningKey } from '../support/key-server';
 import { exited, serve, svc, tempHome } from './helpers';
 

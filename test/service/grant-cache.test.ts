@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { ValidationError } from '../../src/errors';
 import { authorize, compileLayer } from '../../src/core/policy';
 import type { Scope } from '../../src/core/scopes';
-import { GrantCache, LayerCache, rolesSnapshot, sameRoles, isDeepFrozen, pinScopes, sameScopes } from '../../src/service/authenticate';
+import { GrantCache, LayerCache, rolesSnapshot, sameRoles } from '../../src/service/authenticate/caches/grant-cache';
+import { isDeepFrozen, pinScopes, sameScopes } from '../../src/service/authenticate/caches/scopes-pin';
 import { testAuth } from '../support/auth';
 
 /** Canonical text of a snapshot: equal text means equal roles. */

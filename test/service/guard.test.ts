@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { ConflictError, UnavailableError } from '../../src/errors';
-import { guarded, readClock } from '../../src/service';
+import { guarded, readClock } from '../../src/service/deadlines';
 import { rejection } from '../support/errors';
 
 describe('guarded (T5 fail closed)', () => {

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { ForbiddenError } from '../../src/errors';
-import { checkNarrowing, roleWarnings } from '../../src/service/manage';
+import { checkNarrowing, roleWarnings } from '../../src/service/manage/narrowing';
 import type { Scope } from '../../src/core/scopes';
 
 const layer = (...entries: Scope[]): readonly Scope[] => entries;

@@ -3,8 +3,11 @@ import fc from 'fast-check';
 import { AuthenticationError, ForbiddenError } from '../../src/errors';
 import type { Principal, UserRoles } from '../../src/core/policy';
 import type { ScopeEntry } from '../../src/core/scopes';
-import { PERMISSIONS, REPO_PERMISSIONS, ROLES } from '../../src/core/vocabulary';
+import { PERMISSIONS, ROLES } from '../../src/core/vocabulary';
 import { testAuth } from '../support/auth';
+
+/** The permissions taken on an `org/repo` resource. */
+const REPO_PERMISSIONS = PERMISSIONS.filter((p) => p.startsWith('repo:'));
 
 const ORGS = ['acme', 'beta'];
 const REPOS = ['acme/w', 'acme/x', 'beta/y'];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileTokenStore, MemoryTokenStore, type TokenStore } from '../../src/stores';
-import { checkStoredText, isWellFormedText } from '../../src/service/manage';
+import { checkStoredText, isWellFormedText } from '../../src/service/manage/stored-text';
 import { testAuth } from '../support/auth';
 import { rejection } from '../support/errors';
 

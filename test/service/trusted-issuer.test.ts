@@ -9,7 +9,7 @@ import { AuthenticationError, ForbiddenError } from '../../src/errors';
 import { createAuth, type Auth } from '../../src/service';
 import type { UserRoles } from '../../src/core/policy';
 import { generateKeyRing } from '../../src/tokens';
-import { userIdPrefixOf } from '../../src/tokens/issuers';
+import { userIdPrefixOf } from '../support/issuer-user-id';
 import { API_AUDIENCE, OTHER_AUDIENCE, startCompanyIdp, type CompanyIdp } from '../support/company-idp';
 import { rejection } from '../support/errors';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { KnownRecords, freshOf, type Fresh } from '../../src/stores/postgres/tokens/known';
-import { toEntry, type Entry } from '../../src/stores';
+import { toEntry, type Entry } from '../../src/stores/record-codec';
 import { record } from '../support/record';
 
 const entry = (id: string, parentId: string | null = null, revokedAt: Date | null = null): Entry =>

@@ -7,7 +7,7 @@ import { AuthenticationError, UnavailableError } from '../../src/errors';
 import type { Auth, AuthOptions } from '../../src/service';
 import type { UserRoles } from '../../src/core/policy';
 import type { TrustedIssuer } from '../../src/tokens';
-import { userIdPrefixOf } from '../../src/tokens/issuers';
+import { userIdPrefixOf } from './issuer-user-id';
 import { testAuth } from './auth';
 import { Clock, NOW_SEC } from './clock';
 import { rejection } from './errors';

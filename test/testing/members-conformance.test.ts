@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
 import { MemoryMembershipStore, type Membership, type MembershipStore } from '../../src/stores';
 import type { RoleName, UserRoles } from '../../src/core/vocabulary';
-import { membershipCases } from '../../src/testing/conformance';
+import { membershipCases } from '../../src/testing/conformance/members';
 
 type Bug =
   | 'case-sensitive-resources'

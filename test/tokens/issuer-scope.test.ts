@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { IssueInput } from '../../src/errors';
 import { PERMISSIONS } from '../../src/core/vocabulary';
-import { checkScopeReading, OIDC_SCOPES, scopePermissions } from '../../src/tokens/issuers';
+import { checkScopeReading } from '../../src/tokens/issuers/reading';
+import { OIDC_SCOPES, scopePermissions } from '../../src/tokens/issuers/scope';
 
 function reading(entry: Record<string, unknown>, recorded = false) {
   const issues: IssueInput[] = [];

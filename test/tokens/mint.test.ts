@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import { TOKEN_TYPES, newTokenId, generateKeyRing, mintToken, type TokenClaims, type TokenKind } from '../../src/tokens';
+import { newTokenId, generateKeyRing, mintToken, type TokenClaims, type TokenKind } from '../../src/tokens';
+import { TOKEN_TYPES } from '../../src/tokens/claims';
 import { NOW_SEC as NOW } from '../support/clock';
 
 const base: TokenClaims = { kind: 'pat', iss: 'https://svc.test', sub: 'u1', jti: 'id-1', iat: NOW, exp: NOW + 60 };

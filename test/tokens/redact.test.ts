@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactTokens } from '../../src/tokens';
+import { redactTokens } from '../../src/tokens';
+import { REDACTED } from '../../src/tokens/redact';
 import { aToken, leaks } from '../support/token';
 
 describe('redactTokens', () => {

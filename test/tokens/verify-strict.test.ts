@@ -7,16 +7,8 @@
 import { createHmac, createPrivateKey, sign as nodeSign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import {
-  TOKEN_TYPES,
-  newTokenId,
-  generateKeyRing,
-  importKeyRing,
-  mintToken,
-  type KeyAlgorithm,
-  type KeyRing,
-  TokenVerifier,
-} from '../../src/tokens';
+import { newTokenId, generateKeyRing, importKeyRing, mintToken, type KeyAlgorithm, type KeyRing, TokenVerifier } from '../../src/tokens';
+import { TOKEN_TYPES } from '../../src/tokens/claims';
 import { isLowS, lowS } from '../../src/tokens/keys';
 import { NOW_SEC as NOW } from '../support/clock';
 

@@ -5,7 +5,6 @@ import { AuthenticationError, ValidationError, type AuthenticationReason } from 
 import {
   generateKeyRing,
   mintToken,
-  TOKEN_TYPES,
   newTokenId,
   TokenVerifier,
   type KeyAlgorithm,
@@ -13,6 +12,7 @@ import {
   type TokenClaims,
   type TokenKind,
 } from '../../src/tokens';
+import { TOKEN_TYPES } from '../../src/tokens/claims';
 import { NOW_SEC as NOW } from '../support/clock';
 import { pathsOf } from '../support/errors';
 

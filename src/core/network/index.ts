@@ -7,7 +7,7 @@
  * @module
  */
 export { parseAddress, formatAddress, canonicalAddress, type IpAddress } from './address';
-export { checkRanges, formatRange, rangeWithin, readRange, RangeMatcher } from './range';
+export { checkRanges, formatRange, rangeWithin, RangeMatcher } from './range';
 export { clientAddress } from './forwarded';
-export { isLoopbackAddress, isLoopbackHost, isPublicAddress, SPECIAL_USE_RANGES } from './special';
+export { isLoopbackAddress, isLoopbackHost, isPublicAddress } from './special';
 export { serviceUrl } from './url';

@@ -9,7 +9,7 @@
  * @module
  */
 import { parseAddress, type IpAddress } from './address';
-import { formatRange, inRange, readRange, type IpRange } from './range';
+import { inRange, readRange, type IpRange } from './range';
 
 /** Loopback: all of 127.0.0.0/8 (every address there stays on the host, not only .1) and ::1. */
 const LOOPBACK: readonly IpRange[] = ['127.0.0.0/8', '::1/128'].map(readRange);
@@ -48,17 +48,6 @@ const SPECIAL: readonly IpRange[] = [
   'fec0::/10',
   'ff00::/8',
 ].map(readRange);
-
-/**
- * The special-use ranges (IANA's registries of addresses that are not
- * globally routable), as CIDR text: the table {@link isPublicAddress} reads.
- *
- * @example
- * ```ts
- * SPECIAL_USE_RANGES.includes('169.254.0.0/16'); // true
- * ```
- */
-export const SPECIAL_USE_RANGES: readonly string[] = Object.freeze(SPECIAL.map(formatRange));
 
 function read(address: IpAddress | string): IpAddress | undefined {
   return typeof address === 'string' ? parseAddress(address, true) : address;

@@ -71,8 +71,7 @@ export const LIMITS = Object.freeze({
  *
  * @example
  * ```ts
- * import { compileMatcher } from 'svc-auth';
- * const match: ThingMatcher = compileMatcher(['Doc/**']);
+ * const match: ThingMatcher = compileMatcherForValidNames(['Doc/**']);
  * match('Doc/a/b'); // true
  * ```
  */

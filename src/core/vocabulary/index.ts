@@ -1,13 +1,3 @@
-export {
-  PERMISSIONS,
-  REPO_PERMISSIONS,
-  ORG_PERMISSIONS,
-  isPermission,
-  permissionIndex,
-  permissionBit,
-  permissionsOf,
-  permissionTier,
-  type Permission,
-} from './permissions';
+export { PERMISSIONS, isPermission, permissionIndex, permissionBit, permissionsOf, permissionTier, type Permission } from './permissions';
 export { isPlainObject, checkOptions, checkUserId } from './input';
 export { ROLES, ROLE_TABLE, isRoleName, roleMasks, type RoleName, type RoleExpansion, type UserRoles } from './roles';

@@ -26,11 +26,6 @@ export const PERMISSIONS: readonly Permission[] = Object.freeze([
   'org:admin',
 ] as const);
 
-/** The repo permissions (taken on an `org/repo` resource). */
-export const REPO_PERMISSIONS: readonly Permission[] = Object.freeze(PERMISSIONS.slice(0, 4));
-/** The org permissions (taken on an `org` resource). */
-export const ORG_PERMISSIONS: readonly Permission[] = Object.freeze(PERMISSIONS.slice(4));
-
 // A Map, not an object: a hostile permission string such as "__proto__" or
 // "constructor" must not find anything.
 const INDEX: ReadonlyMap<string, number> = new Map(PERMISSIONS.map((p, i) => [p, i]));

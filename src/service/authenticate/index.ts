@@ -6,9 +6,7 @@
  */
 export { createAuthenticator } from './authenticate';
 
-/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+/** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */
 export { principalScopes, scopeNarrowing } from './principal';
 export { chainExpiryMs, checkGrantChain } from './chain';
 export { addressOf, addressText } from './origin';
-export { GrantCache, LayerCache, rolesSnapshot, sameRoles } from './caches';
-export { isDeepFrozen, pinScopes, sameScopes } from './caches';

@@ -7,8 +7,7 @@ export { EventDispatcher } from './events';
 export type { AuthEvent, AuthEventHook, EventActor, TokenExpiringEvent, TokenLeakedEvent } from './events';
 export type { FlushOptions } from './flush';
 
-/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+/** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */
 export { deniedReporter, revokedEvent, SERVER_ACTOR, createdEvent, actorOf, leakedEvent } from './events';
 export { flushDeadline, flushWithin } from './flush';
 export { LastUsedRecorder, recorderFor } from './last-used';
-export { redactEvent } from './redact';

@@ -10,7 +10,5 @@ export { issuers } from './issue';
 export { sweeper } from './sweep';
 export { purger } from './purge';
 
-/** @internal for the folders above and the tests (each imports this folder through its index); the package root decides what is public. */
+/** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */
 export { managedRecords, toInfo } from './token-info';
-export { checkNarrowing, roleWarnings } from './narrowing';
-export { checkStoredText, isWellFormedText } from './stored-text';

@@ -106,4 +106,4 @@ export function tokenStoreConformance<S extends TokenStore>(
   });
 }
 
-export { membershipStoreConformance, membershipCases, type MembershipConformanceOptions } from './members';
+export { membershipStoreConformance, type MembershipConformanceOptions } from './members';

@@ -7,7 +7,8 @@ import { BlockList, isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/errors';
-import { canonicalAddress, checkRanges, formatAddress, parseAddress, RangeMatcher, readRange } from '../../../src/core/network';
+import { canonicalAddress, checkRanges, formatAddress, parseAddress, RangeMatcher } from '../../../src/core/network';
+import { readRange } from '../../../src/core/network/range';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 

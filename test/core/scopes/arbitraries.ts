@@ -1,7 +1,10 @@
 /** fast-check generators of valid scope entries, shared by the scopes tests. */
 import fc from 'fast-check';
 import type { ScopeEntry } from '../../../src/core/scopes';
-import { PERMISSIONS, REPO_PERMISSIONS, ROLES } from '../../../src/core/vocabulary';
+import { PERMISSIONS, ROLES } from '../../../src/core/vocabulary';
+
+/** The permissions taken on an `org/repo` resource. */
+const REPO_PERMISSIONS = PERMISSIONS.filter((p) => p.startsWith('repo:'));
 
 const org = fc.constantFrom('acme', 'Acme', 'beta', 'x.y', 'o-1');
 const repo = fc.constantFrom('web', 'Web', 'api', 'r_2');

@@ -5,6 +5,5 @@
  */
 export { compileMatcherForValidNames, checkPattern } from './matcher';
 
-/** @internal for the scopes folder and the tests (each imports this folder through its index); the package root decides what is public. */
+/** @internal for the scopes folder (which imports this folder through its index); the package root decides what is public. */
 export { REGEX_SOURCE, VALIDATING_SOURCE } from './fast-paths';
-export { compileMatcher } from './matcher';

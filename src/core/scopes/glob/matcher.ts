@@ -22,7 +22,6 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../../../errors';
-import { isValidThingName } from '../names';
 import { compileOne, type Compiled } from './compile';
 import { compileShapes } from './fast-paths';
 import { newScratch, run, scan, type Scratch } from './match';
@@ -35,39 +34,26 @@ export { checkPattern };
 export type { ThingMatcher };
 
 /**
- * Compile patterns accepted by {@link checkPattern} into one matcher: true when
- * a thing name matches at least one pattern, with micromatch's meaning under
- * `{ dot: true }` (case-sensitive, `*` and `?` stay inside a segment and match a
- * leading dot, `**` is any number of whole segments, so `Doc/x/**` also matches
- * `Doc/x`). An empty list matches nothing; a name that is not a valid thing name
- * (S7) matches nothing. The matcher never throws, and its cost is bounded by
- * pattern length x name length: safe for patterns written by token creators.
+ * Compile patterns accepted by {@link checkPattern} into one matcher of thing
+ * names: true when a name matches at least one pattern, with micromatch's
+ * meaning under `{ dot: true }` (case-sensitive, `*` and `?` stay inside a
+ * segment and match a leading dot, `**` is any number of whole segments, so
+ * `Doc/x/**` also matches `Doc/x`). An empty list matches nothing. The matcher
+ * never throws, and its cost is bounded by pattern length x name length: safe
+ * for patterns written by token creators.
+ *
+ * The caller checks the name with `isValidThingName` first (S7): authorize
+ * checks once per decision, however many layers restrict it. On a name that
+ * is not valid the answer is meaningless.
  *
  * @throws {ValidationError} when `patterns` is not an array of accepted patterns
  *   (`issues[].path` is `[index]`).
  * @example
  * ```ts
- * const m = compileMatcher(['Doc/*', 'Img/**']);
- * m('Doc/readme'); // true
- * m('Doc/a/b');    // false
+ * const m = compileMatcherForValidNames(['Doc/*', 'Img/**']);
+ * isValidThingName('Doc/readme') && m('Doc/readme'); // true
+ * m('Doc/a/b');     // false
  * m('Img/a/b.png'); // true
- * ```
- */
-export function compileMatcher(patterns: readonly string[]): ThingMatcher {
-  const inner = compileMatcherForValidNames(patterns);
-  return (thingName: string): boolean => isValidThingName(thingName) && inner(thingName);
-}
-
-/**
- * @internal {@link compileMatcher} for callers that have already checked the
- * name with `isValidThingName` (authorize checks once per decision, however
- * many layers restrict it). On anything else the answer is meaningless.
- *
- * @throws {ValidationError} as {@link compileMatcher}.
- * @example
- * ```ts
- * const m = compileMatcherForValidNames(['Doc/*']);
- * if (isValidThingName(name) && m(name)) { ... }
  * ```
  */
 export function compileMatcherForValidNames(patterns: readonly string[]): ThingMatcher {

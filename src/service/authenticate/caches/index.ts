@@ -3,6 +3,4 @@
  * inputs equal to those they were built from.
  * @module
  */
-export { GrantCache, LayerCache, rolesSnapshot, sameRoles } from './grant-cache';
-export { isDeepFrozen, pinScopes, sameScopes } from './scopes-pin';
 export { grantSource, type Grants } from './grants';
