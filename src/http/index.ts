@@ -16,7 +16,6 @@ export type { AuthCheck, PermissionOptions, ErrorHandlerOptions } from './option
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { adapterKit } from './kit';
 export { nodeResponse } from './respond';
-export { expiration, makeGate } from './gate';
 export { assertUnread, checkMaxBodyBytes, readFetchBytes, readNodeBody, readNodeBytes, type RawBody } from './body';
 export { refusalTextOf } from './errors';
 export { answerResponse, closing, endpointOf, guardOnError, JSON_HEADERS, writeAnswer, type Answer, type Outcome } from './answer';

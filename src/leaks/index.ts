@@ -18,5 +18,4 @@ export {
 } from './github';
 
 /** @internal for the tests (each imports this folder through its index); the package root decides what is public. */
-export { RateLimiter, clientKey } from './rate-limit';
 export { KeySource } from './github';

@@ -7,7 +7,7 @@ export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTo
 export type { SessionInfo } from './contract';
 export { reportDenied } from './internals';
 export type { LeakOutcome, LeakReport, ReportLeakedOptions } from './leaks';
-export type { AuthEvent, AuthEventHook, TokenLeakedEvent } from './events';
+export type { AuthEvent, AuthEventHook } from './events';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { principalScopes, scopeNarrowing } from './authenticate';

@@ -9,7 +9,14 @@ import {
   UnavailableError,
   ValidationError,
 } from '../../src/errors';
-import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from '../../src/core/policy';
+import type { Decision } from '../../src/core/policy';
+
+// The decisions authorize returns, as data (the answers read nothing else of them).
+const ALLOW: Decision = { allowed: true };
+const DENY_INVALID: Decision = { allowed: false, reason: 'invalid' };
+const DENY_ROLE: Decision = { allowed: false, reason: 'role' };
+const DENY_SCOPE: Decision = { allowed: false, reason: 'scope' };
+const DENY_THING: Decision = { allowed: false, reason: 'thing' };
 import { decisionError, errorAnswer } from '../../src/http';
 import { AUTH_REASONS } from '../support/reasons';
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Principal } from '../../src/core/policy';
 import type { Auth } from '../../src/service';
-import { expiration, makeGate } from '../../src/http';
+import { expiration, makeGate } from '../../src/http/gate';
 import { testAuth } from '../support/auth';
 
 let auth: Auth;

@@ -158,8 +158,7 @@ describe('H2: sendJson and sendError (node)', () => {
 describe('errorResponse with a decision answer', () => {
   it('H2: errorResponse(decisionError(d)) answers 403 with insufficient_scope, not 500', async () => {
     const { decisionError } = await import('../../src/http');
-    const { DENY_THING } = await import('../../src/core/policy');
-    const res = errorResponse(decisionError(DENY_THING));
+    const res = errorResponse(decisionError({ allowed: false, reason: 'thing' }));
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
     expect(((await res.json()) as { reason?: string }).reason).toBe('thing');

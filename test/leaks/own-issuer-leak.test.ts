@@ -12,11 +12,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trustedIssuerFor } from '../../src/entries/oauth';
 import { credentialRevocationHandler } from '../../src/leaks';
-import { createAuth, type Auth, type AuthEvent, type TokenLeakedEvent } from '../../src/service';
+import { createAuth, type Auth, type AuthEvent } from '../../src/service';
 import { generateKeyRing } from '../../src/tokens';
 import { systemTime, testAuth } from '../support/auth';
 import { exited, serve, svc, tempHome } from '../cli/helpers';
 import { codeFlow, startServer, token, type Running } from '../support/oauth';
+
+type TokenLeakedEvent = Extract<AuthEvent, { type: 'token.leaked' }>;
 
 const members = { rolesOf: (u: string) => (u === 'alice' ? { orgs: { acme: 'owner' as const } } : {}) };
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clientKey, RateLimiter } from '../../src/leaks';
+import { clientKey, RateLimiter } from '../../src/leaks/rate-limit';
 
 describe('clientKey', () => {
   it.each([

@@ -7,10 +7,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { Auth, AuthEvent, TokenLeakedEvent } from '../../src/service';
+import type { Auth, AuthEvent } from '../../src/service';
 import type { TokenStore } from '../../src/stores';
 import { testAuth } from '../support/auth';
 import type { Clock } from '../support/clock';
+
+type TokenLeakedEvent = Extract<AuthEvent, { type: 'token.leaked' }>;
 
 export interface World {
   auth: Auth;

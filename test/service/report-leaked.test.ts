@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { AuthenticationError, UnavailableError, ValidationError } from '../../src/errors';
-import { createAuth, type Auth, type AuthEvent, type TokenLeakedEvent } from '../../src/service';
+import { createAuth, type Auth, type AuthEvent } from '../../src/service';
 import { MemoryTokenStore, type TokenStore } from '../../src/stores';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { generateKeyRing } from '../../src/tokens';
@@ -15,6 +15,8 @@ import { DAY_MS, type Clock } from '../support/clock';
 import { rejection } from '../support/errors';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 import { dropStores, tokenStores } from '../support/token-stores';
+
+type TokenLeakedEvent = Extract<AuthEvent, { type: 'token.leaked' }>;
 
 interface World {
   auth: Auth;

@@ -14,4 +14,3 @@ export type { UserRoles } from './types';
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { grantTable } from './grant';
 export { GRANT_SLOT, isPrincipal } from './subject';
-export { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING } from './decision';

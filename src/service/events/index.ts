@@ -4,7 +4,7 @@
  * @module
  */
 export { EventDispatcher } from './events';
-export type { AuthEvent, AuthEventHook, EventActor, TokenExpiringEvent, TokenLeakedEvent } from './events';
+export type { AuthEvent, AuthEventHook, EventActor, TokenExpiringEvent } from './events';
 export type { FlushOptions } from './flush';
 
 /** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */

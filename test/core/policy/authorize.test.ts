@@ -4,17 +4,13 @@ import {
   createGrant,
   compileLayer,
   Grant,
-  ALLOW,
-  DENY_INVALID,
-  DENY_ROLE,
-  DENY_SCOPE,
-  DENY_THING,
   type Decision,
   GRANT_SLOT,
   type Principal,
   grantTable,
   type UserRoles,
 } from '../../../src/core/policy';
+import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING } from '../../../src/core/policy/decision';
 import { PERMISSIONS, ROLE_TABLE, type Permission } from '../../../src/core/vocabulary';
 import type { Scope } from '../../../src/core/scopes';
 

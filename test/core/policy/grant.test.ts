@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { authorize, createGrant, compileLayer, CompiledLayer, Grant, ALLOW, DENY_ROLE } from '../../../src/core/policy';
+import { authorize, createGrant, compileLayer, CompiledLayer, Grant } from '../../../src/core/policy';
+import { ALLOW, DENY_ROLE } from '../../../src/core/policy/decision';
 import { ValidationError } from '../../../src/errors';
 import type { Scope } from '../../../src/core/scopes';
 import { pathsOf } from '../../support/errors';

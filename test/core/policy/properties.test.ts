@@ -1,19 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import {
-  authorize,
-  createGrant,
-  compileLayer,
-  ALLOW,
-  DENY_INVALID,
-  DENY_ROLE,
-  DENY_SCOPE,
-  DENY_THING,
-  type Decision,
-  GRANT_SLOT,
-  type Principal,
-  type UserRoles,
-} from '../../../src/core/policy';
+import { authorize, createGrant, compileLayer, type Decision, GRANT_SLOT, type Principal, type UserRoles } from '../../../src/core/policy';
+import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING } from '../../../src/core/policy/decision';
 import { PERMISSIONS, ROLES, type Permission, type RoleName } from '../../../src/core/vocabulary';
 import type { Scope } from '../../../src/core/scopes';
 import { referenceAuthorize, type Outcome } from './reference';
