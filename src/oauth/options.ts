@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { ValidationError, type IssueInput } from '../errors';
 import { checkOptions, isPlainObject } from '../core/vocabulary';
 import { isAuth, type Auth } from '../service';
-import { isLoopbackHost } from '../core/network';
+import { serviceUrl } from '../core/network';
 import { guardOnError } from '../http';
 import type { DocumentPolicy } from './cimd';
 import { checkLook, type Look } from './pages';
@@ -74,15 +74,17 @@ const isInt = (v: unknown, min: number, max: number): v is number => typeof v ==
 const hasMethods = (v: unknown, names: readonly string[]): boolean =>
   typeof v === 'object' && v !== null && names.every((n) => typeof (v as Record<string, unknown>)[n] === 'function');
 
-/** `issuer` must be an origin: the metadata paths then sit at the root, where clients look for them. */
+/** `issuer` must be a service URL (the one rule) and an origin: the metadata paths then sit at the root, where clients look for them. */
 function checkIssuer(value: unknown, issues: IssueInput[]): string {
-  const url = typeof value === 'string' ? URL.parse(value) : null;
-  if (url === null || url.origin !== value || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+  const url = serviceUrl(value);
+  if (typeof url === 'string') {
+    issues.push({ path: 'issuer', message: url });
+    return '';
+  }
+  if (url.origin !== value) {
     issues.push({ path: 'issuer', message: 'must be an origin such as https://svc.example (no path, no trailing slash)' });
     return '';
   }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
-    issues.push({ path: 'issuer', message: 'must use https unless its host is a loopback address' });
   return url.origin;
 }
 

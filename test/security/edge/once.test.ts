@@ -58,4 +58,15 @@ describe('each piece of the edge exists once', () => {
   it('one loopback rule: defined only in src/core/network', () => {
     expect(where(/function isLoopback\w*\(/).every((f) => f.startsWith('src/core/network/'))).toBe(true);
   });
+
+  it('one URL rule: a service URL is judged only in src/core/network/url.ts (serviceUrl)', () => {
+    expect(where(/'must use https unless its host is a loopback address'/)).toEqual(['src/core/network/url.ts']);
+  });
+
+  it('one refusal text table: the answers of every edge take their text from src/http/errors.ts', () => {
+    expect(where(/'the token has expired/)).toEqual(['src/http/errors.ts']);
+    expect(where(/Record<AuthenticationReason, string>/)).toEqual(['src/http/errors.ts']);
+    // Not the CLI's REASON_TEXT: it speaks to a person at a terminal of their own saved credential
+    // ("SVC_TOKEN was not accepted: it has expired"), not an HTTP answer.
+  });
 });
