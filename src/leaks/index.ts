@@ -16,6 +16,3 @@ export {
   type GitHubPublicKeys,
   type GitHubFeedback,
 } from './github';
-
-/** @internal for the tests (each imports this folder through its index); the package root decides what is public. */
-export { KeySource } from './github';

@@ -7,6 +7,3 @@ export { githubSecretScanningHandler, type GitHubSecretScanningHandler } from '.
 export type { GitHubSecretScanningOptions } from './options';
 export { GITHUB_SECRET_SCANNING_KEYS_URL, type GitHubPublicKeys } from './keys';
 export type { GitHubFeedback } from './matches';
-
-/** @internal for the tests (each imports this folder through its index); the package root decides what is public. */
-export { KeySource } from './keys';
