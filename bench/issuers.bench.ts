@@ -48,7 +48,8 @@ async function hot(): Promise<Map<string, number>> {
       keys: await generateKeyRing(),
       tokens: new MemoryTokenStore(),
       members: { rolesOf: () => ({ orgs: { acme: 'editor' } }) },
-      trustedIssuers: [{ issuer: idp.issuer, audience: AUDIENCE, jwksUri: idp.jwksUri }],
+      // The IdP's subjects are this service's user ids, as a company IdP's often are (else ids are derived per issuer).
+      trustedIssuers: [{ issuer: idp.issuer, audience: AUDIENCE, jwksUri: idp.jwksUri, userId: (c) => String(c['sub']) }],
     });
     const me: Principal = await auth.authenticate(await auth.issueSession('alice'));
     const { token: pat } = await auth
