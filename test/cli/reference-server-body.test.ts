@@ -8,9 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { connect } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryTokenStore, createAuth, generateKeyRing } from 'svc-auth';
-import { MemoryMembershipStore } from 'svc-auth/stores';
 import { createReferenceServer, type ReferenceServer, type Thing, type ThingStore } from '../../src/app/server';
+import { systemTime, testAuth } from '../support/auth';
 
 /** A things store that counts its writes. */
 class CountingThings implements ThingStore {
@@ -38,9 +37,7 @@ describe('hostile bodies at the reference server', { timeout: 60_000 }, () => {
   let session = '';
 
   beforeAll(async () => {
-    const members = new MemoryMembershipStore();
-    await members.set('alice', 'acme', 'editor');
-    const auth = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members, tokens: new MemoryTokenStore() });
+    const { auth } = await testAuth({ everyone: { orgs: { acme: 'editor' } }, now: systemTime });
     session = await auth.issueSession('alice');
     ref = createReferenceServer({ auth, things, body: { maxBytes: MAX, deadlineMs: 200 } });
     url = await ref.listen({ port: 0 });
@@ -119,9 +116,7 @@ describe('a body already read, with the server mounted behind another handler', 
   let ref: ReferenceServer;
   let session = '';
   beforeAll(async () => {
-    const members = new MemoryMembershipStore();
-    await members.set('alice', 'acme', 'editor');
-    const auth = createAuth({ issuer: 'https://svc.test', keys: await generateKeyRing(), members, tokens: new MemoryTokenStore() });
+    const { auth } = await testAuth({ everyone: { orgs: { acme: 'editor' } }, now: systemTime });
     session = await auth.issueSession('alice');
     ref = createReferenceServer({ auth, things });
   });
