@@ -64,10 +64,18 @@ describe('svc auth logout and svc auth sessions (file store)', { timeout: 180_00
   });
 
   it('sessions --revoke of an unknown id is refused with a hint (exit 1); an empty one names --revoke (exit 2)', async () => {
-    const unknown = await svc(home, ['auth', 'sessions', '--revoke', newTokenId()]);
+    // An id may begin with '-' (base64url): written --revoke=<id>, it is read as the id whatever it begins with.
+    const unknown = await svc(home, ['auth', 'sessions', `--revoke=${newTokenId()}`]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('svc: no session with this id among your sessions');
     expect(unknown.stderr).toContain("svc: hint: 'svc auth sessions' lists the ids of your sessions");
+    const dashed = await svc(home, ['auth', 'sessions', `--revoke=-${newTokenId().slice(1)}`]);
+    expect(dashed.code).toBe(1);
+    expect(dashed.stderr).toContain('svc: no session with this id among your sessions');
+    // Written apart, such an id reads as a flag: the usage error says how to write it.
+    const apart = await svc(home, ['auth', 'sessions', '--revoke', `-${newTokenId().slice(1)}`]);
+    expect(apart.code).toBe(2);
+    expect(apart.stderr).toContain("a value starting with '-' is written --flag=value");
     const empty = await svc(home, ['auth', 'sessions', '--revoke', '']);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/^svc: --revoke: /m);
