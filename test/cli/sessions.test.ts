@@ -54,7 +54,7 @@ describe('svc auth logout and svc auth sessions (file store)', { timeout: 180_00
     expect(table.stdout).toMatch(/^\s+ID\s+NAME\s+STATUS\s+CREATED\s+EXPIRES\s+LAST USED\s+ABOUT$/m);
     expect(table.stdout).toMatch(new RegExp(`^\\*\\s+${rows[1]?.id}\\s+cli\\s+active\\s`, 'm'));
 
-    const ended = await svc(home, ['auth', 'sessions', '--revoke', rows[0]?.id as string]);
+    const ended = await svc(home, ['auth', 'sessions', `--revoke=${rows[0]?.id as string}`]);
     expect(ended.code, ended.stderr).toBe(0);
     expect(ended.stdout).toContain(`revoked session ${rows[0]?.id}`);
     const refused = await svc(home, ['auth', 'status'], { SVC_TOKEN: first });
