@@ -60,6 +60,7 @@ export interface Refusal {
   error?: unknown;
 }
 
+/** @internal the decision `onDecision` hears: only the fields that apply, frozen so that one hook cannot change what another hears. */
 export function decided(allowed: boolean, r: Refusal, status?: number): GuardDecision {
   const d: { -readonly [K in keyof GuardDecision]: GuardDecision[K] } = { allowed, principal: r.principal ?? null };
   if (r.permission !== undefined) d.permission = r.permission;
