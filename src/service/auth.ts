@@ -83,7 +83,14 @@ export function createAuth(options: AuthOptions): Auth {
     },
 
     client(p) {
-      return Object.freeze({ token: tokenApi(ctx, p), sessions: sessionApi(ctx, p) });
+      return Object.freeze({
+        token: tokenApi(ctx, p),
+        sessions: sessionApi(ctx, p),
+        org(): never {
+          // Issue 30 in progress: replaced by src/service/orgs/ before this lands.
+          throw new UnavailableError('organization governance is not built yet');
+        },
+      });
     },
 
     ...issue,

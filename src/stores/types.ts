@@ -7,6 +7,7 @@
  * @module
  */
 import type { Scope } from '../core/scopes';
+import type { OrgAccessChange, OrgAccessEntry, OrgPolicyRecord, OrgPolicySet } from './governance';
 
 /**
  * What kind of token a record belongs to. Every token this library mints has a
@@ -88,6 +89,12 @@ export interface TokenRecord {
    * {@link TokenStore.markExpiring}; absent or empty when none was.
    */
   readonly expiryWarnings?: readonly number[];
+  /**
+   * This token's access to the orgs that govern it (G3), at most one entry
+   * per org; absent or empty when none. Written at `insert` (a request opened
+   * at creation) and by {@link TokenStore.updateOrgAccess}.
+   */
+  readonly orgAccess?: readonly OrgAccessEntry[];
 }
 
 /**
@@ -251,6 +258,34 @@ export interface TokenStore {
    * records were removed; `0` when no such session is left. `auth.purge` needs it.
    */
   purgeSessions?(cutoff: Date, limit: number): Promise<number>;
+  /**
+   * Organization governance (G1-G4): a store offers all four of
+   * `readPolicies`, `setPolicy`, `updateOrgAccess` and `listForOrg`, or none
+   * (then `client(p).org(name)` answers `UnavailableError` and no policy applies).
+   *
+   * `readPolicies`: every stored policy and their version, as of now: a
+   * policy set by any server holds on the next request (G4). A store may
+   * answer from a cache that its chain reads keep valid (PostgreSQL reads
+   * the version in the same statement as the chain, so this costs no round
+   * trip until a policy changes); an in-process store may answer without a
+   * promise. Throws (or rejects) on failure: the service fails closed.
+   */
+  readPolicies?(): OrgPolicySet | Promise<OrgPolicySet>;
+  /** Store `policy` for `policy.org`, atomically; resolves to the one it replaced, or `null`. The version changes. */
+  setPolicy?(policy: OrgPolicyRecord): Promise<OrgPolicyRecord | null>;
+  /**
+   * Apply each change in one atomic step (see {@link OrgAccessChange}): a
+   * record whose current status for the org is not in `from` is left as it
+   * is. Unknown ids are ignored. Resolves to the ids changed.
+   */
+  updateOrgAccess?(changes: readonly OrgAccessChange[]): Promise<string[]>;
+  /**
+   * The PAT records (kind `pat`, every status) that may reach `org`: a scope
+   * entry names it (`org` or `org/<repo>`), an `orgAccess` entry is for it,
+   * its scopes are `null` (full access), or an entry has no resource (global
+   * tier). In creation order. The service keeps those whose owner holds a role there.
+   */
+  listForOrg?(org: string): Promise<TokenRecord[]>;
   /**
    * Optional: the longest one change (`insert`, `revoke`, `touch`, `recordUse`, `markExpiring`, `purgeSessions`) can take
    * before the store gives up with nothing written, in milliseconds.

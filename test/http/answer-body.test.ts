@@ -30,7 +30,7 @@ import { credentialRevocationHandler } from 'svc-auth/leaks';
 import { AUTH_REASONS } from '../support/reasons';
 
 const CODES = ['validation', 'authentication', 'forbidden', 'not_found', 'conflict', 'unavailable', 'internal'] as const;
-const DENY_REASONS = ['invalid', 'role', 'scope', 'thing'] as const;
+const DENY_REASONS = ['invalid', 'role', 'policy', 'scope', 'thing'] as const;
 const OTHER_REASONS = ['ip', 'rate_limited'] as const;
 const REASONS: readonly string[] = [...AUTH_REASONS, ...DENY_REASONS, ...OTHER_REASONS];
 // The statuses of each code: the mapping's, and the endpoints' own (405, 413, 415, 429).

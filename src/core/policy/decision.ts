@@ -4,8 +4,11 @@
  * @module
  */
 
-/** Why a request was denied (A1): malformed input, the user's role, the token's scopes, or the thing name. */
-export type DenyReason = 'invalid' | 'role' | 'scope' | 'thing';
+/**
+ * Why a request was denied (A1): malformed input, the user's role, an org's
+ * policy (G2), the token's scopes, or the thing name.
+ */
+export type DenyReason = 'invalid' | 'role' | 'policy' | 'scope' | 'thing';
 
 /**
  * The answer of `authorize`.
@@ -16,7 +19,14 @@ export type DenyReason = 'invalid' | 'role' | 'scope' | 'thing';
  * if (!d.allowed) console.log(d.reason); // 'role' | 'scope' | 'thing' | 'invalid'
  * ```
  */
-export type Decision = { readonly allowed: true } | { readonly allowed: false; readonly reason: DenyReason };
+export type Decision =
+  | { readonly allowed: true }
+  | {
+      readonly allowed: false;
+      readonly reason: DenyReason;
+      /** With reason `policy`: which org refused, which limit, and the fix, in words for the token's holder. */
+      readonly message?: string;
+    };
 
 /** The allow decision. */
 export const ALLOW: Decision = Object.freeze({ allowed: true as const });

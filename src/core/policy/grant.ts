@@ -27,7 +27,30 @@ export interface GrantInput {
   roles: UserRoles;
   /** Scope layers: the token's own scopes first, then each ancestor's (A5). Omit for a session or an unscoped token. */
   layers?: readonly (readonly Scope[] | CompiledLayer)[];
+  /**
+   * Orgs whose policy limits this grant (G2), keys compared case-insensitively.
+   * Checked after the role cap and before the scopes: a denial there has reason
+   * `policy` and carries the gate's message.
+   */
+  orgGates?: Readonly<Record<string, OrgGate>>;
 }
+
+/**
+ * What an org's policy does to one grant (G2): `blocked` refuses every
+ * permission in the org (and its repos); `scopedOnly` lets the token in only
+ * through entries that name the org (`acme`, `acme/<repo>`) in every layer,
+ * so a full-access grant or a global-tier entry is refused there. The text is
+ * the message of the `policy` decision.
+ *
+ * @example
+ * ```ts
+ * const gates: Record<string, OrgGate> = {
+ *   acme: { blocked: "the organization 'acme' has not approved this token yet" },
+ *   globex: { scopedOnly: "the organization 'globex' admits only tokens that name it" },
+ * };
+ * ```
+ */
+export type OrgGate = { readonly blocked: string } | { readonly scopedOnly: string };
 
 const INTERNAL = Symbol('svc-auth.grant');
 let readTable: (value: unknown) => GrantTable | undefined;

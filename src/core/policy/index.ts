@@ -3,7 +3,7 @@
  * a {@link Grant}, and `authorize`, which answers from it. Pure and synchronous.
  * @module
  */
-export { createGrant, Grant, type GrantInput } from './grant';
+export { createGrant, Grant, type GrantInput, type OrgGate } from './grant';
 export { compileLayer, CompiledLayer } from './compile';
 export { authorize } from './authorize';
 export { canEverHold } from './hold';

@@ -11,6 +11,7 @@ import type { TokenStore } from '../../stores';
 import type { ExpiringToken, SweepOptions, TokenApi, TokenInfo } from './tokens';
 import type { AuthEventHook, FlushOptions } from '../events';
 import type { SessionApi, SessionPurge } from './sessions';
+import type { OrgApi } from './orgs';
 import type { LeakReport, ReportLeakedOptions } from '../leaks';
 
 /**
@@ -200,6 +201,8 @@ export interface Auth extends SessionPurge {
     token: TokenApi;
     /** The user's own sessions, `client(p).sessions.*`: seen and ended by a session of that user only. */
     sessions: SessionApi;
+    /** The governance face of an org (G1-G4); every call needs `org:admin` on it. */
+    org(name: string): OrgApi;
   };
   /**
    * Mint a session for a user your server has signed in (T3; `expiresIn` `<N>d|h|m`, default 12h,

@@ -5,6 +5,7 @@
  */
 import type { Scope, ScopeEntry } from '../../core/scopes';
 import type { UsedFrom } from '../../stores';
+import type { OrgAccess } from './orgs';
 
 /** A token as management shows it. The token value is never part of it. */
 export interface TokenInfo {
@@ -44,6 +45,8 @@ export interface TokenInfo {
    * list of the token that created it.
    */
   allowedIps: string[] | null;
+  /** Its access to each org that governs it (G3), its own decisions and those it inherits; empty when none. */
+  orgAccess: OrgAccess[];
 }
 
 /**
@@ -117,6 +120,8 @@ export interface CreateTokenInput {
    * inside one of the parent's), and without a list it is limited by the parent's.
    */
   allowedIps?: string[];
+  /** Why it is needed (at most 1 024 characters): shown to the owners of orgs that must approve it. */
+  justification?: string;
 }
 
 /** The SDK namespace `client(principal).token.*` (docs/concepts.md). */

@@ -104,7 +104,7 @@ export interface AccessDeniedEvent {
   readonly resource: string;
   readonly permission: string;
   readonly thingName: string | null;
-  readonly reason: 'invalid' | 'role' | 'scope' | 'thing';
+  readonly reason: 'invalid' | 'role' | 'policy' | 'scope' | 'thing';
 }
 
 /**

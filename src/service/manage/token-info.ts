@@ -47,6 +47,15 @@ export function toInfo(record: TokenRecord, nowMs: number): TokenInfo {
     lastUsed: lastUseOf(record),
     usedFrom: usedFromOf(record),
     allowedIps: record.allowedIps == null ? null : [...record.allowedIps],
+    orgAccess: (record.orgAccess ?? []).map((e) =>
+      Object.freeze({
+        org: e.org,
+        status: e.status,
+        reason: e.reason,
+        decidedBy: e.decidedBy,
+        decidedAt: e.decidedAt === null ? null : new Date(e.decidedAt.getTime()),
+      }),
+    ),
   });
 }
 

@@ -9,7 +9,7 @@ import { ROLE_TABLE, type RoleName } from '../../../src/core/vocabulary';
 import type { Scope } from '../../../src/core/scopes';
 import type { UserRoles } from '../../../src/core/policy';
 
-export type Outcome = 'allow' | 'invalid' | 'role' | 'scope' | 'thing';
+export type Outcome = 'allow' | 'invalid' | 'role' | 'policy' | 'scope' | 'thing';
 
 const ALL = ['repo:read', 'repo:write', 'repo:configure', 'repo:admin', 'org:read', 'org:configure', 'org:admin'];
 const RESOURCE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,99})?$/;
