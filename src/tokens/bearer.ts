@@ -74,6 +74,16 @@ function isOws(c: number): boolean {
 // test is several times faster than a charCodeAt loop over a 300-character JWT.
 const TOKEN68_RUN = /[A-Za-z0-9\-._~+/]*/y;
 
+// RFC 9449 §7.1: `Authorization: DPoP <token>`, the scheme case-insensitive like Bearer's.
+const DPOP_SCHEME = 'dpop';
+
+function hasDpopScheme(value: string, at: number): boolean {
+  for (let k = 0; k < DPOP_SCHEME.length; k++) {
+    if ((value.charCodeAt(at + k) | 0x20) !== DPOP_SCHEME.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
 function hasScheme(value: string, at: number): boolean {
   for (let k = 0; k < SCHEME.length; k++) {
     // ASCII letters only: setting bit 0x20 lowercases A-Z and leaves a-z as they are.
@@ -132,14 +142,15 @@ const SHAPE = 'expected "Bearer" followed by one token';
  * readers; by `authenticateRequest` only when the token is not one it verified
  * before, see {@link bearerTextFromRequest}).
  */
-function span(value: string): string {
+function span(value: string, dpop = false): string {
   let start = 0;
   let end = value.length;
   while (start < end && isOws(value.charCodeAt(start))) start++;
   while (end > start && isOws(value.charCodeAt(end - 1))) end--;
   if (start === end) throw missing();
-  if (end - start <= SCHEME.length || !hasScheme(value, start)) throw malformed(SHAPE);
-  let i = start + SCHEME.length;
+  const length = dpop ? DPOP_SCHEME.length : SCHEME.length;
+  if (end - start <= length || !(dpop ? hasDpopScheme(value, start) : hasScheme(value, start))) throw malformed(SHAPE);
+  let i = start + length;
   if (value.charCodeAt(i) !== SPACE) throw malformed(SHAPE);
   while (i < end && value.charCodeAt(i) === SPACE) i++;
   if (i === end) throw malformed(SHAPE);
@@ -217,13 +228,56 @@ export function bearerFromRequest(req: BearerRequest): string {
  * const claims = verifier.verifyCached(token, nowSec) ?? (checkBearerText(token), await verifier.verify(token, nowSec));
  * ```
  */
-export function bearerTextFromRequest(req: BearerRequest): string {
+export function bearerTextFromRequest(req: BearerRequest): string | DpopCredential {
   try {
     const value = readHeader(req);
-    return typeof value === 'string' && value.length <= MAX_HEADER_LENGTH ? span(value) : parseValue(value);
+    if (typeof value === 'string' && value.length <= MAX_HEADER_LENGTH) {
+      // A Bearer header allocates nothing; only a DPoP one builds its pair.
+      if (!isDpopValue(value)) return span(value);
+      return { token: span(value, true), proof: readNamed(req, 'dpop') };
+    }
+    return parseValue(value);
   } catch (err) {
     throw asAuthenticationError(err);
   }
+}
+
+/**
+ * @internal A token sent with the DPoP scheme (RFC 9449 §7.1): the token text (its characters not
+ * checked yet, as for Bearer) and the raw value of the request's `DPoP` header (an array when node
+ * saw it more than once), read by the proof check.
+ *
+ * @example
+ * ```ts
+ * const got = bearerTextFromRequest(req);
+ * if (typeof got !== 'string') await checkProof(proofText(got.proof), { ...context, token: got.token });
+ * ```
+ */
+export interface DpopCredential {
+  readonly token: string;
+  readonly proof: unknown;
+}
+
+function isDpopValue(value: string): boolean {
+  let start = 0;
+  while (start < value.length && isOws(value.charCodeAt(start))) start++;
+  return value.length - start > DPOP_SCHEME.length && hasDpopScheme(value, start) && value.charCodeAt(start + 4) === SPACE;
+}
+
+/** A header other than Authorization; on node, every copy `rawHeaders` shows (node joins some repeated headers). */
+function readNamed(req: unknown, name: string): unknown {
+  const headers = (req as { headers: unknown }).headers as Record<string, unknown> & { get?: unknown };
+  if (typeof headers.get === 'function') return (headers.get as (n: string) => unknown).call(headers, name);
+  const raw: unknown = (req as { rawHeaders?: unknown }).rawHeaders;
+  if (Array.isArray(raw)) {
+    const found: unknown[] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const n = raw[i];
+      if (typeof n === 'string' && n.length === name.length && n.toLowerCase() === name) found.push(raw[i + 1]);
+    }
+    return found;
+  }
+  return headers[name];
 }
 
 /**
