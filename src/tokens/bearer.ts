@@ -243,6 +243,20 @@ export function bearerTextFromRequest(req: BearerRequest): string | DpopCredenti
 }
 
 /**
+ * @internal The access token of a request that `auth.authenticateRequest` accepted, under either
+ * scheme (`Bearer` or `DPoP`): for what hands the token on (the MCP SDK's `AuthInfo`).
+ *
+ * @example
+ * ```ts
+ * accessTokenFromRequest(new Request('https://svc.example/', { headers: { authorization: 'DPoP abc' } })); // 'abc'
+ * ```
+ */
+export function accessTokenFromRequest(req: BearerRequest): string {
+  const got = bearerTextFromRequest(req);
+  return checkToken68(typeof got === 'string' ? got : got.token);
+}
+
+/**
  * @internal A token sent with the DPoP scheme (RFC 9449 §7.1): the token text (its characters not
  * checked yet, as for Bearer) and the raw value of the request's `DPoP` header (an array when node
  * saw it more than once), read by the proof check.

@@ -76,22 +76,32 @@ describe('DPoP: svc serve binds tokens and its resources check the proofs', () =
     expect(decodeJwt(accessToken).cnf).toEqual({ jkt: await calculateJwkThumbprint(key.jwk) });
   });
 
-  it('a bound token with a fresh proof by its key is accepted at /api and /mcp', async () => {
+  it('a bound token with a fresh proof by its key is accepted at /api', async () => {
     const ok = await get({ authorization: `DPoP ${accessToken}`, dpop: await proof(key, { htm: 'GET', htu: whoami, accessToken }) });
     expect(ok.status).toBe(200);
+  });
+
+  it('/mcp: a token bound for it lists tools with its proof, and is refused as Bearer with the DPoP challenge and the metadata', async () => {
     const mcp = `${base}/mcp`;
-    const answer = await fetch(mcp, {
-      method: 'POST',
-      headers: {
-        authorization: `DPoP ${accessToken}`,
-        dpop: await proof(key, { htm: 'POST', htu: mcp, accessToken }),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
-    });
-    // The token's resource is the API: /mcp refuses it for its audience, never for its proof.
-    expect(answer.headers.get('www-authenticate') ?? '').not.toContain('invalid_dpop_proof');
+    const { client_id } = await register(base);
+    const request = authorize(base, client_id, { resource: mcp, state: undefined });
+    const { code } = await approve(request);
+    const res = await redeem(request, code as string, {}, { dpop: await proof(key, { htm: 'POST', htu: `${base}/oauth/token` }) });
+    const bound = (res.body as { access_token: string }).access_token;
+    const call = async (headers: Record<string, string>): Promise<Response> =>
+      fetch(mcp, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      });
+    const ok = await call({ authorization: `DPoP ${bound}`, dpop: await proof(key, { htm: 'POST', htu: mcp, accessToken: bound }) });
+    expect([ok.status, ok.headers.get('www-authenticate')]).toEqual([200, null]);
+    expect(await ok.text()).toContain('"tools"');
+    const asBearer = await call({ authorization: `Bearer ${bound}` });
+    expect(asBearer.status).toBe(401);
+    expect(asBearer.headers.get('www-authenticate')).toMatch(/^DPoP realm="svc", algs="[^"]+", error="invalid_token".*resource_metadata="/);
+    const otherKey = await call({ authorization: `DPoP ${bound}`, dpop: await proof(await holder(), { htm: 'POST', htu: mcp, accessToken: bound }) });
+    expect(otherKey.headers.get('www-authenticate')).toContain('error="invalid_dpop_proof"');
   });
 
   it('bound token sent as a Bearer token: refused, invalid_token with the DPoP challenge', async () => {
