@@ -175,11 +175,17 @@ describe('DPoP: svc serve binds tokens and its resources check the proofs', () =
   });
 
   it('the refresh token is bound too: refreshed with a proof by the same key, refused without', async () => {
-    if (refreshToken === '') return;
+    expect(refreshToken).not.toBe('');
     const form = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: decodeJwt(accessToken).client_id as string };
     const without = await tokenRequest(base, form, {});
     expect(without.status).toBe(400);
     const other = await tokenRequest(base, form, { dpop: await proof(await holder(), { htm: 'POST', htu: `${base}/oauth/token` }) });
     expect(other.status).toBe(400);
+    const same = await tokenRequest(base, form, { dpop: await proof(key, { htm: 'POST', htu: `${base}/oauth/token` }) });
+    expect(same.status).toBe(200);
+    const renewed = (same.body as { access_token: string; token_type: string });
+    expect(renewed.token_type).toBe('DPoP');
+    const ok = await get({ authorization: `DPoP ${renewed.access_token}`, dpop: await proof(key, { htm: 'GET', htu: whoami, accessToken: renewed.access_token }) });
+    expect(ok.status).toBe(200);
   });
 });
