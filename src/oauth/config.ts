@@ -102,7 +102,9 @@ export function ownDeviceLinkPage(o: ResolvedOptions, ctx: KoaContextWithOIDC): 
 
 /** 32 bytes for oidc-provider's stateless DPoP nonces, derived from the first cookie key (shared by every instance). */
 function dpopNonceSecret(secrets: OAuthSecrets): Buffer {
-  return createHmac('sha256', secrets.cookieKeys[0] ?? '').update('svc-auth dpop nonce').digest();
+  return createHmac('sha256', secrets.cookieKeys[0] ?? '')
+    .update('svc-auth dpop nonce')
+    .digest();
 }
 
 /** @internal The configuration handed to `new Provider(issuer, configuration)`. */

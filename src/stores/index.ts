@@ -6,7 +6,6 @@
  */
 export type { InsertResult, RecordKind, TokenRecord, TokenStore, TokenUse, UsedFrom } from './types';
 export { MAX_USED_FROM } from './types';
-export type { ProofReplayStore } from './proofs';
 export type { OrgAccessChange, OrgAccessEntry, OrgAccessStatus, OrgPolicyRecord, OrgPolicySet } from './governance';
 export { MemoryTokenStore } from './memory';
 export { MemoryMembershipStore, type Membership, type MembershipStore } from './membership';

@@ -11,6 +11,7 @@
  */
 import { AuthenticationError } from '../errors';
 import { MAX_TOKEN_CHARS } from './verify';
+import { DPOP_SCHEME, hasDpopScheme, isDpopValue, readNamed, type DpopCredential } from './dpop';
 
 /**
  * A request as svc-auth reads it: a fetch `Request`, or anything shaped like a
@@ -73,16 +74,6 @@ function isOws(c: number): boolean {
 // from lastIndex and never backtracks (linear), and the engine's compiled class
 // test is several times faster than a charCodeAt loop over a 300-character JWT.
 const TOKEN68_RUN = /[A-Za-z0-9\-._~+/]*/y;
-
-// RFC 9449 §7.1: `Authorization: DPoP <token>`, the scheme case-insensitive like Bearer's.
-const DPOP_SCHEME = 'dpop';
-
-function hasDpopScheme(value: string, at: number): boolean {
-  for (let k = 0; k < DPOP_SCHEME.length; k++) {
-    if ((value.charCodeAt(at + k) | 0x20) !== DPOP_SCHEME.charCodeAt(k)) return false;
-  }
-  return true;
-}
 
 function hasScheme(value: string, at: number): boolean {
   for (let k = 0; k < SCHEME.length; k++) {
@@ -254,44 +245,6 @@ export function bearerTextFromRequest(req: BearerRequest): string | DpopCredenti
 export function accessTokenFromRequest(req: BearerRequest): string {
   const got = bearerTextFromRequest(req);
   return checkToken68(typeof got === 'string' ? got : got.token);
-}
-
-/**
- * @internal A token sent with the DPoP scheme (RFC 9449 §7.1): the token text (its characters not
- * checked yet, as for Bearer) and the raw value of the request's `DPoP` header (an array when node
- * saw it more than once), read by the proof check.
- *
- * @example
- * ```ts
- * const got = bearerTextFromRequest(req);
- * if (typeof got !== 'string') await checkProof(proofText(got.proof), { ...context, token: got.token });
- * ```
- */
-export interface DpopCredential {
-  readonly token: string;
-  readonly proof: unknown;
-}
-
-function isDpopValue(value: string): boolean {
-  let start = 0;
-  while (start < value.length && isOws(value.charCodeAt(start))) start++;
-  return value.length - start > DPOP_SCHEME.length && hasDpopScheme(value, start) && value.charCodeAt(start + 4) === SPACE;
-}
-
-/** A header other than Authorization; on node, every copy `rawHeaders` shows (node joins some repeated headers). */
-function readNamed(req: unknown, name: string): unknown {
-  const headers = (req as { headers: unknown }).headers as Record<string, unknown> & { get?: unknown };
-  if (typeof headers.get === 'function') return (headers.get as (n: string) => unknown).call(headers, name);
-  const raw: unknown = (req as { rawHeaders?: unknown }).rawHeaders;
-  if (Array.isArray(raw)) {
-    const found: unknown[] = [];
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const n = raw[i];
-      if (typeof n === 'string' && n.length === name.length && n.toLowerCase() === name) found.push(raw[i + 1]);
-    }
-    return found;
-  }
-  return headers[name];
 }
 
 /**

@@ -18,6 +18,6 @@ export { DPOP_ALGORITHMS } from './dpop';
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isKeyRing } from './keys';
 export { expiredClaimsOf } from './verify';
-export { isHeaderProblem, accessTokenFromRequest, bearerTextFromRequest, checkBearerText, type DpopCredential } from './bearer';
-export { checkProof, proofText, ReplayCache, type ProofContext } from './dpop';
+export { isHeaderProblem, accessTokenFromRequest, bearerTextFromRequest, checkBearerText } from './bearer';
+export { checkProof, proofText, ReplayCache, type DpopCredential } from './dpop';
 export { checkTrustedIssuers, IssuerVerifier, type IssuerConfig, type IssuerClaims } from './issuers';

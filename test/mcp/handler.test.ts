@@ -12,7 +12,10 @@ import { testAuth, type TestAuth } from '../support/auth';
 import { caught } from '../support/errors';
 
 // Every resource takes DPoP-bound tokens with their proofs (RFC 9728 §2, RFC 9449).
-const DPOP_METADATA = { dpop_signing_alg_values_supported: ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'], dpop_bound_access_tokens_required: false };
+const DPOP_METADATA = {
+  dpop_signing_alg_values_supported: ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'],
+  dpop_bound_access_tokens_required: false,
+};
 
 function whoamiServer(): McpServer {
   const server = new McpServer({ name: 't', version: '1' });

@@ -100,7 +100,10 @@ describe('DPoP: svc serve binds tokens and its resources check the proofs', () =
     const asBearer = await call({ authorization: `Bearer ${bound}` });
     expect(asBearer.status).toBe(401);
     expect(asBearer.headers.get('www-authenticate')).toMatch(/^DPoP realm="svc", algs="[^"]+", error="invalid_token".*resource_metadata="/);
-    const otherKey = await call({ authorization: `DPoP ${bound}`, dpop: await proof(await holder(), { htm: 'POST', htu: mcp, accessToken: bound }) });
+    const otherKey = await call({
+      authorization: `DPoP ${bound}`,
+      dpop: await proof(await holder(), { htm: 'POST', htu: mcp, accessToken: bound }),
+    });
     expect(otherKey.headers.get('www-authenticate')).toContain('error="invalid_dpop_proof"');
   });
 
@@ -183,9 +186,12 @@ describe('DPoP: svc serve binds tokens and its resources check the proofs', () =
     expect(other.status).toBe(400);
     const same = await tokenRequest(base, form, { dpop: await proof(key, { htm: 'POST', htu: `${base}/oauth/token` }) });
     expect(same.status).toBe(200);
-    const renewed = (same.body as { access_token: string; token_type: string });
+    const renewed = same.body as { access_token: string; token_type: string };
     expect(renewed.token_type).toBe('DPoP');
-    const ok = await get({ authorization: `DPoP ${renewed.access_token}`, dpop: await proof(key, { htm: 'GET', htu: whoami, accessToken: renewed.access_token }) });
+    const ok = await get({
+      authorization: `DPoP ${renewed.access_token}`,
+      dpop: await proof(key, { htm: 'GET', htu: whoami, accessToken: renewed.access_token }),
+    });
     expect(ok.status).toBe(200);
   });
 });

@@ -5,7 +5,13 @@
  * person signs in and consents through the server's own pages over HTTP (support/oauth's
  * `signInAndConsent`), so the test needs no chromium.
  */
-import { Client, DpopSession, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import {
+  Client,
+  DpopSession,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, REDIRECT, signInAndConsent } from '../support/oauth';

@@ -91,22 +91,23 @@ describe('DPoP replay', () => {
   });
 });
 
-describeWithDb('DPoP replay across servers', 'PostgreSQL DPoP replay test', 'test/security/dpop-replay.test.ts')(
-  'DPoP replay on PostgreSQL',
-  () => {
-    const pool = newPool('dpop-replay');
-    const t = tableName('svc_dpop');
-    afterAll(async () => {
-      await pool.query(`DROP TABLE IF EXISTS ${t}`);
-      await pool.query(`DROP TABLE IF EXISTS ${t}_dpop_proofs`);
-      await pool.end();
-    });
+describeWithDb(
+  'DPoP replay across servers',
+  'PostgreSQL DPoP replay test',
+  'test/security/dpop-replay.test.ts',
+)('DPoP replay on PostgreSQL', () => {
+  const pool = newPool('dpop-replay');
+  const t = tableName('svc_dpop');
+  afterAll(async () => {
+    await pool.query(`DROP TABLE IF EXISTS ${t}`);
+    await pool.query(`DROP TABLE IF EXISTS ${t}_dpop_proofs`);
+    await pool.end();
+  });
 
-    it('replayed proof on a second server sharing PostgreSQL: refused', async () => {
-      const store = new PostgresTokenStore({ pool, table: t });
-      await store.migrate();
-      const [a, b] = await twoServers(() => new PostgresTokenStore({ pool, table: t }));
-      await replayRefused(a, b);
-    });
-  },
-);
+  it('replayed proof on a second server sharing PostgreSQL: refused', async () => {
+    const store = new PostgresTokenStore({ pool, table: t });
+    await store.migrate();
+    const [a, b] = await twoServers(() => new PostgresTokenStore({ pool, table: t }));
+    await replayRefused(a, b);
+  });
+});

@@ -112,7 +112,9 @@ export function proofCheck(
     // The jti is unique per key (RFC 9449 §11.1): scoped to the key, one client cannot spend another's.
     const key = `${jkt}:${checked.jti}`;
     const fresh = shared
-      ? await call('token store', () => (store as Required<Pick<TokenStore, 'claimProof'>>).claimProof(key, new Date(checked.expiresAtMs), new Date(at)))
+      ? await call('token store', () =>
+          (store as Required<Pick<TokenStore, 'claimProof'>>).claimProof(key, new Date(checked.expiresAtMs), new Date(at)),
+        )
       : memory.claim(key, checked.expiresAtMs, at);
     if (fresh !== true) throw refuse('dpop', 'invalid DPoP proof: the proof was used before');
   };

@@ -2,5 +2,6 @@
  * DPoP proofs at a resource (RFC 9449): the proof check and the memory replay cache.
  * @module
  */
-export { DPOP_ALGORITHMS, checkProof, proofText, type ProofContext } from './proof';
+export { DPOP_ALGORITHMS, checkProof, proofText } from './proof';
 export { ReplayCache } from './replay';
+export { DPOP_SCHEME, hasDpopScheme, isDpopValue, readNamed, type DpopCredential } from './header';

@@ -110,7 +110,7 @@ async function tokenHash(token: string): Promise<string> {
 function checkHeader(proof: string): Record<string, unknown> {
   let header: Record<string, unknown>;
   try {
-    header = decodeProtectedHeader(proof) as Record<string, unknown>;
+    header = decodeProtectedHeader(proof);
   } catch {
     throw fail('not a JWT');
   }
@@ -159,7 +159,7 @@ export async function checkProof(proof: string, ctx: ProofContext): Promise<Chec
   if (typeof ath !== 'string' || ath !== (await tokenHash(ctx.token))) throw fail('ath is not the hash of the access token');
   let thumbprint: string;
   try {
-    thumbprint = await calculateJwkThumbprint(jwk as Parameters<typeof calculateJwkThumbprint>[0], 'sha256');
+    thumbprint = await calculateJwkThumbprint(jwk, 'sha256');
   } catch {
     throw fail('the jwk is not a valid key');
   }

@@ -25,12 +25,12 @@ const JKT = /^[A-Za-z0-9_-]{43}$/;
  */
 export function boundKeyOf(payload: JWTPayload): string | null {
   if (!Object.hasOwn(payload, 'cnf')) return null;
-  const cnf = payload.cnf as unknown;
+  const cnf = payload.cnf;
   if (typeof cnf !== 'object' || cnf === null || Array.isArray(cnf)) throw fail('malformed', 'cnf is not an object');
   const keys = Object.keys(cnf);
   const jkt = (cnf as { jkt?: unknown }).jkt;
-  if (keys.length !== 1 || typeof jkt !== 'string') throw fail('type', 'a sender-constrained token other than DPoP (cnf.jkt) is not accepted');
+  if (keys.length !== 1 || typeof jkt !== 'string')
+    throw fail('type', 'a sender-constrained token other than DPoP (cnf.jkt) is not accepted');
   if (!JKT.test(jkt)) throw fail('malformed', 'cnf.jkt is not a SHA-256 thumbprint');
   return jkt;
 }
-

@@ -283,7 +283,8 @@ export class PostgresTokenStore implements TokenStore {
 
   /** Take a DPoP proof once for every server on this database ({@link TokenStore.claimProof}). @example `await pgStore.claimProof(key, until, new Date());` */
   claimProof(key: string, expiresAt: Date, now: Date): Promise<boolean> {
-    return claimProofKey(this.sql.proofs, (text, values) => this.run(this.timeoutMs, (c) => c.query({ text, values })), key, expiresAt, now);
+    const query = (text: string, values: unknown[]) => this.run(this.timeoutMs, (c) => c.query({ text, values }));
+    return claimProofKey(this.sql.proofs, query, key, expiresAt, now);
   }
 
   /** A read's query config: named (prepared once per connection) unless `prepare` is off. */
