@@ -41,6 +41,7 @@ export {
   importKeyRing,
   TOKEN_PATTERN,
   bearerFromRequest,
+  DPOP_ALGORITHMS,
   type BearerRequest,
   type NodeLikeRequest,
   type TrustedIssuer,

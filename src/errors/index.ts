@@ -170,8 +170,7 @@ function formatIssues(issues: readonly ValidationIssue[]): string {
  * this service trusts), `audience` (its `aud` does not name this service),
  * `not_yet_valid` (`nbf` in the future), `algorithm` (an algorithm that issuer may not
  * use: `none`, HMAC, one outside its list) and `key` (a `kid` the issuer does not
- * publish, even after its keys were fetched again). The set is closed: new reasons
- * are added, never renamed.
+ * publish, even after its keys were fetched again). The set is closed: new reasons are added, never renamed.
  */
 export type AuthenticationReason =
   | 'missing'
@@ -185,7 +184,9 @@ export type AuthenticationReason =
   | 'audience'
   | 'not_yet_valid'
   | 'algorithm'
-  | 'key';
+  | 'key'
+  | 'dpop' // RFC 9449: a bad, stale, replayed or foreign DPoP proof
+  | 'bound'; // a key-bound token as Bearer, or an unbound one with the DPoP scheme
 
 /**
  * The credential is missing, malformed, forged, expired, revoked, unknown or of

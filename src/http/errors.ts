@@ -15,7 +15,7 @@ import {
   type ValidationIssue,
 } from '../errors';
 import type { Decision } from '../core/policy';
-import { isHeaderProblem } from '../tokens';
+import { DPOP_ALGORITHMS, isHeaderProblem } from '../tokens';
 import type { ErrorAnswer, ErrorAnswerBody, ErrorAnswerReason } from './answer';
 
 // The answer types live with the one answer (answer.ts); the modules that build answers import them from here.
@@ -72,6 +72,8 @@ const AUTH_TEXT: Readonly<Record<AuthenticationReason, string>> = {
   not_yet_valid: 'the token is not valid yet',
   algorithm: 'the token is signed with an algorithm not accepted here',
   key: "the token's signing key is not known",
+  dpop: 'the DPoP proof is not valid',
+  bound: 'the token is bound to a key: send it with the DPoP scheme and a proof',
 };
 
 /** @internal the one text of a refusal `reason` (an unknown reason reads as `malformed`). */
@@ -136,7 +138,12 @@ function authAnswer(given: AuthenticationReason, options: ErrorAnswerOptions | u
   const text = reason === 'malformed' && headerProblem ? HEADER_TEXT : AUTH_TEXT[reason];
   const realm = challenge(options);
   // RFC 6750 §3.1: no error code when the request carried no credential at all.
-  const value = reason === 'missing' ? realm : `${realm}, error="invalid_token", error_description="${text}"`;
+  let value = reason === 'missing' ? realm : `${realm}, error="invalid_token", error_description="${text}"`;
+  // RFC 9449 §7.1: a refused proof, or a bound token without one, is answered with the DPoP challenge and its algorithms.
+  if (reason === 'dpop' || reason === 'bound') {
+    const error = reason === 'dpop' ? 'invalid_dpop_proof' : 'invalid_token';
+    value = `DPoP${realm.slice('Bearer'.length)}, algs="${DPOP_ALGORITHMS.join(' ')}", error="${error}", error_description="${text}"`;
+  }
   return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': value });
 }
 
@@ -151,8 +158,10 @@ function forbiddenAnswer(message: string, options: ErrorAnswerOptions | undefine
 function reRealm(made: ErrorAnswer, options: ErrorAnswerOptions | undefined): ErrorAnswer {
   const value = made.headers['www-authenticate'];
   if (value === undefined || options?.realm === undefined) return made;
-  const rest = value.replace(/^Bearer realm="[^"]*"/, '');
-  return answer(made.status, made.body, { ...made.headers, 'www-authenticate': `${challenge(options)}${rest}` });
+  const scheme = value.startsWith('DPoP ') ? 'DPoP' : 'Bearer';
+  const rest = value.replace(/^(?:Bearer|DPoP) realm="[^"]*"/, '');
+  const realm = challenge(options).slice('Bearer'.length);
+  return answer(made.status, made.body, { ...made.headers, 'www-authenticate': `${scheme}${realm}${rest}` });
 }
 
 /**
@@ -161,6 +170,8 @@ function reRealm(made: ErrorAnswer, options: ErrorAnswerOptions | undefined): Er
  * | error | status | `WWW-Authenticate` |
  * |---|---|---|
  * | `AuthenticationError` reason `missing` | 401 | `Bearer realm="svc"` |
+ * | `AuthenticationError` reason `dpop` | 401 | `DPoP realm="svc", algs="EdDSA ES256 …", error="invalid_dpop_proof", error_description="…"` |
+ * | `AuthenticationError` reason `bound` | 401 | `DPoP realm="svc", algs="EdDSA ES256 …", error="invalid_token", error_description="…"` |
  * | other `AuthenticationError` | 401 | `Bearer realm="svc", error="invalid_token", error_description="…"` |
  * | `ForbiddenError` | 403 | `Bearer realm="svc", error="insufficient_scope"` |
  * | `ForbiddenError` with reason `ip` | 403 (body `reason: 'ip'`) | |

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import { guardOnError, errorAnswer, JSON_HEADERS, type Answer, type ErrorAnswerBody } from '../http';
 import type { Principal } from '../core/policy';
-import { bearerFromRequest } from '../tokens';
+import { accessTokenFromRequest } from '../tokens';
 import { reportDenied } from '../service';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
 import { checkOptions, type Permission } from '../core/vocabulary';
@@ -135,7 +135,7 @@ export function core(options: McpHandlerOptions) {
     // header just accepted, read again.
     const peer = peerOf(req);
     const principal = await (peer === undefined ? auth.authenticateRequest(req) : auth.authenticateRequest(req, { address: peer }));
-    return { principal, info: authInfoFor(principal, bearerFromRequest(req), resource) };
+    return { principal, info: authInfoFor(principal, accessTokenFromRequest(req), resource) };
   }
 
   /** 413 for a body over `maxBodyBytes`, in the H2 shape of a `ValidationError` (issue code `too_big`). */
@@ -157,8 +157,11 @@ export function core(options: McpHandlerOptions) {
         // RFC 9728 5.1 and MCP 2025-11-25: where the metadata is, and the scope to ask for.
         const where = resource === undefined ? '' : `${metadataLink(resource)}${scopeAttr}`;
         // RFC 6750 section 3.1: no error code when the request carried no credential at all.
-        headers['www-authenticate'] =
-          reason === 'missing'
+        // A refused DPoP proof, or a bound token without one, keeps the DPoP challenge of the answer (RFC 9449 §7.1).
+        const dpop = reason === 'dpop' || reason === 'bound';
+        headers['www-authenticate'] = dpop
+          ? `${answer.headers['www-authenticate'] ?? ''}${where}`
+          : reason === 'missing'
             ? `Bearer realm="svc"${where}`
             : `Bearer realm="svc", error="invalid_token", error_description="${text}"${where}`;
         body.message = text;

@@ -8,13 +8,19 @@
 import { ValidationError, type IssueInput } from '../errors';
 import { checkUrl } from './auth-info';
 import { checkScopes } from './challenge';
+import { DPOP_ALGORITHMS } from '../tokens';
 
 /**
  * The RFC 9728 document served at `/.well-known/oauth-protected-resource/<path>`.
  *
  * @example
  * ```ts
- * const doc: ProtectedResourceMetadata = { resource: 'https://svc.example/mcp', bearer_methods_supported: ['header'] };
+ * const doc: ProtectedResourceMetadata = {
+ *   resource: 'https://svc.example/mcp',
+ *   bearer_methods_supported: ['header'],
+ *   dpop_signing_alg_values_supported: ['EdDSA', 'ES256'],
+ *   dpop_bound_access_tokens_required: false,
+ * };
  * ```
  */
 export interface ProtectedResourceMetadata {
@@ -23,6 +29,10 @@ export interface ProtectedResourceMetadata {
   bearer_methods_supported: string[];
   resource_name?: string;
   scopes_supported?: string[];
+  /** The DPoP proof algorithms taken (RFC 9728 §2), the authorization server's own list. */
+  dpop_signing_alg_values_supported: string[];
+  /** Always `false`: bearer tokens are taken too (a bound token only with its proof). */
+  dpop_bound_access_tokens_required: boolean;
 }
 
 /**
@@ -70,7 +80,12 @@ export function protectedResourceMetadata(options: ProtectedResourceOptions): Pr
     throw new ValidationError([
       { path: 'options', message: 'expected { resource, authorizationServers?, resourceName?, scopesSupported? }' },
     ]);
-  const doc: ProtectedResourceMetadata = { resource: checkUrl(options.resource, 'options.resource'), bearer_methods_supported: ['header'] };
+  const doc: ProtectedResourceMetadata = {
+    resource: checkUrl(options.resource, 'options.resource'),
+    bearer_methods_supported: ['header'],
+    dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
+    dpop_bound_access_tokens_required: false,
+  };
   const servers = options.authorizationServers;
   if (servers !== undefined) {
     if (!Array.isArray(servers)) throw new ValidationError([{ path: 'options.authorizationServers', message: 'must be an array of URLs' }]);

@@ -7,7 +7,9 @@
  * every lifetime, and the few functions that say this server's rules.
  * @module
  */
+import { createHmac } from 'node:crypto';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { DPOP_ALGORITHMS } from '../tokens';
 import { PERMISSIONS } from '../core/vocabulary';
 import type { ResolvedOptions } from './options';
 import type { AdapterClass, OAuthSecrets } from './storage';
@@ -98,6 +100,13 @@ export function ownDeviceLinkPage(o: ResolvedOptions, ctx: KoaContextWithOIDC): 
   return true;
 }
 
+/** 32 bytes for oidc-provider's stateless DPoP nonces, derived from the first cookie key (shared by every instance). */
+function dpopNonceSecret(secrets: OAuthSecrets): Buffer {
+  return createHmac('sha256', secrets.cookieKeys[0] ?? '')
+    .update('svc-auth dpop nonce')
+    .digest();
+}
+
 /** @internal The configuration handed to `new Provider(issuer, configuration)`. */
 export function providerConfiguration(
   o: ResolvedOptions,
@@ -147,7 +156,12 @@ export function providerConfiguration(
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: 'EdDSA',
     },
-    enabledJWA: { idTokenSigningAlgValues: ['EdDSA'], clientAuthSigningAlgValues: ['ES256', 'EdDSA', 'PS256', 'RS256'] },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['EdDSA'],
+      clientAuthSigningAlgValues: ['ES256', 'EdDSA', 'PS256', 'RS256'],
+      // The algorithms the resources take (tokens/dpop): the two metadata documents advertise the same list.
+      dPoPSigningAlgValues: [...DPOP_ALGORITHMS],
+    },
     pkce: { required: () => true },
     routes: routesOf(o.prefix),
     interactions: { url: (_ctx, interaction) => `${o.prefix}/interaction/${interaction.uid}` },
@@ -172,9 +186,10 @@ export function providerConfiguration(
       claimsParameter: { enabled: false },
       introspection: { enabled: false },
       clientCredentials: { enabled: false },
-      // svc-auth's resources refuse sender-constrained tokens (their proofs are not checked yet): the
-      // server neither advertises DPoP nor binds a token to a DPoP header, which it ignores.
-      dPoP: { enabled: false },
+      // A client that sends a proof gets tokens bound to its key (cnf.jkt), refresh tokens too, which the
+      // resources check (RFC 9449). The nonce secret comes from the stored secrets, so every instance
+      // sharing them takes every other's nonces; nonces are offered, not required.
+      dPoP: { enabled: true, nonceSecret: dpopNonceSecret(secrets), requireNonce: () => false, allowReplay: false },
       deviceFlow: {
         enabled: true,
         charset: 'base-20',

@@ -28,6 +28,7 @@ export interface ResolvedOptions {
   readonly identityOf: ((userId: string) => string) | undefined;
   readonly now: () => Date;
   readonly clockToleranceSec: number;
+  readonly dpopProofAgeSec: number;
   readonly signatureCacheSize: number;
   readonly layerCacheSize: number;
   readonly grantCacheSize: number;
@@ -49,6 +50,7 @@ const KNOWN = new Set([
   'identityOf',
   'now',
   'clockToleranceSec',
+  'dpopProofAgeSec',
   'cache',
   'storeTimeoutMs',
   'lastUsedIntervalMs',
@@ -136,6 +138,9 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
   if (o.lastUsedIntervalMs !== undefined && !(o.lastUsedIntervalMs === 0 || intInRange(o.lastUsedIntervalMs, 1_000, 86_400_000))) {
     issues.push({ path: 'lastUsedIntervalMs', message: 'must be 0 (off) or an integer from 1 000 to 86 400 000' });
   }
+  if (o.dpopProofAgeSec !== undefined && !intInRange(o.dpopProofAgeSec, 10, 3_600)) {
+    issues.push({ path: 'dpopProofAgeSec', message: 'must be an integer from 10 to 3 600' });
+  }
   if (o.onEvent !== undefined && typeof o.onEvent !== 'function') issues.push({ path: 'onEvent', message: 'must be a function' });
   const trustProxy = trustedProxies(o.trustProxy, issues);
   const trustedIssuers = checkTrustedIssuers(o.trustedIssuers, o.issuer, issues);
@@ -148,6 +153,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     identityOf: o.identityOf as ((userId: string) => string) | undefined,
     now: (o.now as (() => Date) | undefined) ?? systemClock,
     clockToleranceSec: (o.clockToleranceSec as number | undefined) ?? 5,
+    dpopProofAgeSec: (o.dpopProofAgeSec as number | undefined) ?? 300,
     signatureCacheSize: cache.signatures,
     layerCacheSize: cache.layers,
     grantCacheSize: cache.grants,

@@ -8,6 +8,7 @@
  */
 import type { Scope } from '../core/scopes';
 import type { OrgAccessChange, OrgAccessEntry, OrgPolicyRecord, OrgPolicySet } from './governance';
+import type { ProofReplayStore } from './proofs';
 
 /**
  * What kind of token a record belongs to. Every token this library mints has a
@@ -161,7 +162,7 @@ export type InsertResult =
  * }
  * ```
  */
-export interface TokenStore {
+export interface TokenStore extends ProofReplayStore {
   /**
    * Store a new record. Atomically: when `record.kind === 'pat'` and the owner
    * holds another PAT with the same name that is active at `now`, nothing is

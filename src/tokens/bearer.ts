@@ -11,6 +11,7 @@
  */
 import { AuthenticationError } from '../errors';
 import { MAX_TOKEN_CHARS } from './verify';
+import { DPOP_SCHEME, hasDpopScheme, isDpopValue, readNamed, type DpopCredential } from './dpop';
 
 /**
  * A request as svc-auth reads it: a fetch `Request`, or anything shaped like a
@@ -132,14 +133,15 @@ const SHAPE = 'expected "Bearer" followed by one token';
  * readers; by `authenticateRequest` only when the token is not one it verified
  * before, see {@link bearerTextFromRequest}).
  */
-function span(value: string): string {
+function span(value: string, dpop = false): string {
   let start = 0;
   let end = value.length;
   while (start < end && isOws(value.charCodeAt(start))) start++;
   while (end > start && isOws(value.charCodeAt(end - 1))) end--;
   if (start === end) throw missing();
-  if (end - start <= SCHEME.length || !hasScheme(value, start)) throw malformed(SHAPE);
-  let i = start + SCHEME.length;
+  const length = dpop ? DPOP_SCHEME.length : SCHEME.length;
+  if (end - start <= length || !(dpop ? hasDpopScheme(value, start) : hasScheme(value, start))) throw malformed(SHAPE);
+  let i = start + length;
   if (value.charCodeAt(i) !== SPACE) throw malformed(SHAPE);
   while (i < end && value.charCodeAt(i) === SPACE) i++;
   if (i === end) throw malformed(SHAPE);
@@ -217,13 +219,32 @@ export function bearerFromRequest(req: BearerRequest): string {
  * const claims = verifier.verifyCached(token, nowSec) ?? (checkBearerText(token), await verifier.verify(token, nowSec));
  * ```
  */
-export function bearerTextFromRequest(req: BearerRequest): string {
+export function bearerTextFromRequest(req: BearerRequest): string | DpopCredential {
   try {
     const value = readHeader(req);
-    return typeof value === 'string' && value.length <= MAX_HEADER_LENGTH ? span(value) : parseValue(value);
+    if (typeof value === 'string' && value.length <= MAX_HEADER_LENGTH) {
+      // A Bearer header allocates nothing; only a DPoP one builds its pair.
+      if (!isDpopValue(value)) return span(value);
+      return { token: span(value, true), proof: readNamed(req, 'dpop') };
+    }
+    return parseValue(value);
   } catch (err) {
     throw asAuthenticationError(err);
   }
+}
+
+/**
+ * @internal The access token of a request that `auth.authenticateRequest` accepted, under either
+ * scheme (`Bearer` or `DPoP`): for what hands the token on (the MCP SDK's `AuthInfo`).
+ *
+ * @example
+ * ```ts
+ * accessTokenFromRequest(new Request('https://svc.example/', { headers: { authorization: 'DPoP abc' } })); // 'abc'
+ * ```
+ */
+export function accessTokenFromRequest(req: BearerRequest): string {
+  const got = bearerTextFromRequest(req);
+  return checkToken68(typeof got === 'string' ? got : got.token);
 }
 
 /**

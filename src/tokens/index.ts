@@ -13,9 +13,11 @@ export { redactTokens } from './redact';
 export { LIFETIMES, parsePatExpiry, parseShortDuration } from './duration';
 export { bearerFromRequest, type BearerRequest, type NodeLikeRequest } from './bearer';
 export type { TrustedIssuer } from './issuers';
+export { DPOP_ALGORITHMS } from './dpop';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { isKeyRing } from './keys';
 export { expiredClaimsOf } from './verify';
-export { isHeaderProblem, bearerTextFromRequest, checkBearerText } from './bearer';
+export { isHeaderProblem, accessTokenFromRequest, bearerTextFromRequest, checkBearerText } from './bearer';
+export { checkProof, proofText, ReplayCache, type DpopCredential } from './dpop';
 export { checkTrustedIssuers, IssuerVerifier, type IssuerConfig, type IssuerClaims } from './issuers';

@@ -37,7 +37,23 @@ describe('H2: errorAnswer maps each error to its status and challenge', () => {
     expectJsonNoStore(a.headers);
   });
 
-  const invalid = AUTH_REASONS.filter((r) => r !== 'missing');
+  const invalid = AUTH_REASONS.filter((r) => r !== 'missing' && r !== 'dpop' && r !== 'bound');
+
+  it.each(['dpop', 'bound'] as const)(
+    'H2: AuthenticationError %s is 401 with the DPoP challenge and its algorithms (RFC 9449 §7.1)',
+    (reason) => {
+      const a = errorAnswer(new AuthenticationError(reason));
+      expect(a.status).toBe(401);
+      const error = reason === 'dpop' ? 'invalid_dpop_proof' : 'invalid_token';
+      expect(a.headers['www-authenticate']).toMatch(
+        new RegExp(`^DPoP realm="svc", algs="EdDSA ES256 ES384 PS256 RS256", error="${error}", error_description="[^"\\\\]+"$`),
+      );
+      expect(errorAnswer(new AuthenticationError(reason), { realm: 'api' }).headers['www-authenticate']).toMatch(
+        /^DPoP realm="api", algs=/,
+      );
+      expect(a.body.reason).toBe(reason);
+    },
+  );
   it.each(invalid)('H2: AuthenticationError %s is 401 invalid_token', (reason) => {
     const a = errorAnswer(new AuthenticationError(reason));
     expect(a.status).toBe(401);

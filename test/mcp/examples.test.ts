@@ -97,7 +97,12 @@ describe.each(Object.keys(start))('%s', { timeout: 60_000 }, (file) => {
     expect(r.status).toBe(401);
     const meta = `${base.origin}/.well-known/oauth-protected-resource/mcp`;
     expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="svc", resource_metadata="${meta}"`);
-    expect(await (await fetch(meta)).json()).toEqual({ resource: base.href, bearer_methods_supported: ['header'] });
+    expect(await (await fetch(meta)).json()).toEqual({
+      resource: base.href,
+      bearer_methods_supported: ['header'],
+      dpop_signing_alg_values_supported: ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'],
+      dpop_bound_access_tokens_required: false,
+    });
   });
 
   it('DNS rebinding: a foreign browser Origin is refused with 403 before the token is read', async () => {

@@ -11,6 +11,12 @@ import type { Auth } from '../../src/service';
 import { testAuth, type TestAuth } from '../support/auth';
 import { caught } from '../support/errors';
 
+// Every resource takes DPoP-bound tokens with their proofs (RFC 9728 §2, RFC 9449).
+const DPOP_METADATA = {
+  dpop_signing_alg_values_supported: ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'],
+  dpop_bound_access_tokens_required: false,
+};
+
 function whoamiServer(): McpServer {
   const server = new McpServer({ name: 't', version: '1' });
   server.registerTool('whoami', { inputSchema: {} }, (_a, extra) => ({
@@ -146,7 +152,7 @@ describe('mcpHandlers (fetch) (web-standard transport), driven by the SDK client
   it('metadata: derived from the request URL, listing authorization servers only when given', async () => {
     const dev = mcpHandlers(options(s.auth));
     const doc = await dev.metadata.fetch(new Request('http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp')).json();
-    expect(doc).toEqual({ resource: 'http://127.0.0.1:9/mcp', bearer_methods_supported: ['header'] });
+    expect(doc).toEqual({ resource: 'http://127.0.0.1:9/mcp', bearer_methods_supported: ['header'], ...DPOP_METADATA });
     const prod = mcpHandlers(
       options(s.auth, { resource: 'https://svc.test/mcp', authorizationServers: ['https://login.svc.test'], resourceName: 'svc' }),
     );
@@ -156,6 +162,7 @@ describe('mcpHandlers (fetch) (web-standard transport), driven by the SDK client
       authorization_servers: ['https://login.svc.test'],
       bearer_methods_supported: ['header'],
       resource_name: 'svc',
+      ...DPOP_METADATA,
     });
   });
 });
@@ -307,6 +314,7 @@ describe('protected resource metadata helpers', () => {
     expect(protectedResourceMetadata({ resource: 'http://127.0.0.1:8080/mcp', authorizationServers: [] })).toEqual({
       resource: 'http://127.0.0.1:8080/mcp',
       bearer_methods_supported: ['header'],
+      ...DPOP_METADATA,
     });
   });
 });

@@ -29,8 +29,8 @@ describe('the authorization server on node:http: metadata, DCR, code flow with P
         response_types_supported: ['code'],
         token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
       });
-      // DPoP is neither advertised nor bound: the resources do not check its proofs (dpop.test.ts).
-      expect(doc).not.toHaveProperty('dpop_signing_alg_values_supported');
+      // DPoP: the algorithms the resources check proofs with (dpop.test.ts).
+      expect(doc.dpop_signing_alg_values_supported).toEqual(['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256']);
       expect(doc.grant_types_supported).toEqual(
         expect.arrayContaining(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']),
       );

@@ -15,4 +15,6 @@ export const AUTH_REASONS = [
   'not_yet_valid',
   'algorithm',
   'key',
+  'dpop',
+  'bound',
 ] as const;

@@ -13,6 +13,7 @@ import {
   bearerTextFromRequest,
   type BearerRequest,
   checkBearerText,
+  type DpopCredential,
   LIFETIMES,
   MAX_TOKEN_CHARS,
   TokenVerifier,
@@ -33,6 +34,7 @@ import { addressOf, addressText, userAgentOf } from './origin';
 import type { AuthenticateRequestOptions, RequestOrigin } from '../contract';
 import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
+import { proofCheck } from './dpop';
 
 /** Could `value` be a promise? A throwing `then` getter counts as one (and then rejects in `guarded`). */
 function isThenable(value: unknown): boolean {
@@ -90,6 +92,7 @@ export function createAuthenticator(
   // Off the request path (events/last-used.ts, events/events.ts): authenticate only hands them ids and events.
   const recorder = recorderFor(store, opts.lastUsedIntervalMs, call);
   const refused = refusalReporter(events, nowMs);
+  const checkBinding = proofCheck(opts, store, call);
 
   /**
    * The roles, read on every call (T5). A source that answers synchronously is
@@ -140,7 +143,13 @@ export function createAuthenticator(
    * a last use is due to be written. Plain arguments, not an object: nothing
    * is allocated for them on a request that needs neither.
    */
-  async function authenticateFrom(token: string, req: BearerRequest | undefined, address: unknown, userAgent: unknown): Promise<Principal> {
+  async function authenticateFrom(
+    token: string,
+    req: BearerRequest | undefined,
+    address: unknown,
+    userAgent: unknown,
+    dpop?: DpopCredential,
+  ): Promise<Principal> {
     let claims: TokenClaims | undefined;
     let client: IpAddress | undefined | null = null; // null: not read yet
     try {
@@ -157,11 +166,16 @@ export function createAuthenticator(
         // Not one of ours seen before: maybe a trusted issuer's (undefined: it is not, ours answers).
         const foreign = issuers.cached(token, nowSec) ?? issuers.route(token, nowSec);
         if (foreign !== undefined) {
-          const p = issuers.principal(foreign instanceof Promise ? await foreign : foreign);
+          const verified = foreign instanceof Promise ? await foreign : foreign;
+          // A token bound to a key (RFC 9449) is taken only with a proof by that key; an unbound one only as Bearer.
+          if (verified.jkt !== null || dpop !== undefined) await checkBinding(verified.jkt, token, dpop, req, address, at);
+          const p = issuers.principal(verified);
           return p instanceof Promise ? await p : p;
         }
       }
       claims ??= await verifier.verify(token, nowSec);
+      // svc-auth's own tokens are bound to no key (yet: key-bound PATs, issue 32 §2).
+      if (dpop !== undefined) await checkBinding(null, token, dpop, req, address, at);
       // Every kind has a record, sessions too (T3, T5). The frozen claims serve
       // as the chain claims as they are (no copy per request).
       const now = readChainNow(claims.jti);
@@ -203,8 +217,11 @@ export function createAuthenticator(
     // Not `async`: a second promise wrapping authenticate's own was a
     // measurable share of a guarded request. Still never throws synchronously.
     let token: string;
+    let dpop: DpopCredential | undefined;
     try {
-      token = bearerTextFromRequest(req);
+      const got = bearerTextFromRequest(req);
+      if (typeof got === 'string') token = got;
+      else ({ token, dpop } = { token: got.token, dpop: got });
     } catch (err) {
       // No header, another scheme, two tokens: refused before any token is read,
       // and reported like every other refusal (every adapter comes through here).
@@ -219,7 +236,7 @@ export function createAuthenticator(
     } catch {
       peer = undefined;
     }
-    return authenticateFrom(token, req, peer, undefined);
+    return authenticateFrom(token, req, peer, undefined, dpop);
   }
 
   async function principalFor(userId: string): Promise<Principal> {

@@ -74,6 +74,8 @@ export interface AuthOptions {
   now?: () => Date;
   /** Accepted clock skew for `iat`, in seconds. Default 5. */
   clockToleranceSec?: number;
+  /** How old a DPoP proof may be (its `iat`), in seconds, from 10 to 3 600. Default 300 (RFC 9449 §11.1). */
+  dpopProofAgeSec?: number;
   /**
    * Bounds of the request path's caches, in entries; each defaults to 10 000,
    * at most 1 000 000, and 0 turns that cache off. The oldest entry goes when

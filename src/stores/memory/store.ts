@@ -4,6 +4,7 @@
  * on restart; anything else wants a shared store (PostgreSQL, the file store).
  * @module
  */
+import { ProofKeys } from './proofs';
 import { settle } from '../settle';
 import { TokenTable } from '../token-table';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
@@ -35,6 +36,7 @@ import { SHARED_CHAIN, type SharedChainSource } from '../views';
  */
 export class MemoryTokenStore implements TokenStore {
   private readonly table = new TokenTable();
+  private readonly proofs = new ProofKeys();
 
   /** How many records are held (of every kind and status). */
   get size(): number {
@@ -94,6 +96,11 @@ export class MemoryTokenStore implements TokenStore {
   /** Remove ended sessions with their subtrees (see {@link TokenStore.purgeSessions}). */
   purgeSessions(cutoff: Date, limit: number): Promise<number> {
     return settle(() => this.table.purgeSessions(cutoff, limit));
+  }
+
+  /** Take a DPoP proof once until it expires (see {@link TokenStore.claimProof}). */
+  claimProof(key: string, expiresAt: Date, now: Date): Promise<boolean> {
+    return settle(() => this.proofs.claim(key, expiresAt, now));
   }
 
   /** Claim expiry warnings (see {@link TokenStore.markExpiring}). */

@@ -147,4 +147,6 @@ export interface IssuerClaims {
   readonly jti: string | null;
   /** Whether its issuer is `recorded` (svc-auth's own authorization server). */
   readonly recorded: boolean;
+  /** The key the token is bound to (`cnf.jkt`, RFC 9449): every use needs a DPoP proof by it. `null`: a bearer token. */
+  readonly jkt: string | null;
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { base64url, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { boundKeyOf } from './bound';
 import { AuthenticationError, SvcAuthError, type AuthenticationReason } from '../../errors';
 import { KIND_BY_TYPE } from '../claims';
 import { SignatureCache } from '../signature-cache';
@@ -173,10 +174,7 @@ export class IssuerVerifier {
     const exp = payload.exp;
     if (typeof exp !== 'number' || !Number.isFinite(exp)) throw fail('malformed', 'exp is not a number');
     if (nowSec >= exp) throw fail('expired', 'token expired');
-    // A sender-constrained token (RFC 9449 DPoP, RFC 8705 mTLS) is only as good as the proof of
-    // possession that must come with it, which a bearer path never checks: taken as a bearer
-    // token, a stolen bound token would work here, undoing the binding.
-    if (Object.hasOwn(payload, 'cnf')) throw fail('type', 'a sender-constrained (cnf) token is not a bearer token');
+    const jkt = boundKeyOf(payload);
     this.#checkAge(config, payload, exp, nowSec);
     const userId = this.#userIdOf(config, payload);
     const scope = scopePermissions(payload, config.scopes);
@@ -193,6 +191,7 @@ export class IssuerVerifier {
       clientId: clientIdOf(payload),
       jti: jti ?? null,
       recorded: config.recorded,
+      jkt,
     });
     this.#cache.set(token, Object.freeze({ claims, freshUntil: nowSec + FRESH_SEC }));
     return claims;

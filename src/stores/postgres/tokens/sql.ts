@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '../../../errors';
 import { buildUsageSql, type UsageSql } from './usage';
 import { buildPurgeSql, type PurgeSql } from './purge';
+import { buildProofsSql, type ProofsSql } from './proofs';
 
 /** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -124,6 +125,8 @@ export interface StoreSql {
   readonly usage: UsageSql;
   /** The statements of the session purge. */
   readonly purge: PurgeSql;
+  /** The DPoP replay cache's statements (its own table). */
+  readonly proofs: ProofsSql;
 }
 
 /** @internal Build the statements for one checked table name. */
@@ -132,6 +135,11 @@ export function buildSql(name: TableName): StoreSql {
   const idx = (suffix: string): string => quote(indexName(name.table, suffix));
   const usage = buildUsageSql(t, idx, prefixed);
   const purge = buildPurgeSql(t, idx);
+  const proofTable = indexName(name.table, 'dpop_proofs');
+  const proofs = buildProofsSql(
+    name.schema === null ? quote(proofTable) : `${quote(name.schema)}.${quote(proofTable)}`,
+    quote(indexName(name.table, 'dpop_proofs_exp_idx')),
+  );
   return {
     beginLocked: `SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtextextended($2, 0))`,
     beginPlain: `SELECT set_config('statement_timeout', $1, true)`,
@@ -158,6 +166,7 @@ export function buildSql(name: TableName): StoreSql {
       `CREATE INDEX IF NOT EXISTS ${idx('owner_name_idx')} ON ${t} (owner_id, name) WHERE kind = 'pat' AND revoked_at IS NULL`,
       ...usage.migrate,
       ...purge.migrate,
+      ...proofs.migrate,
     ],
     // Runs after the (owner, name) advisory lock was taken by an earlier statement,
     // so its snapshot sees every competing insert that committed. FOR SHARE on the
@@ -232,6 +241,7 @@ export function buildSql(name: TableName): StoreSql {
     tag: createHash('sha256').update(name.plain).digest('hex').slice(0, 16),
     usage,
     purge,
+    proofs,
   };
 }
 

@@ -5,6 +5,7 @@
  * calls nothing but `pool.connect()`, so the root package never loads `pg`.
  * @module
  */
+import { claimProofKey } from './proofs';
 import type { Pool, PoolClient } from 'pg';
 import { ConflictError, UnavailableError, ValidationError } from '../../../errors';
 import { timeOf, toEntry } from '../../record-codec';
@@ -224,15 +225,7 @@ export class PostgresTokenStore implements TokenStore {
     });
   }
 
-  /**
-   * Record last-used times (see {@link TokenStore.touch}): one statement for the
-   * whole batch, moving each time forward only.
-   *
-   * @example
-   * ```ts
-   * await pgStore.touch([tokenId], new Date());
-   * ```
-   */
+  /** Record last-used times ({@link TokenStore.touch}) in one statement, each moved forward only. @example `await pgStore.touch([id], new Date());` */
   async touch(ids: readonly string[], at: Date): Promise<void> {
     checkIds(ids);
     const atMs = timeOf(at, 'at');
@@ -286,6 +279,12 @@ export class PostgresTokenStore implements TokenStore {
     const values = [new Date(cutoffMs), max];
     const { rows } = await this.run(this.timeoutMs, (client) => client.query({ text: this.sql.purge.purgeSessions, values }));
     return rows.length;
+  }
+
+  /** Take a DPoP proof once for every server on this database ({@link TokenStore.claimProof}). @example `await pgStore.claimProof(key, until, new Date());` */
+  claimProof(key: string, expiresAt: Date, now: Date): Promise<boolean> {
+    const query = (text: string, values: unknown[]) => this.run(this.timeoutMs, (c) => c.query({ text, values }));
+    return claimProofKey(this.sql.proofs, query, key, expiresAt, now);
   }
 
   /** A read's query config: named (prepared once per connection) unless `prepare` is off. */
