@@ -223,8 +223,7 @@ export class AuthenticationError extends SvcAuthError {
  * Why a valid credential was refused outright, before any decision of `authorize`:
  * `ip`, the token may not be used from the request's address (its `allowedIps`,
  * or an ancestor's, do not hold the address, or the address is not known);
- * `policy`, an organization's policy refuses the token there (G2; the message
- * says which org, which limit and the fix).
+ * `policy`, an organization's policy refuses the token there (G2).
  */
 export type ForbiddenReason = 'ip' | 'policy';
 

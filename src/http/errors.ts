@@ -140,21 +140,15 @@ function authAnswer(given: AuthenticationReason, options: ErrorAnswerOptions | u
   return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': value });
 }
 
-function forbiddenAnswer(
-  message: string,
-  options: ErrorAnswerOptions | undefined,
-  reason?: ErrorAnswerReason,
-  description?: string,
-): ErrorAnswer {
+function forbiddenAnswer(message: string, options: ErrorAnswerOptions | undefined, reason?: ErrorAnswerReason, why?: string): ErrorAnswer {
   const body: ErrorAnswerBody = { error: 'forbidden', message };
   if (reason !== undefined) body.reason = reason;
-  const described = description === undefined ? '' : `, error_description="${quotable(description)}"`;
+  const described = why === undefined ? '' : `, error_description="${quotable(why)}"`;
   return answer(403, body, { 'www-authenticate': `${challenge(options)}, error="insufficient_scope"${described}` });
 }
 
-// RFC 6750 §3: error_description holds %x20-21 / %x23-5B / %x5D-7E only. An org's
-// message is the operator's text, so anything else (quotes, backslashes, accents,
-// line breaks) becomes `'` or `?` in the header; the body keeps the text whole.
+// RFC 6750 §3: error_description holds %x20-21 / %x23-5B / %x5D-7E only; an org's message
+// is an operator's text, so the header gets `'` or `?` for the rest, the body the whole text.
 function quotable(text: string): string {
   return text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
 }
