@@ -6,6 +6,7 @@
 import type { AuthenticationReason } from '../../errors';
 import type { Scope } from '../../core/scopes';
 import type { TokenKind } from '../../tokens';
+import type { OrgPolicyChangedEvent, TokenOrgDecisionEvent, TokenRequestedEvent } from './org-types';
 
 /**
  * Who acted. `server` is code calling `auth.revokeToken`,
@@ -194,7 +195,16 @@ export interface TokenLeakedEvent {
  * const onEvent = (e: AuthEvent): void => console.log(e.type, e.at.toISOString(), e.actor.tokenId);
  * ```
  */
-export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | TokenExpiringEvent | AuthFailedEvent | AccessDeniedEvent | TokenLeakedEvent;
+export type AuthEvent =
+  | TokenCreatedEvent
+  | TokenRevokedEvent
+  | TokenExpiringEvent
+  | AuthFailedEvent
+  | AccessDeniedEvent
+  | TokenLeakedEvent
+  | TokenRequestedEvent
+  | TokenOrgDecisionEvent
+  | OrgPolicyChangedEvent;
 
 /**
  * The `onEvent` hook. May be async; its result never changes a decision.
