@@ -4,8 +4,28 @@
  * changed the policy. Each carries the org and the actor; never a token value.
  * @module
  */
-import type { OrgPolicy } from '../contract/orgs';
-import type { EventActor } from './types';
+import type { EventActor } from './actor';
+
+/**
+ * An org's whole policy as `client(p).org(name).policy.get()` shows it (the
+ * same shape as `OrgPolicy`, restated here: the contract imports the events).
+ *
+ * @example
+ * ```ts
+ * const p: OrgPolicySnapshot = { org: 'acme', maxLifetime: '90d', requireApproval: false, allowGlobal: true,
+ *   requireAllowedIps: false, exempt: [], updatedBy: 'alice', updatedAt: new Date() };
+ * ```
+ */
+export interface OrgPolicySnapshot {
+  readonly org: string;
+  readonly maxLifetime: string | null;
+  readonly requireApproval: boolean;
+  readonly allowGlobal: boolean;
+  readonly requireAllowedIps: boolean;
+  readonly exempt: readonly string[];
+  readonly updatedBy: string | null;
+  readonly updatedAt: Date | null;
+}
 
 /**
  * The token an org event is about, as its record says (never its value).
@@ -80,6 +100,6 @@ export interface OrgPolicyChangedEvent {
   readonly actor: EventActor;
   /** The org, lowercase. */
   readonly org: string;
-  readonly before: OrgPolicy;
-  readonly after: OrgPolicy;
+  readonly before: OrgPolicySnapshot;
+  readonly after: OrgPolicySnapshot;
 }

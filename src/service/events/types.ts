@@ -7,23 +7,10 @@ import type { AuthenticationReason } from '../../errors';
 import type { Scope } from '../../core/scopes';
 import type { TokenKind } from '../../tokens';
 import type { OrgPolicyChangedEvent, TokenOrgDecisionEvent, TokenRequestedEvent } from './org-types';
+import type { EventActor } from './actor';
 
-/**
- * Who acted. `server` is code calling `auth.revokeToken`,
- * `auth.issueComponentToken` or `auth.issueSession`; `unknown` is a credential
- * whose signature did not verify (nothing about it can be trusted).
- *
- * @example
- * ```ts
- * const actor: EventActor = { kind: 'pat', userId: 'alice', tokenId: 'q0Zr…', tokenName: 'ci' };
- * ```
- */
-export interface EventActor {
-  readonly kind: 'session' | 'pat' | 'component' | 'server' | 'unknown';
-  readonly userId: string | null;
-  readonly tokenId: string | null;
-  readonly tokenName: string | null;
-}
+export type { EventActor } from './actor';
+
 
 /**
  * A PAT, a component token or a session was created (`token.kind` says which;

@@ -36,7 +36,7 @@ export async function orgRulesAtCreation(
   p: Principal,
   t: Creating,
 ): Promise<{ entries: OrgAccessEntry[]; requested: string[] }> {
-  const read = policyIndexReader(ctx.store, ctx.call);
+  const read = policyIndexReader(ctx.store, (what, fn) => ctx.call(what, fn));
   if (read === null) return { entries: [], requested: [] };
   const got = read();
   const index = got instanceof Promise ? await got : got;

@@ -54,10 +54,9 @@ export function orgApi(ctx: ServiceContext, p: Principal, name: string): OrgApi 
 
   async function policyOf(store: Governed, org: string): Promise<OrgPolicyRecord | undefined> {
     const set = await ctx.call<OrgPolicySet>('token store', () => store.readPolicies());
-    if (typeof set !== 'object' || set === null || !Array.isArray(set.policies)) {
-      throw new UnavailableError('token store readPolicies did not return a policy set');
-    }
-    return set.policies.find((x) => x.org.toLowerCase() === org);
+    const policies: unknown = typeof set === 'object' && set !== null ? set.policies : undefined;
+    if (!Array.isArray(policies)) throw new UnavailableError('token store readPolicies did not return a policy set');
+    return (policies as readonly OrgPolicyRecord[]).find((x) => x.org.toLowerCase() === org);
   }
 
   /** The PAT records that reach the org: entries name it, or its owner holds a role in it. */
