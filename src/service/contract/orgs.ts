@@ -57,7 +57,6 @@ export interface OrgPolicyInput {
   exempt?: string[];
 }
 
-
 /**
  * A token waiting for (or given) an org's approval. Its `id` is the token's id:
  * a token has at most one request per org.

@@ -11,7 +11,6 @@ import type { EventActor } from './actor';
 
 export type { EventActor } from './actor';
 
-
 /**
  * A PAT, a component token or a session was created (`token.kind` says which;
  * a session is issued by server code, so its actor is `server`).

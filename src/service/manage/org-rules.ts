@@ -82,7 +82,7 @@ export function emitRequested(ctx: ServiceContext, p: Principal, record: TokenRe
 export function ancestorsOf(record: TokenRecord, byId: ReadonlyMap<string, TokenRecord>): TokenRecord[] {
   const out: TokenRecord[] = [];
   const seen = new Set<string>([record.id]);
-  for (let id = record.parentId; id !== null && !seen.has(id); ) {
+  for (let id = record.parentId; id !== null && !seen.has(id);) {
     const r = byId.get(id);
     if (r === undefined) break;
     seen.add(id);

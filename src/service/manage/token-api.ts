@@ -66,7 +66,10 @@ interface CheckedCreate {
 function checkCreateInput(input: unknown): CheckedCreate {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ValidationError([
-      { path: '', message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity?, allowedIps?, justification? }' },
+      {
+        path: '',
+        message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity?, allowedIps?, justification? }',
+      },
     ]);
   }
   let fields: Partial<Record<keyof CreateTokenInput, unknown>>;

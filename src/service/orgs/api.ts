@@ -6,7 +6,15 @@
  */
 import { ForbiddenError, NotFoundError, UnavailableError } from '../../errors';
 import type { Principal, UserRoles } from '../../core/policy';
-import type { OrgAccessChange, OrgAccessEntry, OrgAccessStatus, OrgPolicyRecord, OrgPolicySet, TokenRecord, TokenStore } from '../../stores';
+import type {
+  OrgAccessChange,
+  OrgAccessEntry,
+  OrgAccessStatus,
+  OrgPolicyRecord,
+  OrgPolicySet,
+  TokenRecord,
+  TokenStore,
+} from '../../stores';
 import type { ServiceContext } from '../internals';
 import type { OrgApi, OrgPolicy, OrgRequest, OrgTokenInfo } from '../contract';
 import { actorOf } from '../events';
@@ -111,7 +119,14 @@ export function orgApi(ctx: ServiceContext, p: Principal, name: string): OrgApi 
     const type = status === 'approved' ? 'token.approved' : status === 'denied' ? 'token.denied' : 'token.org_revoked';
     for (const r of changed) {
       ctx.events?.emit(
-        Object.freeze({ type, at, actor: actorOf(p), org, token: Object.freeze({ id: r.id, name: r.name, ownerId: r.ownerId }), reason: checked.reason }),
+        Object.freeze({
+          type,
+          at,
+          actor: actorOf(p),
+          org,
+          token: Object.freeze({ id: r.id, name: r.name, ownerId: r.ownerId }),
+          reason: checked.reason,
+        }),
       );
     }
     return { org, store, changed, entry, reason: checked.reason };
@@ -152,7 +167,14 @@ export function orgApi(ctx: ServiceContext, p: Principal, name: string): OrgApi 
         const replaced = await ctx.call('token store', () => store.setPolicy(next));
         const after = toPolicy(org, next);
         ctx.events?.emit(
-          Object.freeze({ type: 'org.policy_changed', at, actor: actorOf(p), org, before: toPolicy(org, replaced ?? current), after: toPolicy(org, next) }),
+          Object.freeze({
+            type: 'org.policy_changed',
+            at,
+            actor: actorOf(p),
+            org,
+            before: toPolicy(org, replaced ?? current),
+            after: toPolicy(org, next),
+          }),
         );
         return after;
       },
@@ -192,7 +214,9 @@ export function orgApi(ctx: ServiceContext, p: Principal, name: string): OrgApi 
               (f.status === undefined || t.status === f.status) &&
               (f.access === undefined || t.access === f.access) &&
               (f.lastUsedBefore === undefined || t.lastUsed === null || t.lastUsed.at < f.lastUsedBefore) &&
-              (f.permission === undefined || t.scopes === null || t.scopes.some((s) => (s.permissions as string[]).includes(f.permission as string))),
+              (f.permission === undefined ||
+                t.scopes === null ||
+                t.scopes.some((s) => (s.permissions as string[]).includes(f.permission as string))),
           );
       },
       async revoke(ids: string[], options?: { reason?: string }): Promise<OrgTokenInfo[]> {

@@ -58,7 +58,10 @@ export function orgAccessAtCreation(index: PolicyIndex, t: NewToken): { entries:
     if (p === undefined) continue;
     const exempt = p.exempt.includes(t.ownerId);
     if (!exempt && p.maxLifetimeDays !== null && t.lifetimeSec > p.maxLifetimeDays * DAY_SEC) {
-      issues.push({ path: 'expiresIn', message: lifetimeMessage(org, p.maxLifetimeDays, Math.ceil(t.lifetimeSec / DAY_SEC), 'would live') });
+      issues.push({
+        path: 'expiresIn',
+        message: lifetimeMessage(org, p.maxLifetimeDays, Math.ceil(t.lifetimeSec / DAY_SEC), 'would live'),
+      });
     }
     if (p.requireAllowedIps && t.allowedIps === null && (t.chain ?? []).every((r) => r.allowedIps == null)) {
       issues.push({ path: 'allowedIps', message: ipsMessage(org, 'this') });
@@ -66,13 +69,31 @@ export function orgAccessAtCreation(index: PolicyIndex, t: NewToken): { entries:
     if (!p.requireApproval || exempt) continue;
     if (orgRoleOf(t.roles, org) === 'owner') {
       entries.push(
-        Object.freeze({ org, status: 'approved', justification: t.justification, requestedAt: null, reason: 'owner of the organization', decidedBy: t.ownerId, decidedAt: t.at }),
+        Object.freeze({
+          org,
+          status: 'approved',
+          justification: t.justification,
+          requestedAt: null,
+          reason: 'owner of the organization',
+          decidedBy: t.ownerId,
+          decidedAt: t.at,
+        }),
       );
       continue;
     }
     // A child of an approved chain inherits its access and opens no request (G3).
     if (t.chain !== null && nearestEntry(t.chain, org)?.status === 'approved') continue;
-    entries.push(Object.freeze({ org, status: 'pending', justification: t.justification, requestedAt: t.at, reason: null, decidedBy: null, decidedAt: null }));
+    entries.push(
+      Object.freeze({
+        org,
+        status: 'pending',
+        justification: t.justification,
+        requestedAt: t.at,
+        reason: null,
+        decidedBy: null,
+        decidedAt: null,
+      }),
+    );
     requested.push(org);
   }
   if (issues.length > 0) throw new ValidationError(issues);

@@ -118,8 +118,10 @@ function blockedBy(p: OrgPolicyRecord, chain: readonly TokenRecord[], roles: Use
   const head = chain[0] as TokenRecord;
   for (const r of chain) {
     const e = r.orgAccess?.find((x) => x.org === org);
-    if (e?.status === 'revoked') return `The organization '${org}' revoked this token's access to it. Create a new token and ask an owner of '${org}' to approve it.`;
-    if (e?.status === 'denied') return `The organization '${org}' denied this token (its id is ${r.id}). Ask an owner of '${org}' to approve it, or create a new token.`;
+    if (e?.status === 'revoked')
+      return `The organization '${org}' revoked this token's access to it. Create a new token and ask an owner of '${org}' to approve it.`;
+    if (e?.status === 'denied')
+      return `The organization '${org}' denied this token (its id is ${r.id}). Ask an owner of '${org}' to approve it, or create a new token.`;
   }
   const exempt = p.exempt.includes(head.ownerId);
   if (!exempt && p.maxLifetimeDays !== null) {

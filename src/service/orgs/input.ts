@@ -43,10 +43,7 @@ const policySchema = z.strictObject({
 });
 
 const STATUS = z.enum(['pending', 'approved', 'denied', 'revoked']);
-const idsSchema = z
-  .array(z.string().min(1).max(256))
-  .min(1, 'give 1 to 100 ids')
-  .max(MAX_IDS, 'give 1 to 100 ids');
+const idsSchema = z.array(z.string().min(1).max(256)).min(1, 'give 1 to 100 ids').max(MAX_IDS, 'give 1 to 100 ids');
 const decisionSchema = z.strictObject({ reason: line.optional() }).optional();
 const listSchema = z.strictObject({ status: STATUS.optional() }).optional();
 const filterSchema = z
@@ -54,7 +51,10 @@ const filterSchema = z
     owner: userId.optional(),
     status: z.enum(['active', 'expired', 'revoked']).optional(),
     access: STATUS.optional(),
-    lastUsedBefore: z.date().refine((d) => Number.isFinite(d.getTime()), 'must be a valid date').optional(),
+    lastUsedBefore: z
+      .date()
+      .refine((d) => Number.isFinite(d.getTime()), 'must be a valid date')
+      .optional(),
     permission: z.string().max(64).optional(),
   })
   .optional();

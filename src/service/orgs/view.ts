@@ -18,7 +18,16 @@ import type { LastUse } from '../contract';
  */
 export function toPolicy(org: string, rec: OrgPolicyRecord | undefined): OrgPolicy {
   if (rec === undefined) {
-    return { org, maxLifetime: null, requireApproval: false, allowGlobal: true, requireAllowedIps: false, exempt: [], updatedBy: null, updatedAt: null };
+    return {
+      org,
+      maxLifetime: null,
+      requireApproval: false,
+      allowGlobal: true,
+      requireAllowedIps: false,
+      exempt: [],
+      updatedBy: null,
+      updatedAt: null,
+    };
   }
   return {
     org,
@@ -77,7 +86,11 @@ export function ownEntry(r: TokenRecord, org: string): OrgAccessEntry | undefine
 export function effectiveEntry(r: TokenRecord, org: string, byId: ReadonlyMap<string, TokenRecord>): OrgAccessEntry | undefined {
   let nearest: OrgAccessEntry | undefined;
   const seen = new Set<string>();
-  for (let at: TokenRecord | undefined = r; at !== undefined && !seen.has(at.id); at = at.parentId === null ? undefined : byId.get(at.parentId)) {
+  for (
+    let at: TokenRecord | undefined = r;
+    at !== undefined && !seen.has(at.id);
+    at = at.parentId === null ? undefined : byId.get(at.parentId)
+  ) {
     seen.add(at.id);
     const e = ownEntry(at, org);
     if (e === undefined) continue;
@@ -132,7 +145,13 @@ function lastUseOf(r: TokenRecord): LastUse | null {
  * toOrgToken(record, 'acme', undefined, false, Date.now()).access; // 'approved'
  * ```
  */
-export function toOrgToken(r: TokenRecord, org: string, e: OrgAccessEntry | undefined, approvalRequired: boolean, nowMs: number): OrgTokenInfo {
+export function toOrgToken(
+  r: TokenRecord,
+  org: string,
+  e: OrgAccessEntry | undefined,
+  approvalRequired: boolean,
+  nowMs: number,
+): OrgTokenInfo {
   const access: OrgAccessStatus = e?.status ?? (approvalRequired ? 'pending' : 'approved');
   return {
     id: r.id,

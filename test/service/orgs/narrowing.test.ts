@@ -48,7 +48,12 @@ const op = fc.oneof(
     days: fc.constantFrom(7, 60, 365),
     ips: fc.boolean(),
   }),
-  fc.record({ op: fc.constant('child' as const), of: fc.nat(), kind: fc.constantFrom<Kind>('acme', 'inherit'), days: fc.constantFrom(7, 60, 365) }),
+  fc.record({
+    op: fc.constant('child' as const),
+    of: fc.nat(),
+    kind: fc.constantFrom<Kind>('acme', 'inherit'),
+    days: fc.constantFrom(7, 60, 365),
+  }),
   fc.record({ op: fc.constantFrom('approve' as const, 'deny' as const, 'revoke' as const), of: fc.nat() }),
 );
 
@@ -98,7 +103,12 @@ describe('org policies only narrow (fast-check)', () => {
         const toks: Tok[] = [];
         for (const o of ops) {
           if (o.op === 'policy') {
-            await acme.policy.set({ maxLifetime: o.policy.maxDays, requireApproval: o.policy.approval, allowGlobal: o.policy.allowGlobal, requireAllowedIps: o.policy.ips });
+            await acme.policy.set({
+              maxLifetime: o.policy.maxDays,
+              requireApproval: o.policy.approval,
+              allowGlobal: o.policy.allowGlobal,
+              requireAllowedIps: o.policy.ips,
+            });
             policy = o.policy;
           } else if (o.op === 'create' || o.op === 'child') {
             const parent = o.op === 'child' && toks.length > 0 ? o.of % toks.length : null;

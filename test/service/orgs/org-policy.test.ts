@@ -84,13 +84,20 @@ describe.each(STORES)('org governance on the %s store', (_name, makeStore) => {
     const { info } = await auth.client(bob).token.create({ name: 'ci', scopes: [READ('acme/web')], justification: 'CI deploys' });
     expect(info.orgAccess).toMatchObject([{ org: 'acme', status: 'pending' }]);
     await auth.flush();
-    expect(events.some((e) => e.type === 'token.requested' && e.org === 'acme' && e.token.id === info.id && e.justification === 'CI deploys')).toBe(true);
+    expect(
+      events.some((e) => e.type === 'token.requested' && e.org === 'acme' && e.token.id === info.id && e.justification === 'CI deploys'),
+    ).toBe(true);
     const ci = await auth.client(bob).token.create({ name: 'ci2', scopes: [READ('acme/web')] });
     const p = await auth.authenticate(ci.token);
     expect(auth.authorize(p, 'acme/web', 'repo:read')).toMatchObject({ allowed: false, reason: 'policy' });
     const pending = await acme.requests.list();
     expect(pending.map((r) => r.id).sort()).toEqual([info.id, ci.info.id].sort());
-    expect(pending.find((r) => r.id === info.id)).toMatchObject({ ownerId: 'bob', tokenName: 'ci', justification: 'CI deploys', scopes: [READ('acme/web')] });
+    expect(pending.find((r) => r.id === info.id)).toMatchObject({
+      ownerId: 'bob',
+      tokenName: 'ci',
+      justification: 'CI deploys',
+      scopes: [READ('acme/web')],
+    });
 
     const approved = await acme.requests.approve([ci.info.id], { reason: 'ok' });
     expect(approved).toMatchObject([{ id: ci.info.id, status: 'approved', decidedBy: 'alice', reason: 'ok' }]);
@@ -109,7 +116,10 @@ describe.each(STORES)('org governance on the %s store', (_name, makeStore) => {
     // Approving a denied one changes nothing: an owner revokes or a new token is made.
     expect(await acme.requests.approve([info.id])).toEqual([]);
     await auth.flush();
-    expect(events.filter((e) => e.type === 'token.approved' || e.type === 'token.denied').map((e) => e.type)).toEqual(['token.approved', 'token.denied']);
+    expect(events.filter((e) => e.type === 'token.approved' || e.type === 'token.denied').map((e) => e.type)).toEqual([
+      'token.approved',
+      'token.denied',
+    ]);
   });
 
   it("an owner's own token is approved; a token made before the policy is refused until approved by its id", async () => {
@@ -122,7 +132,9 @@ describe.each(STORES)('org governance on the %s store', (_name, makeStore) => {
     await auth.client(owner).org('acme').requests.approve([before.id]);
     expect(auth.authorize(await auth.authenticate(before.token), 'acme/web', 'repo:read')).toEqual({ allowed: true });
     const own = await auth.client(owner).token.create({ name: 'own', scopes: [READ('acme/web')] });
-    expect(own.info.orgAccess).toMatchObject([{ org: 'acme', status: 'approved', decidedBy: 'alice', reason: 'owner of the organization' }]);
+    expect(own.info.orgAccess).toMatchObject([
+      { org: 'acme', status: 'approved', decidedBy: 'alice', reason: 'owner of the organization' },
+    ]);
     expect(auth.authorize(await auth.authenticate(own.token), 'acme/web', 'repo:read')).toEqual({ allowed: true });
   });
 
@@ -140,7 +152,9 @@ describe.each(STORES)('org governance on the %s store', (_name, makeStore) => {
       expect(auth.authorize(p, 'acme/web', 'repo:read')).toMatchObject({ allowed: false, reason: 'policy' });
       expect(auth.authorize(p, 'globex/web', 'repo:read')).toEqual({ allowed: true });
     }
-    expect((await auth.client(owner).org('acme').tokens.list({ access: 'revoked' })).map((t) => t.id).sort()).toEqual([parent.id, child.id].sort());
+    expect((await auth.client(owner).org('acme').tokens.list({ access: 'revoked' })).map((t) => t.id).sort()).toEqual(
+      [parent.id, child.id].sort(),
+    );
     await auth.flush();
     expect(events.some((e) => e.type === 'token.org_revoked' && e.org === 'acme' && e.actor.userId === 'alice')).toBe(true);
     expect(JSON.stringify(events)).not.toContain(parent.token);
@@ -174,14 +188,20 @@ describe.each(STORES)('org governance on the %s store', (_name, makeStore) => {
 
   it('exempt users: the lifetime and approval rules do not apply to them', async () => {
     const { auth, owner, bob } = await setup();
-    await auth.client(owner).org('acme').policy.set({ maxLifetime: '30d', requireApproval: true, exempt: ['bob'] });
+    await auth
+      .client(owner)
+      .org('acme')
+      .policy.set({ maxLifetime: '30d', requireApproval: true, exempt: ['bob'] });
     const t = await pat(auth, bob, { name: 'long', scopes: [READ('acme/web')], expiresIn: '365d' });
     expect(auth.authorize(t.p, 'acme/web', 'repo:read')).toEqual({ allowed: true });
   });
 
   it('sessions are not subject to any org rule', async () => {
     const { auth, owner, bob } = await setup();
-    await auth.client(owner).org('acme').policy.set({ maxLifetime: '1d', requireApproval: true, allowGlobal: false, requireAllowedIps: true });
+    await auth
+      .client(owner)
+      .org('acme')
+      .policy.set({ maxLifetime: '1d', requireApproval: true, allowGlobal: false, requireAllowedIps: true });
     expect(auth.authorize(bob, 'acme/web', 'repo:read')).toEqual({ allowed: true });
     const again = await auth.authenticate(await auth.issueSession('bob', { expiresIn: '30d' }));
     expect(auth.authorize(again, 'acme/web', 'repo:read')).toEqual({ allowed: true });
@@ -219,7 +239,13 @@ describe.each(STORES)('org governance on the %s store', (_name, makeStore) => {
   it('policy.get shows the defaults, policy.set validates every field and records who and when, with an event', async () => {
     const { auth, owner, events } = await setup();
     const acme = auth.client(owner).org('Acme');
-    expect(await acme.policy.get()).toMatchObject({ org: 'acme', maxLifetime: null, requireApproval: false, allowGlobal: true, updatedBy: null });
+    expect(await acme.policy.get()).toMatchObject({
+      org: 'acme',
+      maxLifetime: null,
+      requireApproval: false,
+      allowGlobal: true,
+      updatedBy: null,
+    });
     const err = await rejection(acme.policy.set({ maxLifetime: '400d', exempt: 'bob' } as never));
     expect((err as ValidationError).issues.map((i) => i.path[0]).sort()).toEqual(['exempt', 'maxLifetime']);
     const after = await acme.policy.set({ maxLifetime: 90, exempt: ['bob'] });
@@ -227,7 +253,12 @@ describe.each(STORES)('org governance on the %s store', (_name, makeStore) => {
     expect(await auth.client(owner).org('ACME').policy.get()).toEqual(after);
     await auth.flush();
     const changed = events.find((e) => e.type === 'org.policy_changed');
-    expect(changed).toMatchObject({ org: 'acme', before: { maxLifetime: null }, after: { maxLifetime: '90d' }, actor: { userId: 'alice' } });
+    expect(changed).toMatchObject({
+      org: 'acme',
+      before: { maxLifetime: null },
+      after: { maxLifetime: '90d' },
+      actor: { userId: 'alice' },
+    });
   });
 
   it('approve and deny: ids that are not tokens reaching the org are NotFound, and nothing changes', async () => {

@@ -211,11 +211,14 @@ export class GrantCache {
     const key = tokenId === null || tokenId === '' ? '' : tokenId;
     const slots = tokenId === '' || this.#size === 0 ? undefined : this.#map.get(key);
     if (slots !== undefined) {
-      for (const slot of slots) if (sameGates(gates, slot.gates) && sameRoles(roles, slot.snap) && sameChainScopes(chain, slot.scopes)) return slot.grant;
+      for (const slot of slots)
+        if (sameGates(gates, slot.gates) && sameRoles(roles, slot.snap) && sameChainScopes(chain, slot.scopes)) return slot.grant;
     }
     // A miss: read each record's scopes once, build from them and keep them.
     const read: RecordScopes[] = chain === null ? [] : chain.map((r) => r.scopes);
-    const grant = createGrant(gates === null ? { roles, layers: layers(chain, read) } : { roles, layers: layers(chain, read), orgGates: gates });
+    const grant = createGrant(
+      gates === null ? { roles, layers: layers(chain, read) } : { roles, layers: layers(chain, read), orgGates: gates },
+    );
     if (this.#size === 0) return grant;
     const snap = tokenId === '' ? undefined : rolesSnapshot(roles);
     if (snap === undefined) return grant;
