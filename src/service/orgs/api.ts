@@ -27,7 +27,8 @@ type Governed = Required<Pick<TokenStore, 'readPolicies' | 'setPolicy' | 'update
 /** Does the owner hold a role in `org` (its org role, or a repo role in one of its repos)? */
 function holdsRole(roles: UserRoles, org: string): boolean {
   if (orgRoleOf(roles, org) !== undefined) return true;
-  return Object.keys(roles.repos ?? {}).some((k) => k.toLowerCase().startsWith(`${org}/`));
+  const repos: unknown = typeof roles === 'object' && roles !== null ? roles.repos : undefined;
+  return typeof repos === 'object' && repos !== null && Object.keys(repos).some((k) => k.toLowerCase().startsWith(`${org}/`));
 }
 
 /**

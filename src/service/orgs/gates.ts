@@ -58,9 +58,10 @@ export function policyIndex(set: OrgPolicySet, previous: PolicyIndex | null): Po
  * ```
  */
 export function orgRoleOf(roles: UserRoles, org: string): string | undefined {
-  const orgs = roles.orgs;
-  if (orgs === undefined) return undefined;
-  for (const k of Object.keys(orgs)) if (k.toLowerCase() === org) return orgs[k];
+  // Bad role data is refused when the grant is built; here it only must not throw.
+  const orgs: unknown = typeof roles === 'object' && roles !== null ? roles.orgs : undefined;
+  if (typeof orgs !== 'object' || orgs === null) return undefined;
+  for (const k of Object.keys(orgs)) if (k.toLowerCase() === org) return (orgs as Record<string, string>)[k];
   return undefined;
 }
 
