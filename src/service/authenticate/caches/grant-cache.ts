@@ -147,8 +147,7 @@ interface Slot {
   readonly gates: Gates;
 }
 
-/** The org gates of a grant (`null`: none). */
-type Gates = Readonly<Record<string, OrgGate>> | null;
+type Gates = Readonly<Record<string, OrgGate>> | null; // `null`: none
 
 /** What the cache reads of a chain: each record's scopes, nearest first. */
 type ScopedChain = readonly { readonly scopes: RecordScopes }[] | null;
