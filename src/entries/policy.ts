@@ -56,6 +56,7 @@ export {
   Grant,
   CompiledLayer,
   type GrantInput,
+  type OrgGate,
   type Decision,
   type DenyReason,
   type UserRoles,

@@ -222,9 +222,10 @@ export class AuthenticationError extends SvcAuthError {
 /**
  * Why a valid credential was refused outright, before any decision of `authorize`:
  * `ip`, the token may not be used from the request's address (its `allowedIps`,
- * or an ancestor's, do not hold the address, or the address is not known).
+ * or an ancestor's, do not hold the address, or the address is not known);
+ * `policy`, an organization's policy refuses the token there (G2).
  */
-export type ForbiddenReason = 'ip';
+export type ForbiddenReason = 'ip' | 'policy';
 
 /**
  * The caller is known but may not do this. HTTP maps it to 403.

@@ -140,11 +140,26 @@ function authAnswer(given: AuthenticationReason, options: ErrorAnswerOptions | u
   return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': value });
 }
 
-function forbiddenAnswer(message: string, options: ErrorAnswerOptions | undefined, reason?: ErrorAnswerReason): ErrorAnswer {
+function forbiddenAnswer(message: string, options: ErrorAnswerOptions | undefined, reason?: ErrorAnswerReason, why?: string): ErrorAnswer {
   const body: ErrorAnswerBody = { error: 'forbidden', message };
   if (reason !== undefined) body.reason = reason;
-  return answer(403, body, { 'www-authenticate': `${challenge(options)}, error="insufficient_scope"` });
+  const described = why === undefined ? '' : `, error_description="${quotable(why)}"`;
+  return answer(403, body, { 'www-authenticate': `${challenge(options)}, error="insufficient_scope"${described}` });
 }
+
+// RFC 6750 §3: error_description holds %x20-21 / %x23-5B / %x5D-7E only; an org's message
+// is an operator's text, so the header gets `'` or `?` for the rest, the body the whole text.
+function quotable(text: string): string {
+  return text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
+}
+
+/** An org's policy refusal (G2): 403 with its message in the body and in the challenge. */
+function policyAnswer(message: unknown, options: ErrorAnswerOptions | undefined): ErrorAnswer {
+  const text = typeof message === 'string' && message.length > 0 ? scrub(message) : POLICY_TEXT;
+  return forbiddenAnswer(text, options, 'policy', text);
+}
+
+const POLICY_TEXT = "an organization's policy does not allow this token there";
 
 // An answer built for one realm, passed through for another (a guard with its
 // own realm given `decisionError(d)`): same answer, the challenge re-realmed.
@@ -164,6 +179,7 @@ function reRealm(made: ErrorAnswer, options: ErrorAnswerOptions | undefined): Er
  * | other `AuthenticationError` | 401 | `Bearer realm="svc", error="invalid_token", error_description="…"` |
  * | `ForbiddenError` | 403 | `Bearer realm="svc", error="insufficient_scope"` |
  * | `ForbiddenError` with reason `ip` | 403 (body `reason: 'ip'`) | |
+ * | `ForbiddenError` with reason `policy` | 403 (body `reason: 'policy'`) | `Bearer realm="svc", error="insufficient_scope", error_description="…"` |
  * | `ValidationError` | 400 (body has `issues`) | |
  * | `NotFoundError` / `ConflictError` | 404 / 409 | |
  * | `UnavailableError` | 503, `Retry-After: 1` | |
@@ -204,6 +220,7 @@ function ownAnswer(err: unknown, options: ErrorAnswerOptions | undefined): Error
       // A token used from an address it may not be used from: a 403 with its reason, and no
       // insufficient_scope challenge (no token with more scope would change the answer).
       if (err instanceof ForbiddenError && err.reason === 'ip') return answer(403, { error: 'forbidden', message, reason: 'ip' });
+      if (err instanceof ForbiddenError && err.reason === 'policy') return policyAnswer(message, options);
       return forbiddenAnswer(message, options);
     case 'validation': {
       const body: ErrorAnswerBody = { error: 'validation', message };
@@ -238,7 +255,9 @@ const DENY_TEXT: Readonly<Record<'role' | 'scope' | 'thing', string>> = {
  * `invalid` is a 400 `validation` answer (the request named no valid
  * resource, permission or thing); `role`, `scope` and `thing` are a 403
  * `forbidden` answer with `error="insufficient_scope"` and the reason in the
- * body. Any other value that is not an allow is answered 403 too: a denial
+ * body; `policy` (an org's policy, G2) is the same 403 with the decision's
+ * `message` as the body's `message` and as the challenge's
+ * `error_description`. Any other value that is not an allow is answered 403 too: a denial
  * fails closed.
  *
  * @throws ValidationError when given an allowing decision: there is nothing to refuse.
@@ -255,9 +274,11 @@ const DENY_TEXT: Readonly<Record<'role' | 'scope' | 'thing', string>> = {
 export function decisionError(decision: Decision, options?: ErrorAnswerOptions): ErrorAnswer {
   let allowed: unknown;
   let reason: unknown;
+  let message: unknown;
   try {
     allowed = decision.allowed;
     reason = (decision as { reason?: unknown }).reason;
+    if (reason === 'policy') message = (decision as { message?: unknown }).message;
   } catch {
     return forbiddenAnswer('forbidden', options);
   }
@@ -269,6 +290,7 @@ export function decisionError(decision: Decision, options?: ErrorAnswerOptions):
       reason: 'invalid',
     });
   }
+  if (reason === 'policy') return policyAnswer(message, options);
   if (typeof reason === 'string' && Object.hasOwn(DENY_TEXT, reason)) {
     return forbiddenAnswer(DENY_TEXT[reason as keyof typeof DENY_TEXT], options, reason as keyof typeof DENY_TEXT);
   }

@@ -150,7 +150,8 @@ const JWT_LIKE = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
  * ({@link mcpPrincipal}), the resource and thing
  * from the tool's validated arguments, and `auth.authorize` decides. A deny is
  * a tool result with `isError: true` naming the permission, resource (and
- * thing) refused and why (`role`, `scope`, `thing`, `invalid`), in its text
+ * thing) refused and why (`role`, `policy`, `scope`, `thing`, `invalid`; for
+ * `policy`, the org's message with its fix), in its text
  * and in `_meta['svc-auth/error']` (see {@link toolError}). When an OAuth
  * token's granted scope alone refuses (the user's role allows it), the facts
  * also carry `scope`, the permissions to ask for in a new sign-in; the HTTP
@@ -193,7 +194,8 @@ export function guardTool<Args, Extra extends McpToolExtra, R extends CallToolRe
       if (!d.allowed) {
         reportDenied(a, principal, String(resource), pol.permission, d.reason, typeof thing === 'string' ? thing : undefined);
         const on = thing === undefined ? String(resource) : `${String(resource)} (thing ${String(thing)})`;
-        const why = DENIED_BECAUSE[d.reason] ?? d.reason;
+        // An org's policy (G2) says in its own words which org refused, why, and the fix.
+        const why = d.reason === 'policy' && typeof d.message === 'string' ? d.message : (DENIED_BECAUSE[d.reason] ?? d.reason);
         // An OAuth token whose granted scope alone refuses: say what to ask for (the HTTP 403 challenge is the pre-check's).
         const more = d.reason === 'scope' ? scopeShortfall(principal, pol.permission, resource) : undefined;
         const next = more === undefined ? '' : `; sign in again and allow ${more.scope}`;

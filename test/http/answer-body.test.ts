@@ -62,7 +62,7 @@ describe('the error answer body is typed by what is sent', () => {
     expectTypeOf<(typeof AUTH_REASONS)[number]>().toEqualTypeOf<AuthenticationReason>();
     expectTypeOf<(typeof DENY_REASONS)[number]>().toEqualTypeOf<Deny>();
     expectTypeOf<ErrorAnswerReason>().toEqualTypeOf<AuthenticationReason | Deny | ForbiddenReason | (typeof OTHER_REASONS)[1]>();
-    expectTypeOf<(typeof OTHER_REASONS)[0]>().toEqualTypeOf<ForbiddenReason>();
+    expectTypeOf<(typeof OTHER_REASONS)[0] | 'policy'>().toEqualTypeOf<ForbiddenReason>();
     expectTypeOf<ErrorAnswerBody['reason']>().toEqualTypeOf<ErrorAnswerReason | undefined>();
     expectTypeOf<400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 599>().toExtend<ErrorAnswer['status']>();
     expectTypeOf<200>().not.toExtend<ErrorAnswer['status']>();

@@ -22,7 +22,9 @@ const MAX_NAME = LIMITS.maxNameLength;
  * Repo permissions take `org/repo`, org permissions take `org`; resources
  * compare case-insensitively, thing names case-sensitively. Returns one of
  * the frozen constants `ALLOW`, `DENY_INVALID`, `DENY_ROLE`, `DENY_SCOPE`,
- * `DENY_THING` (compare with `===` or read `.allowed`/`.reason`). Never throws.
+ * `DENY_THING`, or the frozen `policy` decision of one of the grant's org
+ * gates, built when the grant was compiled (read `.allowed`/`.reason`, and
+ * `.message` for `policy`). Never throws.
  *
  * @example
  * ```ts

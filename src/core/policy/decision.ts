@@ -1,6 +1,7 @@
 /**
- * Decisions are frozen constants: `authorize` returns one of five objects and
- * allocates nothing.
+ * Decisions are frozen constants: `authorize` returns one of five objects, or
+ * a grant's own frozen `policy` decision built with the grant, and allocates
+ * nothing.
  * @module
  */
 
@@ -16,7 +17,7 @@ export type DenyReason = 'invalid' | 'role' | 'policy' | 'scope' | 'thing';
  * @example
  * ```ts
  * const d = authorize(grant, 'acme/web', 'repo:write', 'Doc/readme');
- * if (!d.allowed) console.log(d.reason); // 'role' | 'scope' | 'thing' | 'invalid'
+ * if (!d.allowed) console.log(d.reason); // 'role' | 'policy' | 'scope' | 'thing' | 'invalid'
  * ```
  */
 export type Decision =

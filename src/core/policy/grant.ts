@@ -93,9 +93,11 @@ export function grantTable(value: unknown): GrantTable | undefined {
  * be raw scopes or a layer from `compileLayer` (compile a token's scopes once
  * and reuse it). No layers means the role cap alone (a session, an unscoped
  * token); a layer `[]` denies everything. Role map keys compare
- * case-insensitively. Throws `ValidationError`, listing every problem, for
- * unknown role names, bad org or repo keys (`__proto__` included), unknown
- * input keys, or invalid scopes.
+ * case-insensitively. `orgGates` adds an org's policy (G2): see {@link OrgGate}.
+ * Throws `ValidationError`, listing every problem, for unknown role names,
+ * bad org or repo keys (`__proto__` included), unknown input keys, invalid
+ * scopes, or gates that are not `{ blocked }` / `{ scopedOnly }` with a
+ * message of 1 to 2048 characters (at most 10 000 gates).
  *
  * @example
  * ```ts

@@ -98,7 +98,7 @@ export function isAuth(value: unknown): value is Auth {
   return internalsOf(value) !== undefined;
 }
 
-const DENY_REASONS = new Set(['invalid', 'role', 'scope', 'thing']);
+const DENY_REASONS = new Set(['invalid', 'role', 'policy', 'scope', 'thing']);
 
 /**
  * Report that `principal` was refused `permission` on `resource`, as an
