@@ -16,6 +16,7 @@ import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { issuers, sweeper, purger, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
 import { leakReporter } from './leaks';
+import { orgApi } from './orgs';
 import { resolveOptions, systemClock } from './options';
 import { registerInternals, sessionRecorder } from './internals';
 import type { Auth, AuthOptions } from './contract';
@@ -62,6 +63,8 @@ export function createAuth(options: AuthOptions): Auth {
     stateOf,
     events,
     recheck,
+    decide: (p, resource, permission) => decide(grantOf(p) as Grant, resource, permission),
+    rolesOf: (userId) => call('membership source', () => opts.members.rolesOf(userId)),
   };
 
   const issue = issuers(opts, store, nowMs, call, events);
@@ -86,10 +89,7 @@ export function createAuth(options: AuthOptions): Auth {
       return Object.freeze({
         token: tokenApi(ctx, p),
         sessions: sessionApi(ctx, p),
-        org(): never {
-          // Issue 30 in progress: replaced by src/service/orgs/ before this lands.
-          throw new UnavailableError('organization governance is not built yet');
-        },
+        org: (name: string) => orgApi(ctx, p, name),
       });
     },
 

@@ -15,6 +15,7 @@ import { checkNormalizedScopes, type Scope } from '../core/scopes';
 import { isPlainObject } from '../core/vocabulary';
 import type { RecordKind, TokenRecord } from './types';
 import { readUsage, usageFields, usageJson, type Usage } from './usage';
+import { accessEntries, accessJson, readOrgAccess, type StoredAccess } from './org-access';
 
 /**
  * @internal A stored record. Only `revokedAt`, `lastUsedAt`, `usedFrom` and
@@ -38,6 +39,8 @@ export interface Entry extends Usage {
   revokedAt: number | null;
   readonly committerIdentity: string | null;
   lastUsedAt: number | null;
+  /** `null` for a record without org access entries (most records). */
+  orgAccess: readonly StoredAccess[] | null;
 }
 
 /**
@@ -94,6 +97,7 @@ function readEntry(raw: unknown, form: DateForm, path: string, issues: IssueInpu
   const lastUsedAt = raw.lastUsedAt === undefined ? null : dateField(raw.lastUsedAt, form, at('lastUsedAt'), true, issues);
   // Absent in records written before addresses and expiry warnings existed.
   const usage = readUsage(raw, at, (value, p) => dateField(value, form, p, false, issues), issues);
+  const orgAccess = readOrgAccess(raw.orgAccess, (v, p, n) => dateField(v, form, p, n, issues), at('orgAccess'), issues);
   if (kind === null || createdAt === null || expiresAt === null || scopes === undefined) return null;
   return {
     ...usage,
@@ -109,6 +113,7 @@ function readEntry(raw: unknown, form: DateForm, path: string, issues: IssueInpu
     revokedAt,
     committerIdentity: committerIdentity ?? null,
     lastUsedAt,
+    orgAccess,
   };
 }
 
@@ -186,6 +191,7 @@ export function toRecord(e: Entry): TokenRecord {
     committerIdentity: e.committerIdentity,
     lastUsedAt: e.lastUsedAt === null ? null : new Date(e.lastUsedAt),
     ...usageFields(e),
+    ...(e.orgAccess === null ? {} : { orgAccess: accessEntries(e.orgAccess) }),
   });
 }
 
@@ -212,6 +218,7 @@ export function toJson(e: Entry): Record<string, unknown> {
     committerIdentity: e.committerIdentity,
     lastUsedAt: e.lastUsedAt === null ? null : new Date(e.lastUsedAt).toISOString(),
     ...usageJson(e),
+    ...(e.orgAccess === null ? {} : { orgAccess: accessJson(e.orgAccess) }),
   };
 }
 

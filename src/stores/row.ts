@@ -18,6 +18,7 @@ import type { Scope } from '../core/scopes';
 import type { Entry } from './record-codec';
 import type { RecordKind } from './types';
 import type { UsedEntry } from './usage';
+import type { StoredAccess } from './org-access';
 
 /** Seconds within the engine's small-integer range, or the exact milliseconds. */
 type Time = number | readonly [number];
@@ -61,13 +62,14 @@ interface Tail {
   readonly allowedIps: readonly string[] | null;
   readonly usedFrom: readonly UsedEntry[];
   readonly expiryWarnings: readonly number[];
+  readonly orgAccess: readonly StoredAccess[] | null;
 }
 
 // One shared tail per kind for the records that set none of the other fields.
 const plain = new Map<RecordKind, Tail>();
 
 function tailOf(e: Entry): Tail {
-  const tail = makeTail(e, e.revokedAt, e.usedFrom, e.expiryWarnings);
+  const tail = makeTail(e, e.revokedAt, e.usedFrom, e.expiryWarnings, e.orgAccess);
   if (!isPlain(tail)) return tail;
   const known = plain.get(tail.kind);
   if (known !== undefined) return known;
@@ -81,10 +83,11 @@ function tailOf(e: Entry): Tail {
  * reader outside the row ever sees one, so they need no freeze.
  */
 function makeTail(
-  t: Omit<Tail, 'revokedAt' | 'usedFrom' | 'expiryWarnings'>,
+  t: Omit<Tail, 'revokedAt' | 'usedFrom' | 'expiryWarnings' | 'orgAccess'>,
   revokedAt: number | null,
   usedFrom: readonly UsedEntry[],
   expiryWarnings: readonly number[],
+  orgAccess: readonly StoredAccess[] | null,
 ): Tail {
   return {
     kind: t.kind,
@@ -94,6 +97,7 @@ function makeTail(
     allowedIps: t.allowedIps,
     usedFrom,
     expiryWarnings,
+    orgAccess,
   };
 }
 
@@ -104,7 +108,8 @@ function isPlain(t: Tail): boolean {
     t.committerIdentity === null &&
     t.allowedIps === null &&
     t.usedFrom.length === 0 &&
-    t.expiryWarnings.length === 0
+    t.expiryWarnings.length === 0 &&
+    t.orgAccess === null
   );
 }
 
@@ -156,7 +161,7 @@ export class Row implements Entry {
   }
   set revokedAt(revokedAt: number | null) {
     const t = this.tail;
-    this.tail = makeTail(t, revokedAt, t.usedFrom, t.expiryWarnings);
+    this.tail = makeTail(t, revokedAt, t.usedFrom, t.expiryWarnings, t.orgAccess);
   }
   get description(): string | null {
     return this.tail.description;
@@ -172,13 +177,20 @@ export class Row implements Entry {
   }
   set usedFrom(usedFrom: readonly UsedEntry[]) {
     const t = this.tail;
-    this.tail = makeTail(t, t.revokedAt, usedFrom, t.expiryWarnings);
+    this.tail = makeTail(t, t.revokedAt, usedFrom, t.expiryWarnings, t.orgAccess);
   }
   get expiryWarnings(): readonly number[] {
     return this.tail.expiryWarnings;
   }
   set expiryWarnings(expiryWarnings: readonly number[]) {
     const t = this.tail;
-    this.tail = makeTail(t, t.revokedAt, t.usedFrom, expiryWarnings);
+    this.tail = makeTail(t, t.revokedAt, t.usedFrom, expiryWarnings, t.orgAccess);
+  }
+  get orgAccess(): readonly StoredAccess[] | null {
+    return this.tail.orgAccess;
+  }
+  set orgAccess(orgAccess: readonly StoredAccess[] | null) {
+    const t = this.tail;
+    this.tail = makeTail(t, t.revokedAt, t.usedFrom, t.expiryWarnings, orgAccess);
   }
 }

@@ -44,6 +44,11 @@ export class TokenTable {
   // Made on the first shared read: a table the file store loads per operation never needs one.
   private views: RecordViews | undefined;
 
+  /** The stored entry of `id`, for the governance changes (org-table.ts). */
+  entry(id: string): Entry | undefined {
+    return this.byId.get(id);
+  }
+
   /** Number of records held. */
   get size(): number {
     return this.byId.size;

@@ -25,6 +25,7 @@ import type { PrincipalState } from '../internals';
 import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../events';
 import { principalFactory } from './principal';
 import { grantSource } from './caches';
+import { gateReader } from '../orgs';
 import { failure } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
@@ -88,6 +89,8 @@ export function createAuthenticator(
   const grants = grantSource(opts.layerCacheSize, opts.grantCacheSize);
 
   const allowedIps = new AllowedIps(opts.layerCacheSize);
+  // Org policies (G2): null for a store that keeps none, which then costs nothing here.
+  const gatesFor = gateReader(store, call);
 
   // Off the request path (events/last-used.ts, events/events.ts): authenticate only hands them ids and events.
   const recorder = recorderFor(store, opts.lastUsedIntervalMs, call);
@@ -188,7 +191,9 @@ export function createAuthenticator(
       // An in-process membership source answers without a promise (no await, no timer).
       const got = rolesOf(claims.sub);
       const roles = got instanceof Promise ? await got : got;
-      const grant = grants.ofChain(chain, roles);
+      // Only PATs (and their children) answer to org policies; sessions and component tokens do not (G3).
+      const gates = gatesFor === null || claims.kind !== 'pat' ? null : gatesFor(chain, roles);
+      const grant = grants.ofChain(chain, roles, gates instanceof Promise ? await gates : gates);
       const expiresAt = new Date(chainExpiryMs(chain));
       // Last used: one Map lookup when throttled; the write happens later, elsewhere.
       if (recorder !== null && recorder.due(head.id, at)) {

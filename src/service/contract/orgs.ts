@@ -7,6 +7,9 @@ import type { Scope } from '../../core/scopes';
 import type { OrgAccessStatus } from '../../stores';
 import type { LastUse } from './tokens';
 
+// Defined beside TokenInfo, which shows it (contract/tokens.ts must not import this file: a cycle).
+export type { OrgAccess } from './tokens';
+
 /**
  * An org's policy as its owners see it. An org that never set one shows the
  * defaults, which change nothing (G1), with `updatedBy` and `updatedAt` `null`.
@@ -52,25 +55,6 @@ export interface OrgPolicyInput {
   requireAllowedIps?: boolean;
   /** At most 100 user ids; replaces the list. */
   exempt?: string[];
-}
-
-/**
- * One token's access to one org, as `TokenInfo.orgAccess` shows it.
- *
- * @example
- * ```ts
- * const { info } = await auth.client(member).token.create({ name: 'ci', scopes: [{ resource: 'acme', permissions: ['repo:read'] }] });
- * info.orgAccess; // [{ org: 'acme', status: 'pending', reason: null, decidedBy: null, decidedAt: null }] when acme requires approval
- * ```
- */
-export interface OrgAccess {
-  org: string;
-  status: OrgAccessStatus;
-  /** The owner's reason, or `null`. */
-  reason: string | null;
-  /** Who decided, or `null` while pending. */
-  decidedBy: string | null;
-  decidedAt: Date | null;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { Scope, ScopeEntry } from '../../core/scopes';
 import type { UsedFrom } from '../../stores';
-import type { OrgAccess } from './orgs';
+import type { OrgAccessStatus } from '../../stores';
 
 /** A token as management shows it. The token value is never part of it. */
 export interface TokenInfo {
@@ -150,4 +150,23 @@ export interface TokenApi {
    * itself (a session of its user, or the token that created it, can revoke it).
    */
   revoke(name: string): Promise<TokenInfo>;
+}
+
+/**
+ * One token's access to one org, as `TokenInfo.orgAccess` shows it.
+ *
+ * @example
+ * ```ts
+ * const { info } = await auth.client(member).token.create({ name: 'ci', scopes: [{ resource: 'acme', permissions: ['repo:read'] }] });
+ * info.orgAccess; // [{ org: 'acme', status: 'pending', reason: null, decidedBy: null, decidedAt: null }] when acme requires approval
+ * ```
+ */
+export interface OrgAccess {
+  org: string;
+  status: OrgAccessStatus;
+  /** The owner's reason, or `null`. */
+  reason: string | null;
+  /** Who decided, or `null` while pending. */
+  decidedBy: string | null;
+  decidedAt: Date | null;
 }

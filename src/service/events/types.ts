@@ -6,23 +6,10 @@
 import type { AuthenticationReason } from '../../errors';
 import type { Scope } from '../../core/scopes';
 import type { TokenKind } from '../../tokens';
+import type { OrgPolicyChangedEvent, TokenOrgDecisionEvent, TokenRequestedEvent } from './org-types';
+import type { EventActor } from './actor';
 
-/**
- * Who acted. `server` is code calling `auth.revokeToken`,
- * `auth.issueComponentToken` or `auth.issueSession`; `unknown` is a credential
- * whose signature did not verify (nothing about it can be trusted).
- *
- * @example
- * ```ts
- * const actor: EventActor = { kind: 'pat', userId: 'alice', tokenId: 'q0Zr…', tokenName: 'ci' };
- * ```
- */
-export interface EventActor {
-  readonly kind: 'session' | 'pat' | 'component' | 'server' | 'unknown';
-  readonly userId: string | null;
-  readonly tokenId: string | null;
-  readonly tokenName: string | null;
-}
+export type { EventActor } from './actor';
 
 /**
  * A PAT, a component token or a session was created (`token.kind` says which;
@@ -194,7 +181,16 @@ export interface TokenLeakedEvent {
  * const onEvent = (e: AuthEvent): void => console.log(e.type, e.at.toISOString(), e.actor.tokenId);
  * ```
  */
-export type AuthEvent = TokenCreatedEvent | TokenRevokedEvent | TokenExpiringEvent | AuthFailedEvent | AccessDeniedEvent | TokenLeakedEvent;
+export type AuthEvent =
+  | TokenCreatedEvent
+  | TokenRevokedEvent
+  | TokenExpiringEvent
+  | AuthFailedEvent
+  | AccessDeniedEvent
+  | TokenLeakedEvent
+  | TokenRequestedEvent
+  | TokenOrgDecisionEvent
+  | OrgPolicyChangedEvent;
 
 /**
  * The `onEvent` hook. May be async; its result never changes a decision.

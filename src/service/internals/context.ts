@@ -3,7 +3,7 @@
  * Internal: not exported from the package root.
  * @module
  */
-import type { IssuedBy, Principal, UserRoles } from '../../core/policy';
+import type { Decision, IssuedBy, Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import type { TokenRecord, TokenStore } from '../../stores';
 import type { KeyRing } from '../../tokens';
@@ -59,4 +59,8 @@ export interface ServiceContext {
    * the fresh chain, or `null` without a token.
    */
   recheck(p: Principal): Promise<readonly TokenRecord[] | null>;
+  /** `auth.authorize` of this instance (the org API's permission check). */
+  decide(p: Principal, resource: string, permission: string): Decision;
+  /** A user's roles read now from the membership source, under the deadline. */
+  rolesOf(userId: string): Promise<UserRoles>;
 }

@@ -25,9 +25,11 @@ import { checkIpNarrowing, checkNarrowing, narrowedRefusal, roleWarnings } from 
 import { checkRanges } from '../../core/network';
 import { MAX_ALLOWED_IPS } from '../../stores';
 import { managedRecords, pickForGet, pickForRevoke, toInfo } from './token-info';
+import { ancestorsOf, emitRequested, orgRulesAtCreation } from './org-rules';
+import { checkJustification } from '../orgs';
 import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from '../contract';
 
-const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity', 'allowedIps']);
+const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity', 'allowedIps', 'justification']);
 
 /** Run one field check, turning its `ValidationError` into issues so that all are reported at once. */
 function collect<T>(issues: IssueInput[], check: () => T): T | undefined {
@@ -57,13 +59,17 @@ interface CheckedCreate {
   explicitExpiry: boolean;
   committerIdentity: string | null;
   allowedIps: readonly string[] | null;
+  justification: string | null;
 }
 
 /** Read and check a create input; a hostile object (throwing getters, Proxy) is a `ValidationError`. */
 function checkCreateInput(input: unknown): CheckedCreate {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ValidationError([
-      { path: '', message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity?, allowedIps? }' },
+      {
+        path: '',
+        message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity?, allowedIps?, justification? }',
+      },
     ]);
   }
   let fields: Partial<Record<keyof CreateTokenInput, unknown>>;
@@ -78,6 +84,7 @@ function checkCreateInput(input: unknown): CheckedCreate {
       expiresIn: o.expiresIn,
       committerIdentity: o.committerIdentity,
       allowedIps: o.allowedIps,
+      justification: o.justification,
     };
   } catch (err) {
     throw new ValidationError([{ path: '', message: 'create input could not be read' }], { cause: err });
@@ -115,8 +122,10 @@ function checkCreateInput(input: unknown): CheckedCreate {
       ? null
       : checkRanges(fields.allowedIps, { path: 'allowedIps', max: MAX_ALLOWED_IPS, allowEmpty: false }),
   );
+  const justification = collect(issues, () => checkJustification(fields.justification));
   if (issues.length > 0) throw new ValidationError(issues);
   return {
+    justification: justification ?? null,
     allowedIps: allowedIps === undefined || allowedIps === null ? null : Object.freeze(allowedIps),
     name: name as string,
     description: description as string | null,
@@ -176,10 +185,12 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
     return p.kind === 'pat' ? chain : null;
   }
 
-  async function managed(): Promise<TokenRecord[]> {
+  /** The records this credential manages, and a view maker that shows what each inherits (G3). */
+  async function managed(): Promise<{ records: TokenRecord[]; view: (r: TokenRecord, nowMs: number) => TokenInfo }> {
     const all = await ctx.call('token store', () => ctx.store.listByOwner(userId));
     if (!Array.isArray(all)) throw new UnavailableError('token store listByOwner did not return a list');
-    return managedRecords(all, rootId);
+    const byId = new Map(all.map((r) => [r.id, r]));
+    return { records: managedRecords(all, rootId), view: (r, nowMs) => toInfo(r, nowMs, ancestorsOf(r, byId)) };
   }
 
   return Object.freeze({
@@ -209,6 +220,14 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
             warnings.push(`expiry clamped to ${new Date(limit * 1000).toISOString()}, when the token that creates it expires`);
         }
       }
+      const rules = await orgRulesAtCreation(ctx, p, {
+        scopes: checked.scopes,
+        chain,
+        lifetimeSec: exp - iat,
+        allowedIps: checked.allowedIps,
+        justification: checked.justification,
+        at: new Date(iat * 1000),
+      });
       const record: TokenRecord = Object.freeze({
         id: newTokenId(),
         kind: 'pat' as const,
@@ -222,6 +241,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
         revokedAt: null,
         committerIdentity: checked.committerIdentity,
         ...(checked.allowedIps === null ? {} : { allowedIps: checked.allowedIps }),
+        ...(rules.entries.length === 0 ? {} : { orgAccess: Object.freeze(rules.entries) }),
       });
       // Mint before storing: a failure leaves no record behind to hold the name.
       const token = await mintToken(ctx.keys, { kind: 'pat', iss: ctx.issuer, sub: userId, jti: record.id, iat, exp });
@@ -230,15 +250,16 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
       if (result === 'parent_inactive') throw new AuthenticationError('revoked', 'the token creating this one is no longer active');
       if (result !== 'ok') throw new UnavailableError('token store insert returned an unknown result');
       ctx.events?.emit(createdEvent(new Date(nowMs), actorOf(p), record));
-      return { token, info: toInfo(record, nowMs), warnings };
+      emitRequested(ctx, p, record, rules.requested);
+      return { token, info: toInfo(record, nowMs, chain ?? []), warnings };
     },
 
     async list(options?: ListTokensOptions): Promise<TokenInfo[]> {
       await begin();
       const withinMs = checkListOptions(options);
-      const records = await managed();
+      const { records, view } = await managed();
       const nowMs = ctx.nowMs();
-      const infos = records.map((r) => toInfo(r, nowMs));
+      const infos = records.map((r) => view(r, nowMs));
       if (withinMs === null) return infos;
       return infos.filter((t) => t.status === 'active' && t.expiresAt.getTime() - nowMs <= withinMs);
     },
@@ -247,15 +268,17 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
       await begin();
       const n = checkName(name);
       const nowMs = ctx.nowMs();
-      const rec = pickForGet(await managed(), n, nowMs);
+      const { records, view } = await managed();
+      const rec = pickForGet(records, n, nowMs);
       if (rec === undefined) throw new NotFoundError(`no token named "${n}" among the tokens this credential manages`);
-      return toInfo(rec, nowMs);
+      return view(rec, nowMs);
     },
 
     async revoke(name: string): Promise<TokenInfo> {
       await begin();
       const n = checkName(name);
-      const rec = pickForRevoke(await managed(), n);
+      const { records, view } = await managed();
+      const rec = pickForRevoke(records, n);
       if (rec === undefined) {
         // M2 answers NotFound outside the subtree so that nothing leaks; a PAT's
         // own name leaks nothing (it holds it), so it is told why instead.
@@ -264,14 +287,14 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
         }
         throw new NotFoundError(`no token named "${n}" among the tokens this credential manages`);
       }
-      if (rec.revokedAt !== null) return toInfo(rec, ctx.nowMs());
+      if (rec.revokedAt !== null) return view(rec, ctx.nowMs());
       const nowMs = ctx.nowMs();
       const revoked = await ctx.call('token store', () => ctx.store.revoke([rec.id], new Date(nowMs)));
       ctx.events?.emit(revokedEvent(new Date(nowMs), actorOf(p), rec.id, revoked));
       const fresh = await ctx.call('token store', () => ctx.store.readChain(rec.id));
       const head = Array.isArray(fresh) ? fresh[0] : undefined;
       if (head === undefined || head.id !== rec.id) throw new UnavailableError('token store lost a record while revoking it');
-      return toInfo(head, nowMs);
+      return toInfo(head, nowMs, (fresh as readonly TokenRecord[]).slice(1));
     },
   });
 }

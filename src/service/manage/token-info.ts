@@ -7,6 +7,7 @@
 import type { TokenRecord, UsedFrom } from '../../stores';
 import type { SessionInfo } from '../contract';
 import type { LastUse, TokenInfo } from '../contract';
+import { inheritedAccess } from '../orgs';
 
 /**
  * Status derived when read (T4): `revoked` if revokedAt is set, else `expired`
@@ -24,6 +25,7 @@ export function statusOf(record: TokenRecord, nowMs: number): TokenInfo['status'
 
 /**
  * The management view of a record, frozen. Carries no token value (T8).
+ * `ancestors` (nearest first) add the org access it inherits (G3).
  *
  * @example
  * ```ts
@@ -31,7 +33,7 @@ export function statusOf(record: TokenRecord, nowMs: number): TokenInfo['status'
  * info.status; // 'active'
  * ```
  */
-export function toInfo(record: TokenRecord, nowMs: number): TokenInfo {
+export function toInfo(record: TokenRecord, nowMs: number, ancestors: readonly TokenRecord[] = []): TokenInfo {
   return Object.freeze({
     id: record.id,
     name: record.name,
@@ -47,7 +49,7 @@ export function toInfo(record: TokenRecord, nowMs: number): TokenInfo {
     lastUsed: lastUseOf(record),
     usedFrom: usedFromOf(record),
     allowedIps: record.allowedIps == null ? null : [...record.allowedIps],
-    orgAccess: (record.orgAccess ?? []).map((e) =>
+    orgAccess: inheritedAccess(record, ancestors).map((e) =>
       Object.freeze({
         org: e.org,
         status: e.status,

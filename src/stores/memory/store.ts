@@ -6,6 +6,8 @@
  */
 import { ProofKeys } from './proofs';
 import { settle } from '../settle';
+import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../governance';
+import { applyOrgAccess, listOrg, PolicyTable } from '../org-table';
 import { TokenTable } from '../token-table';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
 import { SHARED_CHAIN, type SharedChainSource } from '../views';
@@ -37,6 +39,7 @@ import { SHARED_CHAIN, type SharedChainSource } from '../views';
 export class MemoryTokenStore implements TokenStore {
   private readonly table = new TokenTable();
   private readonly proofs = new ProofKeys();
+  private readonly policies = new PolicyTable();
 
   /** How many records are held (of every kind and status). */
   get size(): number {
@@ -106,5 +109,25 @@ export class MemoryTokenStore implements TokenStore {
   /** Claim expiry warnings (see {@link TokenStore.markExpiring}). */
   markExpiring(withinSec: number, now: Date, limit: number): Promise<TokenRecord[]> {
     return settle(() => this.table.markExpiring(withinSec, now, limit));
+  }
+
+  /** Every org policy and their version, synchronously (see {@link TokenStore.readPolicies}). */
+  readPolicies(): OrgPolicySet {
+    return this.policies.read();
+  }
+
+  /** Store an org policy; the one it replaced, or `null` (see {@link TokenStore.setPolicy}). */
+  setPolicy(policy: OrgPolicyRecord): Promise<OrgPolicyRecord | null> {
+    return settle(() => this.policies.set(policy));
+  }
+
+  /** Change org access entries atomically (see {@link TokenStore.updateOrgAccess}). */
+  updateOrgAccess(changes: readonly OrgAccessChange[]): Promise<string[]> {
+    return settle(() => applyOrgAccess(this.table, changes));
+  }
+
+  /** The PAT records that may reach `org` (see {@link TokenStore.listForOrg}). */
+  listForOrg(org: string): Promise<TokenRecord[]> {
+    return settle(() => listOrg(this.table, org));
   }
 }

@@ -8,7 +8,8 @@
  * equal inputs is reused, so a changed role or scope takes effect at once.
  * @module
  */
-import { compileLayer, createGrant, type CompiledLayer, type Grant, type UserRoles } from '../../../core/policy';
+import { compileLayer, createGrant, type CompiledLayer, type Grant, type OrgGate, type UserRoles } from '../../../core/policy';
+import { sameGates } from '../../orgs';
 import type { Scope } from '../../../core/scopes';
 import { isRoleName } from '../../../core/vocabulary';
 import { isDeepFrozen, pinScopes, sameScopes, type RecordScopes } from './scopes-pin';
@@ -142,7 +143,11 @@ interface Slot {
   readonly grant: Grant;
   /** The scopes of each record of the chain the grant was built from, pinned (an equal frozen list may replace one). */
   readonly scopes: RecordScopes[];
+  /** The org gates the grant was built with: a grant is never served for other gates (G4). */
+  readonly gates: Gates;
 }
+
+type Gates = Readonly<Record<string, OrgGate>> | null; // `null`: none
 
 /** What the cache reads of a chain: each record's scopes, nearest first. */
 type ScopedChain = readonly { readonly scopes: RecordScopes }[] | null;
@@ -166,7 +171,7 @@ function sameChainScopes(chain: ScopedChain, kept: RecordScopes[]): boolean {
 }
 
 /**
- * Grants by (token id, chain scopes, roles), at most `size` of them (oldest token evicted first).
+ * Grants by (token id, chain scopes, roles, org gates), at most `size` of them (oldest token evicted first).
  *
  * @example
  * ```ts
@@ -200,19 +205,23 @@ export class GrantCache {
     roles: UserRoles,
     chain: C,
     layers: (chain: C, scopes: readonly RecordScopes[]) => CompiledLayer[],
+    gates: Gates = null,
   ): Grant {
     const key = tokenId === null || tokenId === '' ? '' : tokenId;
     const slots = tokenId === '' || this.#size === 0 ? undefined : this.#map.get(key);
     if (slots !== undefined) {
-      for (const slot of slots) if (sameRoles(roles, slot.snap) && sameChainScopes(chain, slot.scopes)) return slot.grant;
+      for (const slot of slots)
+        if (sameGates(gates, slot.gates) && sameRoles(roles, slot.snap) && sameChainScopes(chain, slot.scopes)) return slot.grant;
     }
     // A miss: read each record's scopes once, build from them and keep them.
     const read: RecordScopes[] = chain === null ? [] : chain.map((r) => r.scopes);
-    const grant = createGrant({ roles, layers: layers(chain, read) });
+    const grant = createGrant(
+      gates === null ? { roles, layers: layers(chain, read) } : { roles, layers: layers(chain, read), orgGates: gates },
+    );
     if (this.#size === 0) return grant;
     const snap = tokenId === '' ? undefined : rolesSnapshot(roles);
     if (snap === undefined) return grant;
-    const slot: Slot = { snap, grant, scopes: read.map(pinScopes) };
+    const slot: Slot = { snap, grant, scopes: read.map(pinScopes), gates };
     if (slots === undefined) {
       while (this.#count >= this.#size && this.#evictOldest());
       this.#map.set(key, [slot]);

@@ -8,7 +8,7 @@
  * @module
  */
 import { UnavailableError } from '../../../errors';
-import type { CompiledLayer, Grant, UserRoles } from '../../../core/policy';
+import type { CompiledLayer, Grant, OrgGate, UserRoles } from '../../../core/policy';
 import type { Scope } from '../../../core/scopes';
 import type { TokenRecord } from '../../../stores';
 import { GrantCache, LayerCache } from './grant-cache';
@@ -25,8 +25,11 @@ import type { RecordScopes } from './scopes-pin';
  * ```
  */
 export interface Grants {
-  /** The grant of a token's record chain (nearest first, not empty) and its owner's roles, read now. */
-  ofChain(chain: readonly TokenRecord[], roles: UserRoles): Grant;
+  /**
+   * The grant of a token's record chain (nearest first, not empty) and its owner's roles, read now,
+   * limited by the org gates of the chain (`null`: none), which are part of the cache key.
+   */
+  ofChain(chain: readonly TokenRecord[], roles: UserRoles, gates?: Readonly<Record<string, OrgGate>> | null): Grant;
   /** The grant of the roles alone: a session principal without a token, a trusted issuer's token that no scope narrows. */
   ofRoles(roles: UserRoles): Grant;
   /**
@@ -66,7 +69,7 @@ export function grantSource(layerCacheSize: number, grantCacheSize: number): Gra
     new UnavailableError('membership source returned roles that are not valid', { cause: err });
 
   return Object.freeze({
-    ofChain(chain: readonly TokenRecord[], roles: UserRoles): Grant {
+    ofChain(chain: readonly TokenRecord[], roles: UserRoles, gates: Readonly<Record<string, OrgGate>> | null = null): Grant {
       const head = chain[0] as TokenRecord;
       // A session's record has no scopes: its grant is its user's roles alone,
       // one cache entry shared by all sessions (key null) instead of one per
@@ -74,7 +77,8 @@ export function grantSource(layerCacheSize: number, grantCacheSize: number): Gra
       // (A try in each method, not a wrapper taking a closure: nothing is allocated per request.)
       const layered = head.kind !== 'session' || head.scopes !== null;
       try {
-        return layered ? grants.get(head.id, roles, chain, scopedLayers) : grants.get(null, roles, null, scopedLayers);
+        // Gates come only with a PAT chain, which is always layered (keyed by its own id).
+        return layered ? grants.get(head.id, roles, chain, scopedLayers, gates) : grants.get(null, roles, null, scopedLayers);
       } catch (err) {
         throw invalidRoles(err);
       }

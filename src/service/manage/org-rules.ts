@@ -1,0 +1,93 @@
+/**
+ * The orgs' policies at token creation (G2, G3), as token management applies
+ * them: read the policies and the owner's roles now, refuse what breaks a
+ * policy, and tell the orgs that must approve the new token.
+ * @module
+ */
+import type { Principal } from '../../core/policy';
+import type { Scope } from '../../core/scopes';
+import type { OrgAccessEntry, TokenRecord } from '../../stores';
+import type { ServiceContext } from '../internals';
+import { actorOf } from '../events';
+import { orgAccessAtCreation, policyIndexReader } from '../orgs';
+
+/** What creation hands over. */
+interface Creating {
+  readonly scopes: readonly Scope[] | null;
+  readonly chain: readonly TokenRecord[] | null;
+  readonly lifetimeSec: number;
+  readonly allowedIps: readonly string[] | null;
+  readonly justification: string | null;
+  readonly at: Date;
+}
+
+/**
+ * The new token's `orgAccess` entries and the orgs to tell (`token.requested`
+ * once it is stored); nothing for a store that keeps no policies. Throws the
+ * `ValidationError` of a broken policy.
+ *
+ * @example
+ * ```ts
+ * const rules = await orgRulesAtCreation(ctx, p, { scopes, chain, lifetimeSec, allowedIps: null, justification: null, at });
+ * ```
+ */
+export async function orgRulesAtCreation(
+  ctx: ServiceContext,
+  p: Principal,
+  t: Creating,
+): Promise<{ entries: OrgAccessEntry[]; requested: string[] }> {
+  const read = policyIndexReader(ctx.store, (what, fn) => ctx.call(what, fn));
+  if (read === null) return { entries: [], requested: [] };
+  const got = read();
+  const index = got instanceof Promise ? await got : got;
+  if (index.byOrg.size === 0) return { entries: [], requested: [] };
+  // Read now (not the roles the caller was authenticated with): whether the owner owns the org decides approval.
+  const roles = await ctx.rolesOf(p.userId);
+  return orgAccessAtCreation(index, { ownerId: p.userId, roles, ...t });
+}
+
+/**
+ * Emit `token.requested` for each org the new record asks.
+ *
+ * @example
+ * ```ts
+ * emitRequested(ctx, p, record, rules.requested);
+ * ```
+ */
+export function emitRequested(ctx: ServiceContext, p: Principal, record: TokenRecord, orgs: readonly string[]): void {
+  if (ctx.events === null) return;
+  for (const org of orgs) {
+    const e = record.orgAccess?.find((x) => x.org === org);
+    ctx.events.emit(
+      Object.freeze({
+        type: 'token.requested',
+        at: new Date(record.createdAt.getTime()),
+        actor: actorOf(p),
+        org,
+        token: Object.freeze({ id: record.id, name: record.name, ownerId: record.ownerId }),
+        justification: e?.justification ?? null,
+      }),
+    );
+  }
+}
+
+/**
+ * A record's ancestors (nearest first) among `byId`, for the access it inherits.
+ *
+ * @example
+ * ```ts
+ * ancestorsOf(child, new Map(all.map((r) => [r.id, r]))); // [parent, grandparent]
+ * ```
+ */
+export function ancestorsOf(record: TokenRecord, byId: ReadonlyMap<string, TokenRecord>): TokenRecord[] {
+  const out: TokenRecord[] = [];
+  const seen = new Set<string>([record.id]);
+  for (let id = record.parentId; id !== null && !seen.has(id);) {
+    const r = byId.get(id);
+    if (r === undefined) break;
+    seen.add(id);
+    out.push(r);
+    id = r.parentId;
+  }
+  return out;
+}
