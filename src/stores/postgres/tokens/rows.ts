@@ -9,6 +9,21 @@ import { UnavailableError } from '../../../errors';
 import { toEntry, toRecord, type Entry } from '../../record-codec';
 import type { TokenRecord } from '../../types';
 import { usageOfRow, usageValues } from './usage';
+import type { OrgAccessEntry } from '../../governance';
+import { orgAccessJson, readOrgAccess } from './org-rows';
+
+/**
+ * @internal An entry with the record's org access (governance). Kept beside the
+ * codec's entry here, so that it travels through the chain reads and what the
+ * store remembers (known.ts) with the rest of the row.
+ */
+export type PgEntry = Entry & { readonly orgAccess?: readonly OrgAccessEntry[] };
+
+/** @internal A fresh frozen record of an entry, with its org access when it has any. */
+export function recordOf(e: PgEntry): TokenRecord {
+  const record = toRecord(e);
+  return e.orgAccess === undefined ? record : Object.freeze({ ...record, orgAccess: e.orgAccess });
+}
 
 /** @internal the first row of a result, if any. */
 export function first(result: { rows: QueryResultRow[] }): QueryResultRow | undefined {
@@ -17,13 +32,14 @@ export function first(result: { rows: QueryResultRow[] }): QueryResultRow | unde
 
 /** A row as a record. A row that is not a valid record fails closed: nothing is decided on it. */
 export function rowToRecord(row: QueryResultRow): TokenRecord {
-  return toRecord(rowToEntry(row));
+  return recordOf(rowToEntry(row));
 }
 
 /** @internal A row as a checked entry; `UnavailableError` when it is not a valid record. */
-export function rowToEntry(row: QueryResultRow): Entry {
+export function rowToEntry(row: QueryResultRow): PgEntry {
   try {
-    return toEntry(
+    const orgAccess = readOrgAccess(row.org_access);
+    const entry = toEntry(
       {
         id: row.id,
         kind: row.kind,
@@ -41,6 +57,7 @@ export function rowToEntry(row: QueryResultRow): Entry {
       },
       'date',
     );
+    return orgAccess === undefined ? entry : { ...entry, orgAccess };
   } catch (err) {
     throw new UnavailableError('token store unavailable: a stored record is malformed', { cause: err });
   }
@@ -71,7 +88,7 @@ export function groupByRoot(rows: readonly QueryResultRow[]): Map<string, QueryR
  * await client.query({ text: sql.insert, values: insertValues(entry, Date.now()) });
  * ```
  */
-export function insertValues(entry: Entry, nowMs: number): unknown[] {
+export function insertValues(entry: Entry, nowMs: number, orgAccess?: readonly OrgAccessEntry[]): unknown[] {
   return [
     entry.id,
     entry.kind,
@@ -87,5 +104,6 @@ export function insertValues(entry: Entry, nowMs: number): unknown[] {
     new Date(nowMs),
     entry.kind === 'pat',
     ...usageValues(entry),
+    orgAccessJson(orgAccess),
   ];
 }
