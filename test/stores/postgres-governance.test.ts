@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
-import { UnavailableError } from '../../src/errors';
+import { UnavailableError, ValidationError } from '../../src/errors';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { OrgAccessEntry, OrgPolicyRecord } from '../../src/stores';
 import { NOW } from '../support/clock';
@@ -81,6 +81,10 @@ withDb('PostgresTokenStore governance against PostgreSQL', () => {
     expect(chain?.[1]?.orgAccess).toBeUndefined();
     expect((await storeB.listByOwner(`o_${RUN}`)).find((r) => r.id === child.id)?.orgAccess).toEqual(child.orgAccess);
     expect((await storeB.listForOrg('acme')).map((r) => r.id)).toEqual(expect.arrayContaining([child.id]));
+    const soon = { ...rec({ expiresAt: new Date(NOW.getTime() + 3_600_000) }), orgAccess: [entry('acme', 'approved')] };
+    expect(await storeA.insert(soon, NOW)).toBe('ok');
+    const due = await storeB.markExpiring(86_400, NOW, 1000);
+    expect(due.find((r) => r.id === soon.id)?.orgAccess).toEqual(soon.orgAccess);
   });
 
   it('listForOrg: named, full access and global-tier tokens; not tokens scoped to another org; never sessions', async () => {
@@ -129,6 +133,33 @@ withDb('PostgresTokenStore governance against PostgreSQL', () => {
     // A new org gets its own entry; one entry per org; unknown ids are ignored.
     expect(await storeA.updateOrgAccess([{ id: t.id, from: ['none'], entry: entry('beta', 'approved') }, { id: 'nope', from: ['none'], entry: entry('beta', 'approved') }])).toEqual([t.id]);
     expect((await storeB.readChain(t.id))?.[0]?.orgAccess?.map((e) => e.org)).toEqual(['acme', 'beta']);
+  });
+
+  it('race: policy reads racing setPolicy through another pool never install an older set', async () => {
+    const t = rec();
+    expect(await storeA.insert(t, NOW)).toBe('ok');
+    let last = -1n;
+    for (let i = 1; i <= 15; i++) {
+      const reads = Array.from({ length: 4 }, async () => {
+        await storeB.readChain(t.id);
+        return storeB.readPolicies();
+      });
+      const [, ...sets] = await Promise.all([storeA.setPolicy(policy('race', { maxLifetimeDays: i })), ...reads]);
+      // What the cache answers afterwards is never older than anything it answered before.
+      const cached = await storeB.readPolicies();
+      for (const set of sets) expect(BigInt(cached.version) >= BigInt(set.version)).toBe(true);
+      expect(BigInt(cached.version) >= last).toBe(true);
+      last = BigInt(cached.version);
+    }
+    await storeB.readChain(t.id);
+    expect((await storeB.readPolicies()).policies.find((p) => p.org === 'race')?.maxLifetimeDays).toBe(15);
+  });
+
+  it('setPolicy and updateOrgAccess refuse malformed input with ValidationError', async () => {
+    await expect(storeA.setPolicy(policy('Acme'))).rejects.toBeInstanceOf(ValidationError);
+    await expect(storeA.setPolicy(policy('acme', { maxLifetimeDays: 0 }))).rejects.toBeInstanceOf(ValidationError);
+    await expect(storeA.updateOrgAccess([{ id: 'x', from: ['none'], entry: entry('acme', 'owner' as 'approved') }])).rejects.toBeInstanceOf(ValidationError);
+    await expect(storeA.insert({ ...rec(), orgAccess: [entry('acme', 'approved'), entry('acme', 'denied')] }, NOW)).rejects.toBeInstanceOf(ValidationError);
   });
 
   it('tampering: a hand-edited org_access fails closed with UnavailableError, never an allow', async () => {
