@@ -31,11 +31,25 @@ const PREVIOUS_DDL = (t: string): string[] => [
 ];
 
 const entry = (org: string, status: OrgAccessEntry['status'], over: Partial<OrgAccessEntry> = {}): OrgAccessEntry => ({
-  org, status, justification: null, requestedAt: null, reason: null, decidedBy: null, decidedAt: null, ...over,
+  org,
+  status,
+  justification: null,
+  requestedAt: null,
+  reason: null,
+  decidedBy: null,
+  decidedAt: null,
+  ...over,
 });
 const policy = (org: string, over: Partial<OrgPolicyRecord> = {}): OrgPolicyRecord => ({
-  org, maxLifetimeDays: 90, requireApproval: true, allowGlobal: true, requireAllowedIps: false, exempt: ['bot'],
-  updatedBy: 'alice', updatedAt: new Date(NOW.getTime()), ...over,
+  org,
+  maxLifetimeDays: 90,
+  requireApproval: true,
+  allowGlobal: true,
+  requireAllowedIps: false,
+  exempt: ['bot'],
+  updatedBy: 'alice',
+  updatedAt: new Date(NOW.getTime()),
+  ...over,
 });
 
 withDb('PostgresTokenStore governance against PostgreSQL', () => {
@@ -73,7 +87,10 @@ withDb('PostgresTokenStore governance against PostgreSQL', () => {
 
   it('org access is stored with the record and read back by readChain, listByOwner and listForOrg', async () => {
     const parent = rec({ ownerId: `o_${RUN}` });
-    const child = { ...rec({ ownerId: `o_${RUN}`, parentId: parent.id }), orgAccess: [entry('acme', 'pending', { justification: 'CI', requestedAt: NOW })] };
+    const child = {
+      ...rec({ ownerId: `o_${RUN}`, parentId: parent.id }),
+      orgAccess: [entry('acme', 'pending', { justification: 'CI', requestedAt: NOW })],
+    };
     expect(await storeA.insert(parent, NOW)).toBe('ok');
     expect(await storeA.insert(child, NOW)).toBe('ok');
     const chain = await storeB.readChain(child.id);
@@ -118,7 +135,7 @@ withDb('PostgresTokenStore governance against PostgreSQL', () => {
     expect(storeB.readPolicies()).toBe(after);
   });
 
-  it('an org revocation through pool A holds on pool B\'s next chain read (the UPDATE moves the row version)', async () => {
+  it("an org revocation through pool A holds on pool B's next chain read (the UPDATE moves the row version)", async () => {
     const t = { ...rec(), orgAccess: [entry('acme', 'approved', { justification: 'deploys', requestedAt: NOW })] };
     expect(await storeA.insert(t, NOW)).toBe('ok');
     await storeB.readChain(t.id);
@@ -131,7 +148,12 @@ withDb('PostgresTokenStore governance against PostgreSQL', () => {
     // The from rule: revoked is not in from, nothing changes.
     expect(await storeA.updateOrgAccess([{ id: t.id, from: ['pending'], entry: entry('acme', 'approved') }])).toEqual([]);
     // A new org gets its own entry; one entry per org; unknown ids are ignored.
-    expect(await storeA.updateOrgAccess([{ id: t.id, from: ['none'], entry: entry('beta', 'approved') }, { id: 'nope', from: ['none'], entry: entry('beta', 'approved') }])).toEqual([t.id]);
+    expect(
+      await storeA.updateOrgAccess([
+        { id: t.id, from: ['none'], entry: entry('beta', 'approved') },
+        { id: 'nope', from: ['none'], entry: entry('beta', 'approved') },
+      ]),
+    ).toEqual([t.id]);
     expect((await storeB.readChain(t.id))?.[0]?.orgAccess?.map((e) => e.org)).toEqual(['acme', 'beta']);
   });
 
@@ -158,8 +180,12 @@ withDb('PostgresTokenStore governance against PostgreSQL', () => {
   it('setPolicy and updateOrgAccess refuse malformed input with ValidationError', async () => {
     await expect(storeA.setPolicy(policy('Acme'))).rejects.toBeInstanceOf(ValidationError);
     await expect(storeA.setPolicy(policy('acme', { maxLifetimeDays: 0 }))).rejects.toBeInstanceOf(ValidationError);
-    await expect(storeA.updateOrgAccess([{ id: 'x', from: ['none'], entry: entry('acme', 'owner' as 'approved') }])).rejects.toBeInstanceOf(ValidationError);
-    await expect(storeA.insert({ ...rec(), orgAccess: [entry('acme', 'approved'), entry('acme', 'denied')] }, NOW)).rejects.toBeInstanceOf(ValidationError);
+    await expect(storeA.updateOrgAccess([{ id: 'x', from: ['none'], entry: entry('acme', 'owner' as 'approved') }])).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(storeA.insert({ ...rec(), orgAccess: [entry('acme', 'approved'), entry('acme', 'denied')] }, NOW)).rejects.toBeInstanceOf(
+      ValidationError,
+    );
   });
 
   it('tampering: a hand-edited org_access fails closed with UnavailableError, never an allow', async () => {
@@ -170,7 +196,9 @@ withDb('PostgresTokenStore governance against PostgreSQL', () => {
     await expect(storeB.readChain(t.id)).rejects.toBeInstanceOf(UnavailableError);
     await a.query(`UPDATE ${TABLE} SET org_access = '{"org":"acme"}' WHERE id = $1`, [t.id]);
     await expect(storeB.readChain(t.id)).rejects.toBeInstanceOf(UnavailableError);
-    await expect(storeB.updateOrgAccess([{ id: t.id, from: ['none'], entry: entry('x', 'approved') }])).rejects.toBeInstanceOf(UnavailableError);
+    await expect(storeB.updateOrgAccess([{ id: t.id, from: ['none'], entry: entry('x', 'approved') }])).rejects.toBeInstanceOf(
+      UnavailableError,
+    );
   });
 
   it('in-place upgrade: a table of the previous release keeps every token, readable, and governance works', async () => {
@@ -181,7 +209,19 @@ withDb('PostgresTokenStore governance against PostgreSQL', () => {
       await a.query(
         `INSERT INTO ${OLD} (id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity)
          VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11)`,
-        [r.id, r.kind, r.ownerId, r.name, r.description, r.scopes === null ? null : JSON.stringify(r.scopes), r.parentId, r.createdAt, r.expiresAt, r.revokedAt, r.committerIdentity],
+        [
+          r.id,
+          r.kind,
+          r.ownerId,
+          r.name,
+          r.description,
+          r.scopes === null ? null : JSON.stringify(r.scopes),
+          r.parentId,
+          r.createdAt,
+          r.expiresAt,
+          r.revokedAt,
+          r.committerIdentity,
+        ],
       );
     }
     const store = new PostgresTokenStore({ pool: a, table: OLD });

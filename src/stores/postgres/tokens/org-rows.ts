@@ -67,9 +67,7 @@ export function readOrgAccess(value: unknown): readonly OrgAccessEntry[] | undef
 export function orgAccessJson(entries: readonly OrgAccessEntry[] | undefined): string | null {
   if (entries === undefined || entries.length === 0) return null;
   const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-  return JSON.stringify(
-    entries.map((e) => ({ ...e, requestedAt: iso(e.requestedAt), decidedAt: iso(e.decidedAt) })),
-  );
+  return JSON.stringify(entries.map((e) => ({ ...e, requestedAt: iso(e.requestedAt), decidedAt: iso(e.decidedAt) })));
 }
 
 /**
@@ -130,8 +128,14 @@ export function checkAccess(value: unknown, path: string): ReturnType<typeof rea
 export function checkPolicy(p: OrgPolicyRecord): OrgPolicyRecord {
   try {
     return rowToPolicy({
-      org: p.org, max_lifetime_days: p.maxLifetimeDays, require_approval: p.requireApproval, allow_global: p.allowGlobal,
-      require_allowed_ips: p.requireAllowedIps, exempt: p.exempt, updated_by: p.updatedBy, updated_at: p.updatedAt,
+      org: p.org,
+      max_lifetime_days: p.maxLifetimeDays,
+      require_approval: p.requireApproval,
+      allow_global: p.allowGlobal,
+      require_allowed_ips: p.requireAllowedIps,
+      exempt: p.exempt,
+      updated_by: p.updatedBy,
+      updated_at: p.updatedAt,
     });
   } catch (err) {
     throw new ValidationError([{ path: 'policy', message: err instanceof Error ? err.message : 'malformed policy' }]);

@@ -66,7 +66,10 @@ export function buildOrgSql(t: string, sibling: (suffix: string) => string, colu
       // request path; the chain reads stay primary-key probes.
     ],
     version: `(SELECT version::text FROM ${gov} WHERE one)`,
-    readPolicies: `SELECT g.version::text AS version, ${policyColumns.split(', ').map((c) => `p.${c}`).join(', ')}
+    readPolicies: `SELECT g.version::text AS version, ${policyColumns
+      .split(', ')
+      .map((c) => `p.${c}`)
+      .join(', ')}
       FROM ${gov} g LEFT JOIN ${policies} p ON true WHERE g.one`,
     bump: `UPDATE ${gov} SET version = version + 1 WHERE one RETURNING version::text AS version`,
     lockPolicy: `SELECT ${policyColumns} FROM ${policies} WHERE org = $1 FOR UPDATE`,

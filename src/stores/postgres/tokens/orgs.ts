@@ -100,7 +100,8 @@ export class OrgGovernance {
   async updateOrgAccess(changes: readonly OrgAccessChange[]): Promise<string[]> {
     if (!Array.isArray(changes)) throw new ValidationError([{ path: 'changes', message: 'expected an array' }]);
     for (const c of changes) {
-      if (typeof c !== 'object' || c === null || !Array.isArray(c.from)) throw new ValidationError([{ path: 'changes', message: 'expected { id, from, entry }' }]);
+      if (typeof c !== 'object' || c === null || !Array.isArray(c.from))
+        throw new ValidationError([{ path: 'changes', message: 'expected { id, from, entry }' }]);
       checkAccess([c.entry], 'changes.entry');
     }
     const ids = [...new Set(changes.map((c) => c.id).filter((id) => typeof id === 'string' && id.length <= MAX_ID_LENGTH && storable(id)))];

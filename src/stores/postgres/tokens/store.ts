@@ -92,9 +92,9 @@ export class PostgresTokenStore implements TokenStore {
     this.sql = buildSql(this.name);
     this.timeoutMs = timeout;
     this.errors = clientErrors(this.pool);
-    const orgs = new OrgGovernance(this.sql, (work) => this.run(timeout, work));
-    this.orgs = orgs;
-    const reader = new ChainReader(this.sql, (kind, text, values) => this.read(kind, text, values), checked.recordCacheSize, (v) => orgs.seen(v));
+    const orgs = (this.orgs = new OrgGovernance(this.sql, (work) => this.run(timeout, work)));
+    const seen = (v: unknown): void => orgs.seen(v);
+    const reader = new ChainReader(this.sql, (kind, text, values) => this.read(kind, text, values), checked.recordCacheSize, seen);
     this.chains = new ChainBatcher<Found>(
       {
         fetch: (ids, ms) => this.run(ms, (client) => reader.fetch(client, ids)),
