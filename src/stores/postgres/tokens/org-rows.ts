@@ -104,7 +104,7 @@ export function rowToPolicy(row: QueryResultRow): OrgPolicyRecord {
     requireApproval: row.require_approval as boolean,
     allowGlobal: row.allow_global as boolean,
     requireAllowedIps: row.require_allowed_ips as boolean,
-    exempt: Object.freeze([...(exempt as string[])]),
+    exempt: Object.freeze([...exempt]),
     updatedBy: row.updated_by,
     updatedAt,
   });

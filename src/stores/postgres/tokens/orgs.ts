@@ -3,7 +3,7 @@
  * the chain reads keep valid, and the writes (`setPolicy`, `updateOrgAccess`).
  * @module
  */
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryResultRow } from 'pg';
 import { UnavailableError, ValidationError } from '../../../errors';
 import type { TokenRecord } from '../../types';
 import type { ReadQuery } from './chains';
@@ -85,7 +85,7 @@ export class OrgGovernance {
       const locked = await client.query({ text: this.sql.org.lockPolicy, values: [policy.org] });
       await client.query({ text: this.sql.org.upsertPolicy, values: policyValues(policy) });
       await client.query('COMMIT');
-      return { previous: locked.rows[0], version: bumped.rows[0]?.version as unknown };
+      return { previous: locked.rows[0] as QueryResultRow | undefined, version: bumped.rows[0]?.version as unknown };
     });
     this.seen(version);
     if (previous === undefined) return null;
