@@ -98,7 +98,8 @@ export class OrgGovernance {
 
   /** Apply `changes` in one transaction, rows locked in id order; resolves to the ids changed. */
   async updateOrgAccess(changes: readonly OrgAccessChange[]): Promise<string[]> {
-    if (!Array.isArray(changes)) throw new ValidationError([{ path: 'changes', message: 'expected an array' }]);
+    const given: unknown = changes;
+    if (!Array.isArray(given)) throw new ValidationError([{ path: 'changes', message: 'expected an array' }]);
     for (const c of changes) {
       if (typeof c !== 'object' || c === null || !Array.isArray(c.from))
         throw new ValidationError([{ path: 'changes', message: 'expected { id, from, entry }' }]);
