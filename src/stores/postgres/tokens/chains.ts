@@ -5,9 +5,9 @@
  * @module
  */
 import type { PoolClient, QueryResultRow } from 'pg';
-import { toRecord, type Entry } from '../../record-codec';
+import type { Entry } from '../../record-codec';
 import { KnownRecords, freshOf } from './known';
-import { groupByRoot, rowToEntry } from './rows';
+import { groupByRoot, recordOf, rowToEntry } from './rows';
 import type { StoreSql } from './sql';
 import type { TokenRecord } from '../../types';
 
@@ -43,6 +43,8 @@ export class ChainReader {
     private readonly sql: StoreSql,
     private readonly query: (kind: string, text: string, values: unknown[]) => ReadQuery,
     recordCacheSize: number,
+    /** Told the governance version each read returned (its own column of every row). */
+    private readonly onVersion: (version: unknown) => void = () => {},
   ) {
     this.known = recordCacheSize > 0 ? new KnownRecords(recordCacheSize) : null;
   }
@@ -57,7 +59,9 @@ export class ChainReader {
         rest.length === 1
           ? this.query('chain', this.sql.readChain, [rest[0]])
           : this.query('chains', this.sql.readChains, [JSON.stringify(rest)]);
-      for (const [root, rows] of groupByRoot((await client.query(query)).rows)) out.set(root, this.entriesOf(rows));
+      const { rows } = await client.query(query);
+      if (rows.length > 0) this.onVersion(rows[0]?.gov_version);
+      for (const [root, chain] of groupByRoot(rows)) out.set(root, this.entriesOf(chain));
     }
     return out;
   }
@@ -82,7 +86,9 @@ export class ChainReader {
         : this.query('versions', this.sql.readVersions, [JSON.stringify([...wanted])]);
     // Three columns read once each: as arrays, pg builds no object per row.
     query.rowMode = 'array';
-    const fresh = freshOf((await client.query(query)).rows);
+    const { rows } = await client.query(query);
+    if (rows.length > 0) this.onVersion((rows[0] as unknown as readonly unknown[])[3]);
+    const fresh = freshOf(rows);
     for (const [id, chain] of chains) {
       const hit = known.unchangedWithViews(chain, fresh);
       if (hit === undefined) rest.push(id);
@@ -98,8 +104,8 @@ export class ChainReader {
    */
   decode(found: Found, shared: boolean): TokenRecord[] {
     if ('error' in found) throw found.error;
-    if (!shared) return found.entries.map(toRecord);
-    found.views ??= found.entries.map(toRecord);
+    if (!shared) return found.entries.map(recordOf);
+    found.views ??= found.entries.map(recordOf);
     return found.views.slice();
   }
 

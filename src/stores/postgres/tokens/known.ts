@@ -17,7 +17,8 @@
  * @module
  */
 import type { QueryResultRow } from 'pg';
-import { toRecord, type Entry } from '../../record-codec';
+import type { Entry } from '../../record-codec';
+import { recordOf } from './rows';
 import type { TokenRecord } from '../../types';
 import { MAX_CHAIN_DEPTH } from './sql';
 
@@ -104,7 +105,7 @@ export class KnownRecords {
     const views: TokenRecord[] = [];
     for (const k of known) {
       entries.push(k.entry);
-      views.push((k.view ??= toRecord(k.entry)));
+      views.push((k.view ??= recordOf(k.entry)));
     }
     return { entries, views };
   }
@@ -124,7 +125,8 @@ export class KnownRecords {
 
 /**
  * @internal The rows of the lean read by id: objects (`id`, `row_version`,
- * `revoked_at`) or, as the store reads them, arrays in that column order. A row
+ * `revoked_at`) or, as the store reads them, arrays in that column order (any
+ * further column, such as the governance version, is not looked at here). A row
  * whose values do not parse is left out, which sends its chains through the
  * full read (that then fails closed).
  */

@@ -9,6 +9,17 @@ import { UnavailableError } from '../../../errors';
 import { toEntry, toRecord, type Entry } from '../../record-codec';
 import type { TokenRecord } from '../../types';
 import { usageOfRow, usageValues } from './usage';
+import type { OrgAccessEntry } from '../../governance';
+import { orgAccessJson, readOrgAccess } from './org-rows';
+
+/**
+ * @internal A fresh frozen record of an entry. The entry carries the row's org
+ * access (the codec keeps it), so it travels through the chain reads and what
+ * the store remembers (known.ts) with the rest of the row.
+ */
+export function recordOf(e: Entry): TokenRecord {
+  return toRecord(e);
+}
 
 /** @internal the first row of a result, if any. */
 export function first(result: { rows: QueryResultRow[] }): QueryResultRow | undefined {
@@ -17,13 +28,14 @@ export function first(result: { rows: QueryResultRow[] }): QueryResultRow | unde
 
 /** A row as a record. A row that is not a valid record fails closed: nothing is decided on it. */
 export function rowToRecord(row: QueryResultRow): TokenRecord {
-  return toRecord(rowToEntry(row));
+  return recordOf(rowToEntry(row));
 }
 
 /** @internal A row as a checked entry; `UnavailableError` when it is not a valid record. */
 export function rowToEntry(row: QueryResultRow): Entry {
   try {
-    return toEntry(
+    const orgAccess = readOrgAccess(row.org_access);
+    const entry = toEntry(
       {
         id: row.id,
         kind: row.kind,
@@ -38,9 +50,11 @@ export function rowToEntry(row: QueryResultRow): Entry {
         committerIdentity: row.committer_identity,
         lastUsedAt: row.last_used_at === null || row.last_used_at === undefined ? null : asDate(row.last_used_at),
         ...usageOfRow(row),
+        ...(orgAccess === undefined ? {} : { orgAccess }),
       },
       'date',
     );
+    return entry;
   } catch (err) {
     throw new UnavailableError('token store unavailable: a stored record is malformed', { cause: err });
   }
@@ -71,7 +85,7 @@ export function groupByRoot(rows: readonly QueryResultRow[]): Map<string, QueryR
  * await client.query({ text: sql.insert, values: insertValues(entry, Date.now()) });
  * ```
  */
-export function insertValues(entry: Entry, nowMs: number): unknown[] {
+export function insertValues(entry: Entry, nowMs: number, orgAccess?: readonly OrgAccessEntry[]): unknown[] {
   return [
     entry.id,
     entry.kind,
@@ -87,5 +101,6 @@ export function insertValues(entry: Entry, nowMs: number): unknown[] {
     new Date(nowMs),
     entry.kind === 'pat',
     ...usageValues(entry),
+    orgAccessJson(orgAccess),
   ];
 }

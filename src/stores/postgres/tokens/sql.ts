@@ -9,6 +9,7 @@ import { ValidationError } from '../../../errors';
 import { buildUsageSql, type UsageSql } from './usage';
 import { buildPurgeSql, type PurgeSql } from './purge';
 import { buildProofsSql, type ProofsSql } from './proofs';
+import { buildOrgSql, type OrgSql } from './org-sql';
 
 /** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -20,7 +21,9 @@ const MAX_IDENTIFIER = 63;
 export const COLUMNS =
   'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at, ' +
   // The usage columns (usage.ts).
-  'allowed_ips, used_from, expiry_warnings';
+  'allowed_ips, used_from, expiry_warnings, ' +
+  // Governance (org-sql.ts).
+  'org_access';
 
 // A corrupted parent link must not spin a recursive query forever.
 /** @internal Deepest ancestor a chain read follows (a chain is at most this many records plus one). */
@@ -98,20 +101,20 @@ export interface StoreSql {
   /**
    * Parameters: $1 id, $2 kind, $3 owner, $4 name, $5 description, $6 scopes (json text),
    * $7 parent id, $8 created, $9 expires, $10 revoked, $11 committer, $12 now, $13 check name (bool),
-   * $14 allowed ips (text[]), $15 used from (json text), $16 expiry warnings (integer[]).
+   * $14 allowed ips (text[]), $15 used from (json text), $16 expiry warnings (integer[]), $17 org access (json text).
    * One row: parent_ok, name_ok, inserted.
    */
   readonly insert: string;
-  /** Parameter: $1 id. Rows of the chain, nearest first, each with `root` ($1) and `row_version`. */
+  /** Parameter: $1 id. Rows of the chain, nearest first, each with `root` ($1), `row_version` and `gov_version`. */
   readonly readChain: string;
   /**
    * Parameter: $1 ids (a JSON array of strings). The chains of several ids in one statement: rows
    * carry `root` (the requested id) and `row_version`, nearest first within each root.
    */
   readonly readChains: string;
-  /** Parameter: $1 id. At most one row: `id`, `row_version`, `revoked_at`. */
+  /** Parameter: $1 id. At most one row: `id`, `row_version`, `revoked_at`, `gov_version`. */
   readonly readVersion: string;
-  /** Parameter: $1 ids (a JSON array of strings). Rows `id`, `row_version`, `revoked_at` of the ids that exist. */
+  /** Parameter: $1 ids (a JSON array of strings). Rows `id`, `row_version`, `revoked_at`, `gov_version` of the ids that exist. */
   readonly readVersions: string;
   /** Parameter: $1 owner. Rows in creation order. */
   readonly listByOwner: string;
@@ -127,6 +130,8 @@ export interface StoreSql {
   readonly purge: PurgeSql;
   /** The DPoP replay cache's statements (its own table). */
   readonly proofs: ProofsSql;
+  /** The statements of org governance. */
+  readonly org: OrgSql;
 }
 
 /** @internal Build the statements for one checked table name. */
@@ -140,6 +145,10 @@ export function buildSql(name: TableName): StoreSql {
     name.schema === null ? quote(proofTable) : `${quote(name.schema)}.${quote(proofTable)}`,
     quote(indexName(name.table, 'dpop_proofs_exp_idx')),
   );
+  const sibling = (suffix: string): string =>
+    name.schema === null ? quote(indexName(name.table, suffix)) : `${quote(name.schema)}.${quote(indexName(name.table, suffix))}`;
+  const org = buildOrgSql(t, sibling, COLUMNS);
+  const gov = `${org.version} AS gov_version`;
   return {
     beginLocked: `SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtextextended($2, 0))`,
     beginPlain: `SELECT set_config('statement_timeout', $1, true)`,
@@ -167,6 +176,7 @@ export function buildSql(name: TableName): StoreSql {
       ...usage.migrate,
       ...purge.migrate,
       ...proofs.migrate,
+      ...org.migrate,
     ],
     // Runs after the (owner, name) advisory lock was taken by an earlier statement,
     // so its snapshot sees every competing insert that committed. FOR SHARE on the
@@ -184,8 +194,8 @@ export function buildSql(name: TableName): StoreSql {
                NOT EXISTS (SELECT 1 FROM clash) AS name_ok
       ), ins AS (
         INSERT INTO ${t} (id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity,
-          allowed_ips, used_from, expiry_warnings)
-        SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $14::text[], $15::jsonb, $16::integer[] FROM verdict
+          allowed_ips, used_from, expiry_warnings, org_access)
+        SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $14::text[], $15::jsonb, $16::integer[], $17::jsonb FROM verdict
         WHERE verdict.parent_ok AND verdict.name_ok
         ON CONFLICT (id) DO NOTHING
         RETURNING 1
@@ -194,7 +204,7 @@ export function buildSql(name: TableName): StoreSql {
     // The parent step is a LATERAL lookup with LIMIT 1, so it stays one primary-key
     // probe per row: joined plainly, a small table gets a hash join over a scan
     // of the whole table at every level.
-    readChain: chainSql(t),
+    readChain: chainSql(t, gov),
     // The ids travel as one JSON array: a set-returning function over it has a
     // fixed row estimate, so the prepared statement keeps one generic plan
     // (with `= ANY($1)` PostgreSQL re-plans it on every call, knowing the array).
@@ -207,12 +217,12 @@ export function buildSql(name: TableName): StoreSql {
         FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
         WHERE c.depth < ${MAX_CHAIN_DEPTH}
       )
-      SELECT root, ${COLUMNS}, row_version FROM chain ORDER BY root, depth`,
+      SELECT root, ${COLUMNS}, row_version, ${gov} FROM chain ORDER BY root, depth`,
     // The lean reads of records the store already knows: only what tells whether a
     // row changed (its version) and, fresh on every read whatever the version says,
     // whether it is revoked. Single-row primary-key probes, no recursion.
-    readVersion: `SELECT id, ${VERSION}, revoked_at FROM ${t} WHERE id = $1`,
-    readVersions: `SELECT x.id, x.row_version, x.revoked_at
+    readVersion: `SELECT id, ${VERSION}, revoked_at, ${gov} FROM ${t} WHERE id = $1`,
+    readVersions: `SELECT x.id, x.row_version, x.revoked_at, ${gov}
         FROM jsonb_array_elements_text($1::jsonb) AS r(id)
         CROSS JOIN LATERAL (SELECT id, ${VERSION}, revoked_at FROM ${t} WHERE id = r.id LIMIT 1) x`,
     listByOwner: `SELECT ${COLUMNS} FROM ${t} WHERE owner_id = $1 ORDER BY seq`,
@@ -242,11 +252,12 @@ export function buildSql(name: TableName): StoreSql {
     usage,
     purge,
     proofs,
+    org,
   };
 }
 
 /** The recursive read of one id's chain, each row tagged with `root`. */
-function chainSql(t: string): string {
+function chainSql(t: string, gov: string): string {
   return `WITH RECURSIVE chain AS (
         SELECT $1::text AS root, ${COLUMNS}, ${VERSION}, 0 AS depth FROM ${t} WHERE id = $1
         UNION ALL
@@ -254,7 +265,7 @@ function chainSql(t: string): string {
         FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
         WHERE c.depth < ${MAX_CHAIN_DEPTH}
       )
-      SELECT root, ${COLUMNS}, row_version FROM chain ORDER BY depth`;
+      SELECT root, ${COLUMNS}, row_version, ${gov} FROM chain ORDER BY depth`;
 }
 
 function prefixed(alias: string): string {

@@ -29,6 +29,9 @@ import { SHARED_READ, type SharedReadSource } from '../../views';
 import { checkMark, checkUses, soonestFirst } from '../../usage';
 import { checkPurge } from '../../purge';
 import { usesJson } from './usage';
+import { OrgGovernance } from './orgs';
+import { checkAccess } from './org-rows';
+import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../../governance';
 
 export type { PostgresTokenStoreOptions };
 
@@ -79,6 +82,7 @@ export class PostgresTokenStore implements TokenStore {
   private readonly prepare: boolean;
   private readonly chains: ChainBatcher<Found>;
   private readonly errors: ClientErrors;
+  private readonly orgs: OrgGovernance;
 
   constructor(options: PostgresTokenStoreOptions) {
     const checked = readOptions(options);
@@ -89,7 +93,9 @@ export class PostgresTokenStore implements TokenStore {
     this.sql = buildSql(this.name);
     this.timeoutMs = timeout;
     this.errors = clientErrors(this.pool);
-    const reader = new ChainReader(this.sql, (kind, text, values) => this.read(kind, text, values), checked.recordCacheSize);
+    const orgs = (this.orgs = new OrgGovernance(this.sql, (work) => this.run(timeout, work)));
+    const seen = (v: unknown): void => orgs.seen(v);
+    const reader = new ChainReader(this.sql, (kind, text, values) => this.read(kind, text, values), checked.recordCacheSize, seen);
     this.chains = new ChainBatcher<Found>(
       {
         fetch: (ids, ms) => this.run(ms, (client) => reader.fetch(client, ids)),
@@ -124,19 +130,12 @@ export class PostgresTokenStore implements TokenStore {
     });
   }
 
-  /**
-   * Store a record (see {@link TokenStore.insert}). A duplicate id is a `ConflictError`.
-   *
-   * @example
-   * ```ts
-   * const result = await store.insert(record, new Date()); // 'ok' | 'name_taken' | 'parent_inactive'
-   * ```
-   */
+  /** Store a record ({@link TokenStore.insert}); a duplicate id is a `ConflictError`. @example `await store.insert(record, new Date()); // 'ok' | 'name_taken' | 'parent_inactive'` */
   async insert(record: TokenRecord, now: Date): Promise<InsertResult> {
     const entry = toEntry(record, 'date', 'record');
     checkStorable(entry, 'record');
     const nowMs = timeOf(now, 'now');
-    const values = insertValues(entry, nowMs);
+    const values = insertValues(entry, nowMs, checkAccess(record.orgAccess, 'record.orgAccess'));
     const verdict = await this.run(this.timeoutMs, async (client) => {
       if (entry.kind !== 'pat') return first(await client.query({ text: this.sql.insert, values }));
       await client.query('BEGIN');
@@ -181,14 +180,7 @@ export class PostgresTokenStore implements TokenStore {
     };
   }
 
-  /**
-   * Every record of one owner, in creation order.
-   *
-   * @example
-   * ```ts
-   * const records = await store.listByOwner('alice');
-   * ```
-   */
+  /** Every record of one owner, in creation order. @example `const records = await store.listByOwner('alice');` */
   async listByOwner(ownerId: string): Promise<TokenRecord[]> {
     if (typeof ownerId !== 'string') throw new ValidationError([{ path: 'ownerId', message: 'expected a string' }]);
     if (ownerId.length === 0 || ownerId.length > MAX_ID_LENGTH || !storable(ownerId)) return [];
@@ -199,14 +191,7 @@ export class PostgresTokenStore implements TokenStore {
     return rows.map(rowToRecord);
   }
 
-  /**
-   * Revoke ids and their subtrees at `at`; resolves to the ids newly revoked.
-   *
-   * @example
-   * ```ts
-   * const revoked = await store.revoke([tokenId], new Date());
-   * ```
-   */
+  /** Revoke ids and their subtrees at `at`; resolves to the ids newly revoked. @example `await store.revoke([tokenId], new Date());` */
   async revoke(ids: readonly string[], at: Date): Promise<string[]> {
     checkIds(ids);
     const atMs = timeOf(at, 'at');
@@ -285,6 +270,26 @@ export class PostgresTokenStore implements TokenStore {
   claimProof(key: string, expiresAt: Date, now: Date): Promise<boolean> {
     const query = (text: string, values: unknown[]) => this.run(this.timeoutMs, (c) => c.query({ text, values }));
     return claimProofKey(this.sql.proofs, query, key, expiresAt, now);
+  }
+
+  /** Every org policy, cached while no read returned a newer version ({@link TokenStore.readPolicies}). @example `await pgStore.readPolicies();` */
+  readPolicies(): OrgPolicySet | Promise<OrgPolicySet> {
+    return this.orgs.readPolicies();
+  }
+
+  /** Store an org policy, moving the version, in one transaction. @example `await pgStore.setPolicy(policy);` */
+  setPolicy(policy: OrgPolicyRecord): Promise<OrgPolicyRecord | null> {
+    return this.orgs.setPolicy(policy);
+  }
+
+  /** Change org access entries in one transaction. @example `await pgStore.updateOrgAccess([change]);` */
+  updateOrgAccess(changes: readonly OrgAccessChange[]): Promise<string[]> {
+    return this.orgs.updateOrgAccess(changes);
+  }
+
+  /** The PAT records that may reach `org`, one statement. @example `await pgStore.listForOrg('acme');` */
+  listForOrg(org: string): Promise<TokenRecord[]> {
+    return this.orgs.listForOrg(org, (kind, text, values) => this.read(kind, text, values));
   }
 
   /** A read's query config: named (prepared once per connection) unless `prepare` is off. */
