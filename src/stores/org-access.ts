@@ -25,8 +25,8 @@ export interface StoredAccess {
 const MAX_ENTRIES = 1000;
 const MAX_TEXT = 1024;
 const MAX_ID = 512;
-// S7: an org name is lowercase letters, digits and single inner dashes, at most 39 characters.
-const ORG = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,38}$/;
+/** @internal S7's org names as stores keep them: lowercase. */
+export const ORG = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 const STATUSES: readonly string[] = ['pending', 'approved', 'denied', 'revoked'];
 const KEYS: ReadonlySet<string> = new Set(['org', 'status', 'justification', 'requestedAt', 'reason', 'decidedBy', 'decidedAt']);
 

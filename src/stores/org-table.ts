@@ -7,12 +7,11 @@
  */
 import { ValidationError, type IssueInput } from '../errors';
 import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from './governance';
-import { readOrgAccess, type StoredAccess } from './org-access';
+import { ORG, readOrgAccess, type StoredAccess } from './org-access';
 import { toRecord } from './record-codec';
 import type { TokenTable } from './token-table';
 import type { TokenRecord } from './types';
 
-const ORG = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,38}$/;
 const MAX_EXEMPT = 100;
 const MAX_ID = 256;
 
