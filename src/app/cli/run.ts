@@ -8,7 +8,7 @@ import { SvcAuthError, ValidationError } from '../../errors';
 import { redactTokens } from '../../tokens';
 import { closest } from './args';
 import { hintOf, type Command } from './command';
-import { authCommands, memberCommands, serveCommand, tokenCommands } from './commands';
+import { authCommands, memberCommands, orgCommands, serveCommand, tokenCommands } from './commands';
 import { clean, type CliIO } from './output';
 import { packageVersion } from './version';
 
@@ -26,6 +26,7 @@ const GROUPS: readonly Group[] = [
     commands: authCommands,
   },
   { name: 'member', summary: 'give users roles on orgs and repos (dev instance)', commands: memberCommands },
+  { name: 'org', summary: "govern the tokens that reach an org: its policy, approvals, inventory (needs org:admin)", commands: orgCommands },
 ];
 
 const MAIN_HELP = `svc: personal access tokens, scopes and roles on a local dev instance
