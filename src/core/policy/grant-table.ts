@@ -2,7 +2,8 @@
  * The compiled table behind a Grant: one precomputed row per org and repo
  * named in the roles or in any layer, a shared default row for the other
  * repos of a named org, and constant rows for orgs named nowhere (nothing
- * held, so the role cap denies).
+ * held, so the role cap denies). An org with a gate (G2) always gets its own
+ * rows, where the gate's `policy` decision replaces what the role cap allows.
  * @module
  */
 import { roleMasks, type RoleName } from '../vocabulary';
@@ -10,6 +11,7 @@ import type { ThingMatcher } from '../scopes';
 import { fold, foldValidating } from './fold';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING, type Decision } from './decision';
 import { NONE, FREE, type LayerData, type Tier } from './compile';
+import type { CompiledGate } from './gates';
 
 /** @internal what the table says about one resource, by permission index. */
 export interface ResourcePolicy {
@@ -48,8 +50,10 @@ export interface RoleMaps {
 }
 
 /** @internal the table of validated roles and layers. */
-export function compileTable(roles: RoleMaps, layers: readonly LayerData[]): GrantTable {
+export function compileTable(roles: RoleMaps, layers: readonly LayerData[], gates: ReadonlyMap<string, CompiledGate>): GrantTable {
   const orgKeys = new Set<string>(roles.orgs.keys());
+  // A gated org gets its own rows, so its unknown repos take the gated default row.
+  for (const o of gates.keys()) orgKeys.add(o);
   const repoKeys = new Set<string>(roles.repos.keys());
   for (const layer of layers) {
     for (const o of layer.orgs.keys()) orgKeys.add(o);
@@ -63,25 +67,45 @@ export function compileTable(roles: RoleMaps, layers: readonly LayerData[]): Gra
   const tiers: (Tier | null)[] = new Array<Tier | null>(nLayers);
   for (const o of orgKeys) {
     const role = roles.orgs.get(o);
+    let viaGlobal = false;
     for (let i = 0; i < nLayers; i++) {
       const l = layers[i] as LayerData;
-      tiers[i] = l.orgs.get(o) ?? l.global;
+      const own = l.orgs.get(o);
+      if (own === undefined && l.global !== null) viaGlobal = true;
+      tiers[i] = own ?? l.global;
     }
-    exact.set(o, orgPolicy(role === undefined ? 0 : ORG_BITS[role], tiers));
-    repoDefault.set(o, repoPolicy(role === undefined ? 0 : REPO_BITS[role], tiers));
+    const gate = gateDecision(gates.get(o), nLayers, viaGlobal);
+    exact.set(o, orgPolicy(role === undefined ? 0 : ORG_BITS[role], tiers, gate));
+    repoDefault.set(o, repoPolicy(role === undefined ? 0 : REPO_BITS[role], tiers, gate));
   }
   for (const key of repoKeys) {
     const o = key.slice(0, key.indexOf('/'));
     const orgRole = roles.orgs.get(o);
     const repoRole = roles.repos.get(key);
     const cap = (orgRole === undefined ? 0 : REPO_BITS[orgRole]) | (repoRole === undefined ? 0 : REPO_BITS[repoRole]);
+    let viaGlobal = false;
     for (let i = 0; i < nLayers; i++) {
       const l = layers[i] as LayerData;
-      tiers[i] = l.repos.get(key) ?? l.orgs.get(o) ?? l.global;
+      const own = l.repos.get(key) ?? l.orgs.get(o);
+      if (own === undefined && l.global !== null) viaGlobal = true;
+      tiers[i] = own ?? l.global;
     }
-    exact.set(key, repoPolicy(cap, tiers));
+    exact.set(key, repoPolicy(cap, tiers, gateDecision(gates.get(o), nLayers, viaGlobal)));
   }
   return { exact, repoDefault, seen: new Map() };
+}
+
+/**
+ * The `policy` decision that replaces whatever the role cap allows on one
+ * resource, or null when the gate lets the layers decide: `blocked` always
+ * refuses; `scopedOnly` refuses a grant without layers (full access) and one
+ * where some layer reaches the resource only through its global tier (a layer
+ * with no tier at all stays a `scope` denial).
+ */
+function gateDecision(gate: CompiledGate | undefined, nLayers: number, viaGlobal: boolean): Decision | null {
+  if (gate === undefined) return null;
+  if (gate.kind === 'blocked' || nLayers === 0 || viaGlobal) return gate.decision;
+  return null;
 }
 
 const REPO_BITS: Readonly<Record<RoleName, number>> = Object.freeze({
@@ -109,9 +133,10 @@ const ORG_ROWS_NO_LAYERS: ResourcePolicy[] = [];
  * Across layers a missing permission (`scope`) is reported before a
  * thing-name restriction (`thing`), whatever the layer order.
  */
-function repoPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolicy {
+function repoPolicy(cap: number, tiers: readonly (Tier | null)[], gate: Decision | null = null): ResourcePolicy {
   const n = tiers.length;
-  if (n === 0) {
+  const shareable = n === 0 && gate === null;
+  if (shareable) {
     const shared = REPO_ROWS_NO_LAYERS[cap];
     if (shared !== undefined) return shared;
   }
@@ -120,6 +145,10 @@ function repoPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolic
   const whole: (ThingMatcher | null)[] = [null, null, null, null, null, null, null];
   for (let pi = 0; pi < 4; pi++) {
     if ((cap & (1 << pi)) === 0) continue;
+    if (gate !== null) {
+      plain[pi] = gate;
+      continue;
+    }
     let scope = false;
     let emptyList = false;
     let ms: ThingMatcher[] | null = null;
@@ -141,20 +170,25 @@ function repoPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolic
   }
   // With a valid thing name the answer before matchers equals the plain one on a repo row.
   const row: ResourcePolicy = { plain, withThing: plain, matchers, whole };
-  if (n === 0) REPO_ROWS_NO_LAYERS[cap] = row;
+  if (shareable) REPO_ROWS_NO_LAYERS[cap] = row;
   return row;
 }
 
 /** One row for an organization: `cap` is the org part of the org role. Thing names never apply (A1). */
-function orgPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolicy {
+function orgPolicy(cap: number, tiers: readonly (Tier | null)[], gate: Decision | null = null): ResourcePolicy {
   const n = tiers.length;
-  if (n === 0) {
+  const shareable = n === 0 && gate === null;
+  if (shareable) {
     const shared = ORG_ROWS_NO_LAYERS[cap];
     if (shared !== undefined) return shared;
   }
   const plain: Decision[] = [DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_INVALID, DENY_ROLE, DENY_ROLE, DENY_ROLE];
   for (let pi = 4; pi < 7; pi++) {
     if ((cap & (1 << pi)) === 0) continue;
+    if (gate !== null) {
+      plain[pi] = gate;
+      continue;
+    }
     let d = ALLOW;
     for (let i = 0; i < n; i++) {
       const tier = tiers[i];
@@ -163,7 +197,7 @@ function orgPolicy(cap: number, tiers: readonly (Tier | null)[]): ResourcePolicy
     plain[pi] = d;
   }
   const row: ResourcePolicy = { plain, withThing: INVALID_ROW, matchers: NO_MATCHERS, whole: NO_MATCHERS };
-  if (n === 0) ORG_ROWS_NO_LAYERS[cap] = row;
+  if (shareable) ORG_ROWS_NO_LAYERS[cap] = row;
   return row;
 }
 

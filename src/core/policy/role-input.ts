@@ -9,21 +9,23 @@ import { isPlainObject, isRoleName, type RoleName } from '../vocabulary';
 import { NAME_PATTERN, parseResource, type Scope } from '../scopes';
 import { compileLayer, layerData, kindOf, preview, type LayerData } from './compile';
 import { compileTable, type GrantTable, type RoleMaps } from './grant-table';
+import { readGates } from './gates';
 
 /** @internal the table of a grant input, or null with `issues` filled. Throws only what a getter or Proxy throws. */
 export function build(input: unknown, issues: IssueInput[]): GrantTable | null {
   if (!isPlainObject(input)) {
-    issues.push({ path: '', message: `expected { roles, layers? }, got ${kindOf(input)}` });
+    issues.push({ path: '', message: `expected { roles, layers?, orgGates? }, got ${kindOf(input)}` });
     return null;
   }
   for (const k of Object.keys(input)) {
-    if (k !== 'roles' && k !== 'layers') issues.push({ path: `[${preview(k)}]`, message: 'unknown key' });
+    if (k !== 'roles' && k !== 'layers' && k !== 'orgGates') issues.push({ path: `[${preview(k)}]`, message: 'unknown key' });
   }
   const rec = input;
   const roles = readRoles(rec['roles'], issues);
   const layers = readLayers(rec['layers'], issues);
+  const gates = readGates(rec['orgGates'], issues);
   if (roles === null || layers === null || issues.length > 0) return null;
-  return compileTable(roles, layers);
+  return compileTable(roles, layers, gates);
 }
 
 function readRoles(value: unknown, issues: IssueInput[]): RoleMaps | null {

@@ -1,6 +1,15 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { authorize, createGrant, compileLayer, type Decision, GRANT_SLOT, type Principal, type UserRoles } from '../../../src/core/policy';
+import {
+  authorize,
+  createGrant,
+  compileLayer,
+  type Decision,
+  GRANT_SLOT,
+  type OrgGate,
+  type Principal,
+  type UserRoles,
+} from '../../../src/core/policy';
 import { ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING } from '../../../src/core/policy/decision';
 import { PERMISSIONS, ROLES, type Permission, type RoleName } from '../../../src/core/vocabulary';
 import type { Scope } from '../../../src/core/scopes';
@@ -36,7 +45,11 @@ const THINGS = ['Doc/a', 'Doc/ab', 'Doc/a/b', 'Img/x.png', 'Img/y/x.png', 'Other
 const DECISIONS: readonly Decision[] = [ALLOW, DENY_INVALID, DENY_ROLE, DENY_SCOPE, DENY_THING];
 
 function outcome(d: Decision): Outcome {
-  expect(DECISIONS).toContain(d);
+  if (d.allowed || d.reason !== 'policy') expect(DECISIONS).toContain(d);
+  else {
+    expect(Object.isFrozen(d)).toBe(true);
+    expect(d.message).toMatch(/^gate of /);
+  }
   return d.allowed ? 'allow' : d.reason;
 }
 
@@ -51,6 +64,18 @@ function roleMapArb(keys: readonly string[]): fc.Arbitrary<Record<string, RoleNa
 }
 
 const rolesArb: fc.Arbitrary<UserRoles> = fc.record({ orgs: roleMapArb(ORGS), repos: roleMapArb(REPO_KEYS) }, { requiredKeys: [] });
+
+// Gates on known orgs and on one named nowhere else ('zeta'), keys in any case.
+const gatesArb: fc.Arbitrary<Record<string, OrgGate>> = fc
+  .uniqueArray(fc.tuple(fc.constantFrom(...ORGS, 'zeta'), fc.boolean(), fc.nat(2)), { selector: (t) => t[0], maxLength: 3 })
+  .map((rows) =>
+    Object.fromEntries(
+      rows.map(([o, blocked, c]): [string, OrgGate] => [
+        withCase(o, c),
+        blocked ? { blocked: `gate of ${o}: blocked` } : { scopedOnly: `gate of ${o}: scoped only` },
+      ]),
+    ),
+  );
 
 const entryArb: fc.Arbitrary<Scope> = fc
   .option(fc.tuple(fc.constantFrom(...ORGS, ...REPO_KEYS), fc.nat(4)), { nil: undefined })
@@ -115,6 +140,44 @@ describe('policy properties', () => {
         }
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('A1/G2: with org gates, authorize equals the reference (policy after role, before scope and thing)', () => {
+    fc.assert(
+      fc.property(rolesArb, layersArb, gatesArb, reqsArb, (roles, layers, orgGates, reqs) => {
+        const g = createGrant({ roles, layers, orgGates });
+        const compiled = createGrant({ roles, layers: layers.map((l) => compileLayer(l)), orgGates });
+        for (const q of reqs) {
+          const want = referenceAuthorize(roles, layers, q.resource, q.permission, q.thing, orgGates);
+          expect(outcome(ask(g, q))).toBe(want);
+          // Each grant builds its own policy decisions: equal, and the same object on every call.
+          expect(ask(compiled, q)).toStrictEqual(ask(g, q));
+          expect(ask(g, q)).toBe(ask(g, q));
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('G2: gates only narrow, and a blocked org is never allowed', () => {
+    fc.assert(
+      fc.property(rolesArb, layersArb, gatesArb, reqsArb, (roles, layers, orgGates, reqs) => {
+        const gated = createGrant({ roles, layers, orgGates });
+        const open = createGrant({ roles, layers });
+        const blocked = new Set(Object.entries(orgGates).flatMap(([o, gate]) => ('blocked' in gate ? [o.toLowerCase()] : [])));
+        for (const q of reqs) {
+          const d = ask(gated, q);
+          const without = ask(open, q);
+          if (d.allowed) expect(without).toBe(ALLOW);
+          if (blocked.has(q.resource.toLowerCase().split('/')[0] as string)) expect(d.allowed).toBe(false);
+          // Order: invalid and role come first; a policy denial stands where the open grant said scope, thing or allow.
+          if (without === DENY_INVALID || without === DENY_ROLE) expect(d).toBe(without);
+          if (!d.allowed && d.reason === 'policy') expect([ALLOW, DENY_SCOPE, DENY_THING]).toContain(without);
+          if (!d.allowed && d.reason !== 'policy') expect(d).toBe(without);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 

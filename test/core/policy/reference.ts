@@ -7,7 +7,7 @@
 import micromatch from 'micromatch';
 import { ROLE_TABLE, type RoleName } from '../../../src/core/vocabulary';
 import type { Scope } from '../../../src/core/scopes';
-import type { UserRoles } from '../../../src/core/policy';
+import type { OrgGate, UserRoles } from '../../../src/core/policy';
 
 export type Outcome = 'allow' | 'invalid' | 'role' | 'policy' | 'scope' | 'thing';
 
@@ -25,6 +25,19 @@ function validThing(thing: unknown): boolean {
 function roleIn(map: Record<string, RoleName> | undefined, key: string): RoleName | undefined {
   if (map === undefined) return undefined;
   for (const [k, v] of Object.entries(map)) if (k.toLowerCase() === key) return v;
+  return undefined;
+}
+
+/** Does this layer reach the resource only through its global tier (entries without a resource)? */
+function viaGlobal(layer: readonly Scope[], key: string, org: string, isRepo: boolean): boolean {
+  const named = layer.some((e) => e.resource?.toLowerCase() === org || (isRepo && e.resource?.toLowerCase() === key));
+  return !named && layer.some((e) => e.resource === undefined);
+}
+
+/** G2: the gate of the org, keys compared case-insensitively. */
+function gateOf(gates: Record<string, OrgGate> | undefined, org: string): OrgGate | undefined {
+  if (gates === undefined) return undefined;
+  for (const [k, v] of Object.entries(gates)) if (k.toLowerCase() === org) return v;
   return undefined;
 }
 
@@ -58,6 +71,7 @@ export function referenceAuthorize(
   resource: unknown,
   permission: unknown,
   thing?: unknown,
+  gates?: Record<string, OrgGate>,
 ): Outcome {
   // A1/A2: malformed input first.
   if (typeof permission !== 'string' || !ALL.includes(permission)) return 'invalid';
@@ -80,6 +94,13 @@ export function referenceAuthorize(
     held = [...ROLE_TABLE[orgRole].org];
   }
   if (!held.includes(permission)) return 'role';
+
+  // G2: an org's gate, after the role and before the scopes.
+  const gate = gateOf(gates, org);
+  if (gate !== undefined) {
+    if ('blocked' in gate) return 'policy';
+    if (layers.length === 0 || layers.some((l) => viaGlobal(l, key, org, isRepo))) return 'policy';
+  }
 
   // A5: every layer must allow; a missing permission is reported before a thing restriction.
   const outcomes = layers.map((l) => layerOutcome(l, key, org, isRepo, permission, thing as string | undefined));
