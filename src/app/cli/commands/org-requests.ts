@@ -99,7 +99,7 @@ const requestsList = orgAction({
 
 /** A refusal naming unknown ids gets the command that lists the right ones. */
 function decisionError(err: unknown, org: string): unknown {
-  return withHint(renameIssues(err, { reason: '--reason', ids: '<id>' }), `'svc org requests list ${clean(org)}' lists the request ids`);
+  return withHint(renameIssues(err, { reason: '--reason', ids: 'ids' }), `'svc org requests list ${clean(org)}' lists the request ids`);
 }
 
 function decide(verb: 'approve' | 'deny', help: string, summary: string) {

@@ -131,7 +131,7 @@ const tokensRevoke = orgAction({
       .org(words.org)
       .tokens.revoke(words.ids, flags.reason === undefined ? {} : { reason: flags.reason })
       .catch((err: unknown) => {
-        const renamed = renameIssues(err, { reason: '--reason', ids: '<id>' });
+        const renamed = renameIssues(err, { reason: '--reason', ids: 'ids' });
         throw withHint(renamed, `'svc org tokens list ${clean(words.org)}' lists the token ids`);
       });
     if (flags.json) io.stdout(json(done));

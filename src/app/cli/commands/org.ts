@@ -90,9 +90,9 @@ function splitWords(args: readonly string[], flags: FlagDefs): { words: string[]
 
 function checkWords(words: readonly string[], ids: 'required' | 'none'): void {
   const [org, ...rest] = words;
-  if (org === undefined || org === '') throw new ValidationError([{ path: '<org>', message: 'is required (the org comes right after the action)' }]);
-  if (org.includes('/')) throw new ValidationError([{ path: '<org>', message: `'${clean(org)}' is a repo: give the org alone` }]);
-  if (ids === 'required' && rest.length === 0) throw new ValidationError([{ path: '<id>', message: 'give at least one id (after the org)' }]);
+  if (org === undefined || org === '') throw new ValidationError([{ path: '', message: 'give the org right after the action' }]);
+  if (org.includes('/')) throw new ValidationError([{ path: '', message: `'${clean(org)}' is a repo: give the org alone` }]);
+  if (ids === 'required' && rest.length === 0) throw new ValidationError([{ path: '', message: 'give at least one id after the org' }]);
   if (ids === 'none' && rest.length > 0) throw new ValidationError([{ path: '', message: `unexpected argument '${clean(rest[0] ?? '')}'` }]);
 }
 
