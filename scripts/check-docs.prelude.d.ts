@@ -46,6 +46,9 @@ declare global {
   /** One line, and a whole text, of an application log. */
   const logLine: string;
   const logText: string;
+  /** An org owner's and a member's principals (organization governance, issue 30). */
+  const owner: Principal;
+  const member: Principal;
   /** Builds the MCP server (tools) for one credential. */
   function buildMcpServer(principal: Principal): McpServerLike;
   /** An authorization server (`svc-auth/oauth`) built with createAuthorizationServer. */

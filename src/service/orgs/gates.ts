@@ -113,17 +113,27 @@ export function ipsMessage(org: string, fix: 'new' | 'this'): string {
   return `The organization '${org}' admits only tokens limited to a list of addresses; this one has none. ${how} with --allowed-ip <address or range>.`;
 }
 
-/** Why one policy blocks one chain, or `null`. */
-function blockedBy(p: OrgPolicyRecord, chain: readonly TokenRecord[], roles: UserRoles): string | null {
-  const org = p.org.toLowerCase();
-  const head = chain[0] as TokenRecord;
+/**
+ * A `denied` or `revoked` entry for `org` anywhere in the chain blocks it,
+ * whether or not the org has a policy now (an owner may decide without one).
+ */
+function decidedAgainst(chain: readonly TokenRecord[], org: string): string | null {
   for (const r of chain) {
     const e = r.orgAccess?.find((x) => x.org === org);
     if (e?.status === 'revoked')
       return `The organization '${org}' revoked this token's access to it. Create a new token and ask an owner of '${org}' to approve it.`;
     if (e?.status === 'denied')
-      return `The organization '${org}' denied this token (its id is ${r.id}). Ask an owner of '${org}' to approve it, or create a new token.`;
+      return `The organization '${org}' denied this token (its id is ${r.id}). Create a new token and ask an owner of '${org}' to approve it.`;
   }
+  return null;
+}
+
+/** Why one policy blocks one chain, or `null`. */
+function blockedBy(p: OrgPolicyRecord, chain: readonly TokenRecord[], roles: UserRoles): string | null {
+  const org = p.org.toLowerCase();
+  const head = chain[0] as TokenRecord;
+  const decided = decidedAgainst(chain, org);
+  if (decided !== null) return decided;
   const exempt = p.exempt.includes(head.ownerId);
   if (!exempt && p.maxLifetimeDays !== null) {
     for (const r of chain) {
@@ -149,7 +159,7 @@ function blockedBy(p: OrgPolicyRecord, chain: readonly TokenRecord[], roles: Use
 /**
  * The gates of a PAT chain (nearest record first) under the active policies
  * and the owner's roles read now: one per org whose policy refuses the chain
- * there, `null` when none does. Frozen.
+ * there, or that denied or revoked it; `null` when none does. Frozen.
  *
  * @example
  * ```ts
@@ -177,6 +187,14 @@ export function gatesOf(
     out ??= Object.create(null) as Record<string, OrgGate>;
     out[p.org.toLowerCase()] = Object.freeze(gate);
   }
+  // Orgs without a restricting policy that denied or revoked this chain.
+  for (const r of chain) {
+    for (const e of r.orgAccess ?? []) {
+      if ((e.status !== 'denied' && e.status !== 'revoked') || (out !== null && e.org in out)) continue;
+      out ??= Object.create(null) as Record<string, OrgGate>;
+      out[e.org] = Object.freeze({ blocked: decidedAgainst(chain, e.org) as string });
+    }
+  }
   return out === null ? null : Object.freeze(out);
 }
 
@@ -201,4 +219,19 @@ export function sameGates(a: Readonly<Record<string, OrgGate>> | null, b: Readon
     if ('blocked' in x ? !('blocked' in y) || x.blocked !== y.blocked : !('scopedOnly' in y) || x.scopedOnly !== y.scopedOnly) return false;
   }
   return true;
+}
+
+/**
+ * Does any record of the chain carry an entry at all? (Without one and
+ * without a restricting policy there is nothing to gate: the common case
+ * costs one look per record.)
+ *
+ * @example
+ * ```ts
+ * hasEntries([record]); // false for a token no org ever decided about
+ * ```
+ */
+export function hasEntries(chain: readonly TokenRecord[]): boolean {
+  for (const r of chain) if (r.orgAccess !== undefined && r.orgAccess.length > 0) return true;
+  return false;
 }

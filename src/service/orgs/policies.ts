@@ -9,7 +9,7 @@ import { UnavailableError } from '../../errors';
 import type { OrgGate, UserRoles } from '../../core/policy';
 import type { OrgPolicySet, TokenRecord, TokenStore } from '../../stores';
 import { failure } from '../deadlines';
-import { gatesOf, policyIndex, type PolicyIndex } from './gates';
+import { gatesOf, hasEntries, policyIndex, type PolicyIndex } from './gates';
 
 type Gates = Readonly<Record<string, OrgGate>> | null;
 
@@ -78,7 +78,7 @@ export function gateReader(
   const read = policyIndexReader(store, call);
   if (read === null) return null;
   const gates = (index: PolicyIndex, chain: readonly TokenRecord[], roles: UserRoles): Gates =>
-    index.active.length === 0 ? null : gatesOf(index.active, chain, roles);
+    index.active.length === 0 && !hasEntries(chain) ? null : gatesOf(index.active, chain, roles);
   return (chain, roles) => {
     const got = read();
     return got instanceof Promise ? got.then((index) => gates(index, chain, roles)) : gates(got, chain, roles);

@@ -82,6 +82,11 @@ describe('gatesOf', () => {
     ).toBeNull();
   });
 
+  it('an org that denied or revoked a token blocks it without any policy of its own', () => {
+    const gates = gatesOf([], [rec('c', { parentId: 'p' }), rec('p', { orgAccess: [entry('revoked')] })], BOB);
+    expect(gates?.acme).toMatchObject({ blocked: expect.stringContaining("The organization 'acme' revoked") as unknown });
+  });
+
   it('requireAllowedIps: a list on any record of the chain is enough', () => {
     const p = [policy({ requireAllowedIps: true })];
     expect(gatesOf(p, [rec('a')], BOB)?.acme).toHaveProperty('blocked');

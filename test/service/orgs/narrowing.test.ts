@@ -113,7 +113,7 @@ describe('org policies only narrow (fast-check)', () => {
           } else if (o.op === 'create' || o.op === 'child') {
             const parent = o.op === 'child' && toks.length > 0 ? o.of % toks.length : null;
             if (o.op === 'child' && parent === null) continue;
-            const creator = parent === null ? bob : await cached.authenticate((toks[parent] as Tok).token);
+            const creator = parent === null ? bob : await cached.authenticate((toks[parent] as Tok).token, { address: '10.0.0.1' });
             const ips = o.op === 'create' && o.ips;
             try {
               const scopes = SCOPES[o.kind];
