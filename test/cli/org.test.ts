@@ -169,11 +169,23 @@ describe('svc org', { timeout: 240_000 }, () => {
       await svc(home, ['member', 'set', '-u', 'bob', '-r', 'acme', '--role', 'editor']);
       await svc(home, ['member', 'set', '-u', 'bob', '-r', 'globex', '--role', 'editor']);
       await svc(home, ['auth', 'login', '-u', 'bob']);
-      const created = await svc(home, ['token', 'create', '-n', 'both', '--scope', 'acme/web=repo:read', '--scope', 'globex/app=repo:read', '--expires', '365d']);
+      const created = await svc(home, [
+        'token',
+        'create',
+        '-n',
+        'both',
+        '--scope',
+        'acme/web=repo:read',
+        '--scope',
+        'globex/app=repo:read',
+        '--expires',
+        '365d',
+      ]);
       const token = created.stdout.trim();
       const s = await serve(home);
       try {
-        const head = (repo: string): Promise<Response> => fetch(`${s.url}/api/repos/${repo}/head`, { headers: { authorization: `Bearer ${token}` } });
+        const head = (repo: string): Promise<Response> =>
+          fetch(`${s.url}/api/repos/${repo}/head`, { headers: { authorization: `Bearer ${token}` } });
         expect((await head('acme/web')).status).toBe(200);
         await svc(home, ['auth', 'login', '-u', 'olive']);
         expect((await svc(home, ['org', 'policy', 'set', 'acme', '--max-lifetime', '90d'])).code).toBe(0);

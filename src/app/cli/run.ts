@@ -26,14 +26,20 @@ const GROUPS: readonly Group[] = [
     commands: authCommands,
   },
   { name: 'member', summary: 'give users roles on orgs and repos (dev instance)', commands: memberCommands },
-  { name: 'org', summary: "govern the tokens that reach an org: its policy, approvals, inventory (needs org:admin)", commands: orgCommands },
+  {
+    name: 'org',
+    summary: 'govern the tokens that reach an org: its policy, approvals, inventory (needs org:admin)',
+    commands: orgCommands,
+  },
 ];
 
 /** Every command as `svc --help` lists it: `token create`, and each action of a command that has some (`org policy set`). */
 const LISTED: readonly (readonly [string, string])[] = [
   ...GROUPS.flatMap((g) =>
     g.commands.flatMap((c) =>
-      'actions' in c ? (c.actions as readonly Command[]).map((a) => [`${g.name} ${c.name} ${a.name}`, a.summary] as const) : [[`${g.name} ${c.name}`, c.summary] as const],
+      'actions' in c
+        ? (c.actions as readonly Command[]).map((a) => [`${g.name} ${c.name} ${a.name}`, a.summary] as const)
+        : [[`${g.name} ${c.name}`, c.summary] as const],
     ),
   ),
   ['serve', serveCommand.summary],

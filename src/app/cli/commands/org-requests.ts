@@ -27,7 +27,10 @@ Example:
   svc org requests list acme
 `;
 
-const decideHelp = (verb: 'approve' | 'deny', what: string): string => `Usage: svc org requests ${verb} <org> <id>... [--reason <text>] [--json]
+const decideHelp = (
+  verb: 'approve' | 'deny',
+  what: string,
+): string => `Usage: svc org requests ${verb} <org> <id>... [--reason <text>] [--json]
 
 ${what} Give 1 to 100 request ids (from 'svc org requests list'); an id that
 starts with '-' goes after --. When any id is not a token reaching the org,
@@ -116,7 +119,9 @@ function decide(verb: 'approve' | 'deny', help: string, summary: string) {
         throw decisionError(err, words.org);
       });
       if (flags.json) io.stdout(json(done));
-      else for (const r of done) io.stdout(`${verb === 'approve' ? 'approved' : 'denied'} ${r.id} (${clean(r.tokenName)} of ${clean(r.ownerId)})\n`);
+      else
+        for (const r of done)
+          io.stdout(`${verb === 'approve' ? 'approved' : 'denied'} ${r.id} (${clean(r.tokenName)} of ${clean(r.ownerId)})\n`);
       return 0;
     },
   });

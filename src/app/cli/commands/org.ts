@@ -93,7 +93,8 @@ function checkWords(words: readonly string[], ids: 'required' | 'none'): void {
   if (org === undefined || org === '') throw new ValidationError([{ path: '', message: 'give the org right after the action' }]);
   if (org.includes('/')) throw new ValidationError([{ path: '', message: `'${clean(org)}' is a repo: give the org alone` }]);
   if (ids === 'required' && rest.length === 0) throw new ValidationError([{ path: '', message: 'give at least one id after the org' }]);
-  if (ids === 'none' && rest.length > 0) throw new ValidationError([{ path: '', message: `unexpected argument '${clean(rest[0] ?? '')}'` }]);
+  if (ids === 'none' && rest.length > 0)
+    throw new ValidationError([{ path: '', message: `unexpected argument '${clean(rest[0] ?? '')}'` }]);
 }
 
 /**
@@ -134,7 +135,9 @@ Run 'svc org ${name} <action> --help' for the action's options.
       const names = actions.map((a) => a.name);
       const guess = first === undefined ? undefined : closest(first, names);
       const what = first === undefined ? `'svc org ${name}' needs an action` : `unknown action 'svc org ${name} ${clean(first)}'`;
-      throw new ValidationError([{ path: '', message: `${what}: ${names.join(', ')}${guess === undefined ? '' : ` (did you mean '${guess}'?)`}` }]);
+      throw new ValidationError([
+        { path: '', message: `${what}: ${names.join(', ')}${guess === undefined ? '' : ` (did you mean '${guess}'?)`}` },
+      ]);
     },
   };
 }

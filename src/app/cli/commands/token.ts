@@ -133,7 +133,9 @@ export const tokenCreate = defineCommand({
     io.stdout(flags.json ? json({ token, ...info, warnings }) : `${token}\n`);
     io.stderr(`svc: created token '${info.name}', expires ${info.expiresAt.toISOString()}; it will not be shown again, store it now\n`);
     for (const a of info.orgAccess.filter((e) => e.status === 'pending')) {
-      io.stderr(`svc: notice: '${a.org}' requires an owner's approval: this token is refused there until one approves it (its id is ${info.id})\n`);
+      io.stderr(
+        `svc: notice: '${a.org}' requires an owner's approval: this token is refused there until one approves it (its id is ${info.id})\n`,
+      );
     }
     return 0;
   },
