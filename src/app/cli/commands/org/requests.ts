@@ -3,13 +3,13 @@
  * for an owner's approval, and the owner's decision. A request's id is its token's id.
  * @module
  */
-import { ValidationError } from '../../../errors';
-import type { OrgRequest } from '../../../service';
-import type { OrgAccessStatus } from '../../../stores';
-import { renameIssues } from '../args';
-import { withHint } from '../command';
-import { clean, dateText, json, scopeText, table } from '../output';
-import { orgAction, orgGroup } from './org';
+import { ValidationError } from '../../../../errors';
+import type { OrgRequest } from '../../../../service';
+import type { OrgAccessStatus } from '../../../../stores';
+import { renameIssues } from '../../args';
+import { withHint } from '../../command';
+import { clean, dateText, json, scopeText, table } from '../../output';
+import { orgAction, orgGroup } from './action';
 
 const LIST_HELP = `Usage: svc org requests list <org> [--status <status>] [--json]
 

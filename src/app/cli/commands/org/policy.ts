@@ -2,11 +2,11 @@
  * `svc org policy get|set <org>` (G1): an org's rules for the tokens that reach it.
  * @module
  */
-import { ValidationError } from '../../../errors';
-import type { OrgPolicy, OrgPolicyInput } from '../../../service';
-import { renameIssues } from '../args';
-import { clean, dateText, json } from '../output';
-import { orgAction, orgGroup } from './org';
+import { ValidationError } from '../../../../errors';
+import type { OrgPolicy, OrgPolicyInput } from '../../../../service';
+import { renameIssues } from '../../args';
+import { clean, dateText, json } from '../../output';
+import { orgAction, orgGroup } from './action';
 
 const GET_HELP = `Usage: svc org policy get <org> [--json]
 

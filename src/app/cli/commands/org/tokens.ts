@@ -3,13 +3,13 @@
  * org, whoever owns it, and the end of some tokens' access to it.
  * @module
  */
-import { ValidationError } from '../../../errors';
-import type { OrgTokenInfo, OrgTokensFilter } from '../../../service';
-import { renameIssues } from '../args';
-import { withHint } from '../command';
-import { clean, dateText, json, scopeText, statusText, table, useColour } from '../output';
-import { orgAction, orgGroup } from './org';
-import { accessStatus } from './org-requests';
+import { ValidationError } from '../../../../errors';
+import type { OrgTokenInfo, OrgTokensFilter } from '../../../../service';
+import { renameIssues } from '../../args';
+import { withHint } from '../../command';
+import { clean, dateText, json, scopeText, statusText, table, useColour } from '../../output';
+import { orgAction, orgGroup } from './action';
+import { accessStatus } from './requests';
 
 const LIST_HELP = `Usage: svc org tokens list <org> [filters] [--json]
 

@@ -7,10 +7,10 @@
  * arguments and hands the rest to the one command skeleton.
  * @module
  */
-import { ValidationError } from '../../../errors';
-import { defineCommand, type Command, type CommandContext, type FlagDef, type FlagValues } from '../command';
-import { closest } from '../args';
-import { clean, type CliIO } from '../output';
+import { ValidationError } from '../../../../errors';
+import { defineCommand, type Command, type CommandContext, type FlagDef, type FlagValues } from '../../command';
+import { closest } from '../../args';
+import { clean, type CliIO } from '../../output';
 
 type FlagDefs = Readonly<Record<string, FlagDef>>;
 
