@@ -5,13 +5,15 @@
  */
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { authCommands, memberCommands, runCli, serveCommand, tokenCommands } from '../../src/app/cli';
+import { authCommands, memberCommands, orgCommands, runCli, serveCommand, tokenCommands } from '../../src/app/cli';
 import { tempHome } from './helpers';
 
 const ALL = [
   ...tokenCommands.map((c) => ['token', c] as const),
   ...authCommands.map((c) => ['auth', c] as const),
   ...memberCommands.map((c) => ['member', c] as const),
+  ...orgCommands.map((c) => ['org', c] as const),
+  ...orgCommands.flatMap((c) => c.actions.map((a) => [`org ${c.name}`, a] as const)),
   ['', serveCommand] as const,
 ];
 
@@ -53,7 +55,7 @@ describe('the command skeleton', () => {
     const { home, cleanup } = await tempHome();
     cleanups.push(cleanup);
     for (const [group, command] of ALL) {
-      const words = [group, command.name].filter((w) => w !== '');
+      const words = [...group.split(' '), command.name].filter((w) => w !== '');
       const help = await run([...words, '--help'], { SVC_HOME: home });
       expect(help).toEqual({ code: 0, out: command.help, err: '' });
     }

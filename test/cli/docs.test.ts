@@ -38,7 +38,7 @@ function flagsOf(help: string): string[] {
  * (up to the next command or backtick). In a synopsis, an indented line goes on with the command above it.
  */
 function invocations(text: string, commands: readonly string[], synopsis = false): { command: string; flags: string[]; line: string }[] {
-  const names = [...commands].sort((a, b) => b.length - a.length).map((c) => c.replace(' ', ' +'));
+  const names = [...commands].sort((a, b) => b.length - a.length).map((c) => c.replaceAll(' ', ' +'));
   const at = new RegExp(`\\bsvc +(${names.join('|')})\\b`, 'g');
   const out: { command: string; flags: string[]; line: string }[] = [];
   for (const line of text.split('\n')) {
@@ -53,7 +53,7 @@ function invocations(text: string, commands: readonly string[], synopsis = false
       const end = Math.min(found[k + 1]?.index ?? line.length, ...[line.indexOf('`', start)].filter((i) => i >= 0));
       const rest = line.slice(start, end);
       const flags = [...rest.matchAll(/(?:^|[\s[(|])(--?[A-Za-z][A-Za-z-]*)/g)].map((f) => f[1] ?? '');
-      out.push({ command: (m[1] ?? '').replace(/ +/, ' '), flags, line });
+      out.push({ command: (m[1] ?? '').replace(/ +/g, ' '), flags, line });
     });
   }
   return out;
@@ -72,7 +72,7 @@ describe('docs/cli.md agrees with every --help', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     main = await helpOf([]);
     const block = /^Commands:\n((?: {2}\S.*\n)+)/m.exec(main)?.[1] ?? '';
-    commands = block.split('\n').flatMap((l) => /^ {2}([a-z]+(?: [a-z]+)?)(?= {2})/.exec(l)?.[1] ?? []);
+    commands = block.split('\n').flatMap((l) => /^ {2}([a-z]+(?: [a-z]+){0,2})(?= {2})/.exec(l)?.[1] ?? []);
     for (const c of commands) {
       const text = await helpOf(c.split(' '));
       helps.set(c, text);

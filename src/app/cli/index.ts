@@ -7,5 +7,5 @@ export { runCli } from './run';
 
 /** @internal for the tests (each imports this folder through its index): the parser, the commands and the token table. */
 export { parseFlags } from './args';
-export { authCommands, memberCommands, serveCommand, tokenCommands } from './commands';
+export { authCommands, memberCommands, orgCommands, serveCommand, tokenCommands } from './commands';
 export { expiryText, lastUsedText, relativeText, tokenTable } from './output';

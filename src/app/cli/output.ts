@@ -241,11 +241,18 @@ export function tokenDetail(t: TokenInfo, colour: boolean, nowMs?: number): stri
         (t.lastUsed?.address == null ? '' : ` from ${clean(t.lastUsed.address)}`),
     ],
     ...usageRows(t, nowMs),
+    ...t.orgAccess.map((a, i): [string, string] => [i === 0 ? 'org access' : '', orgAccessText(a)]),
     ['committer', t.committerIdentity === null ? '(owner identity)' : clean(t.committerIdentity)],
     ['id', t.id],
     ['parent', t.parentId ?? '-'],
   ];
   return rows.map(([k, v]) => `${k.padEnd(12)}${v}`.trimEnd()).join('\n') + '\n';
+}
+
+/** One org's access: `acme  denied by carol 2026-…: reason`. */
+function orgAccessText(a: TokenInfo['orgAccess'][number]): string {
+  const by = a.decidedBy === null ? '' : ` by ${clean(a.decidedBy)} ${dateText(a.decidedAt)}`;
+  return `${a.org}  ${a.status}${by}${a.reason === null ? '' : `: ${clean(a.reason)}`}`;
 }
 
 /** The detail rows of where a token may be and was used from: allowed ranges, then the last few addresses. */

@@ -8,7 +8,7 @@ import { SvcAuthError, ValidationError } from '../../errors';
 import { redactTokens } from '../../tokens';
 import { closest } from './args';
 import { hintOf, type Command } from './command';
-import { authCommands, memberCommands, serveCommand, tokenCommands } from './commands';
+import { authCommands, memberCommands, orgCommands, serveCommand, tokenCommands } from './commands';
 import { clean, type CliIO } from './output';
 import { packageVersion } from './version';
 
@@ -26,15 +26,32 @@ const GROUPS: readonly Group[] = [
     commands: authCommands,
   },
   { name: 'member', summary: 'give users roles on orgs and repos (dev instance)', commands: memberCommands },
+  {
+    name: 'org',
+    summary: 'govern the tokens that reach an org: its policy, approvals, inventory (needs org:admin)',
+    commands: orgCommands,
+  },
 ];
+
+/** Every command as `svc --help` lists it: `token create`, and each action of a command that has some (`org policy set`). */
+const LISTED: readonly (readonly [string, string])[] = [
+  ...GROUPS.flatMap((g) =>
+    g.commands.flatMap((c) =>
+      'actions' in c
+        ? (c.actions as readonly Command[]).map((a) => [`${g.name} ${c.name} ${a.name}`, a.summary] as const)
+        : [[`${g.name} ${c.name}`, c.summary] as const],
+    ),
+  ),
+  ['serve', serveCommand.summary],
+];
+const WIDTH = Math.max(...LISTED.map(([name]) => name.length)) + 2;
 
 const MAIN_HELP = `svc: personal access tokens, scopes and roles on a local dev instance
 
 Usage: svc <command> [<subcommand>] [flags]
 
 Commands:
-${GROUPS.flatMap((g) => g.commands.map((c) => `  ${`${g.name} ${c.name}`.padEnd(16)}${c.summary}`)).join('\n')}
-  ${'serve'.padEnd(16)}${serveCommand.summary}
+${LISTED.map(([name, summary]) => `  ${name.padEnd(WIDTH)}${summary}`).join('\n')}
 
 Getting started:
   svc member set --user alice --resource acme --role editor

@@ -4,5 +4,6 @@
  */
 export { authCommands } from './auth';
 export { memberCommands } from './member';
+export { orgCommands } from './org';
 export { serveCommand } from './serve';
 export { tokenCommands } from './token';

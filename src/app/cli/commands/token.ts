@@ -28,6 +28,8 @@ Options:
   -d, --description <text>          description
       --expires <N>d                lifetime in days, 1 to 365 (default 30d)
       --committer-identity <wref>   default committer: svc:<namespace>/users/Identity/<id>
+      --justification <text>        why you need it, for the owners of an org that approves
+                                    tokens (shown in 'svc org requests list')
       --allow-ip <cidr>             repeatable: only requests from these addresses or ranges
                                     (203.0.113.0/24, 2001:db8::/32, 192.0.2.7) may use it;
                                     elsewhere it is refused with 403. Under a token that has
@@ -64,8 +66,9 @@ const GET_HELP = `Usage: svc token get --name <name> [--json]
 
 Show one token: name, description, scopes, status, creation date, expiry,
 the addresses it may be used from, when it was last used and from where (the
-last few distinct addresses, with their user agents). The token value itself
-is never shown again.
+last few distinct addresses, with their user agents), and its access to each
+org that governs its tokens (pending, approved, denied or revoked, with the
+owner's reason). The token value itself is never shown again.
 
 Options:
   -n, --name <name>   token name (required)
@@ -101,6 +104,7 @@ export const tokenCreate = defineCommand({
     expires: { type: 'string' },
     'committer-identity': { type: 'string' },
     'allow-ip': { type: 'string', multiple: true },
+    justification: { type: 'string' },
     json: JSON_FLAG,
   },
   needs: 'signed-in',
@@ -113,6 +117,7 @@ export const tokenCreate = defineCommand({
     if (flags.expires !== undefined) input.expiresIn = daysFlag('expires', flags.expires);
     if (flags['committer-identity'] !== undefined) input.committerIdentity = flags['committer-identity'];
     if (flags['allow-ip'] !== undefined) input.allowedIps = [...flags['allow-ip']];
+    if (flags.justification !== undefined) input.justification = flags.justification;
     return { input, source: scopes?.source };
   },
   async run({ flags, input: { input, source }, dev, principal, io }) {
@@ -127,6 +132,11 @@ export const tokenCreate = defineCommand({
     for (const w of warnings) io.stderr(`svc: warning: ${clean(w)}\n`);
     io.stdout(flags.json ? json({ token, ...info, warnings }) : `${token}\n`);
     io.stderr(`svc: created token '${info.name}', expires ${info.expiresAt.toISOString()}; it will not be shown again, store it now\n`);
+    for (const a of info.orgAccess.filter((e) => e.status === 'pending')) {
+      io.stderr(
+        `svc: notice: '${a.org}' requires an owner's approval: this token is refused there until one approves it (its id is ${info.id})\n`,
+      );
+    }
     return 0;
   },
 });

@@ -1,0 +1,11 @@
+/**
+ * The `svc org` group (G1-G4): policy, requests, tokens.
+ * @module
+ */
+import type { Command } from '../../command';
+import { orgPolicy } from './policy';
+import { orgRequests } from './requests';
+import { orgTokens } from './tokens';
+
+/** The `org` group, in help order; each command has its actions (`svc org policy get`). */
+export const orgCommands: readonly (Command & { actions: readonly Command[] })[] = [orgPolicy, orgRequests, orgTokens];
