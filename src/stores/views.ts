@@ -75,6 +75,7 @@ interface Held {
   lastUsedAt: number | null;
   usedFrom: Entry['usedFrom'];
   expiryWarnings: Entry['expiryWarnings'];
+  orgAccess: Entry['orgAccess'];
   view: TokenRecord;
 }
 
@@ -115,7 +116,8 @@ export class RecordViews {
       held.revokedAt === e.revokedAt &&
       held.lastUsedAt === e.lastUsedAt &&
       held.usedFrom === e.usedFrom &&
-      held.expiryWarnings === e.expiryWarnings
+      held.expiryWarnings === e.expiryWarnings &&
+      held.orgAccess === e.orgAccess
     ) {
       return held.view;
     }
@@ -126,6 +128,7 @@ export class RecordViews {
       held.lastUsedAt = e.lastUsedAt;
       held.usedFrom = e.usedFrom;
       held.expiryWarnings = e.expiryWarnings;
+      held.orgAccess = e.orgAccess;
       held.view = view;
     } else if (this.max > 0) {
       if (this.#map.size >= this.max) this.#map.delete(this.#map.keys().next().value as string);
@@ -135,6 +138,7 @@ export class RecordViews {
         lastUsedAt: e.lastUsedAt,
         usedFrom: e.usedFrom,
         expiryWarnings: e.expiryWarnings,
+        orgAccess: e.orgAccess,
         view,
       });
     }
