@@ -93,6 +93,29 @@ export class PolicyTable {
     this.snapshot = undefined;
     return before === null ? null : copyPolicy(before);
   }
+
+  /** The table as a file keeps it: the version counter and the policies, dates as ISO strings. */
+  json(): { version: 1; counter: number; policies: unknown[] } {
+    const policies = [...this.byOrg.values()].map((p) => ({ ...p, exempt: [...p.exempt], updatedAt: p.updatedAt.toISOString() }));
+    return { version: 1, counter: this.counter, policies };
+  }
+
+  /** A table read back from {@link PolicyTable.json}'s form; `ValidationError` naming the bad entry otherwise. */
+  static load(data: unknown): PolicyTable {
+    const d = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+    const counter = d.counter;
+    if (d.version !== 1 || !Array.isArray(d.policies) || !Number.isSafeInteger(counter) || (counter as number) < 0) {
+      throw new ValidationError([{ path: '', message: 'expected { "version": 1, "counter": <n>, "policies": [...] }' }]);
+    }
+    const table = new PolicyTable();
+    d.policies.forEach((raw: unknown, i) => {
+      const policy = checkPolicy(raw, 'iso', `policies[${i}]`);
+      if (table.byOrg.has(policy.org)) throw new ValidationError([{ path: `policies[${i}].org`, message: 'repeated org' }]);
+      table.byOrg.set(policy.org, policy);
+    });
+    table.counter = counter as number;
+    return table;
+  }
 }
 
 // A policy's date is its own per reader: a frozen Date can still be changed with setTime.

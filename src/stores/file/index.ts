@@ -3,7 +3,8 @@
  * changed under a lock shared by processes (C3).
  * @module
  */
-export { FileTokenStore, FileMembershipStore, type FileStoreOptions } from './store';
+export { FileTokenStore, type FileStoreOptions } from './store';
+export { FileMembershipStore } from './members';
 export { JsonFile } from './json-file';
 
 /** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */

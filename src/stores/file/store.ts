@@ -9,9 +9,10 @@
  */
 import { join } from 'node:path';
 import { ValidationError, type IssueInput } from '../../errors';
-import { checkOptions, checkUserId, isPlainObject, type RoleName, type UserRoles } from '../../core/vocabulary';
+import { checkOptions, isPlainObject } from '../../core/vocabulary';
 import { JsonFile } from './json-file';
-import { checkResource, checkRole, MembershipTable, type Membership, type MembershipStore } from '../membership';
+import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../governance';
+import { applyOrgAccess, listOrg, PolicyTable } from '../org-table';
 import { timeOf, toEntry, toJson } from '../record-codec';
 import { TokenTable } from '../token-table';
 import { checkPurge } from '../purge';
@@ -61,6 +62,8 @@ const FORMAT_VERSION = 1;
 export class FileTokenStore implements TokenStore {
   /** The JSON file behind this store. */
   readonly file: JsonFile<TokenTable>;
+  /** The orgs' policies, `<dir>/org-policies.json`. */
+  private readonly policies: JsonFile<PolicyTable>;
 
   constructor(dir: string, options: FileStoreOptions = {}) {
     this.file = new JsonFile<TokenTable>(join(checkDir(dir), 'tokens.json'), {
@@ -69,6 +72,15 @@ export class FileTokenStore implements TokenStore {
       label: 'token store',
       parse: parseTokens,
       serialize: (table) => ({ version: FORMAT_VERSION, tokens: Array.from(table.entries(), toJson) }),
+    });
+    // The policies have a file (and lock) of their own: a policy change never waits for, or
+    // rewrites, the records, and the request path reads this small file only.
+    this.policies = new JsonFile<PolicyTable>(join(checkDir(dir), 'org-policies.json'), {
+      ...timing(options),
+      mode: 0o600,
+      label: 'org policy store',
+      parse: (data) => PolicyTable.load(data),
+      serialize: (table) => table.json(),
     });
   }
 
@@ -164,6 +176,41 @@ export class FileTokenStore implements TokenStore {
     });
     return removed;
   }
+
+  /** Every org policy and their version (see {@link TokenStore.readPolicies}), read from the file afresh. */
+  async readPolicies(): Promise<OrgPolicySet> {
+    return ((await this.policies.read()) ?? new PolicyTable()).read();
+  }
+
+  /** Store an org's policy in one locked read-modify-write (see {@link TokenStore.setPolicy}). */
+  async setPolicy(policy: OrgPolicyRecord): Promise<OrgPolicyRecord | null> {
+    new PolicyTable().set(policy); // checks the policy before taking the lock
+    let replaced: OrgPolicyRecord | null = null;
+    await this.policies.update((current) => {
+      const table = current ?? new PolicyTable();
+      replaced = table.set(policy);
+      return table;
+    });
+    return replaced;
+  }
+
+  /** Change tokens' access to orgs in one locked read-modify-write (see {@link TokenStore.updateOrgAccess}). */
+  async updateOrgAccess(changes: readonly OrgAccessChange[]): Promise<string[]> {
+    applyOrgAccess(new TokenTable(), changes); // checks the changes before taking the lock
+    let changed: string[] = [];
+    await this.file.update((current) => {
+      if (current === undefined) return undefined;
+      changed = applyOrgAccess(current, changes);
+      return changed.length > 0 ? current : undefined;
+    });
+    return changed;
+  }
+
+  /** The PAT records that may reach `org` (see {@link TokenStore.listForOrg}). */
+  async listForOrg(org: string): Promise<TokenRecord[]> {
+    listOrg(new TokenTable(), org); // checks the org before reading
+    return listOrg((await this.file.read()) ?? new TokenTable(), org);
+  }
 }
 
 function parseTokens(data: unknown): TokenTable {
@@ -176,80 +223,14 @@ function parseTokens(data: unknown): TokenTable {
 }
 
 /**
- * A {@link MembershipStore} in `<dir>/members.json` (mode 0600; the directory is
- * created with mode 0700): the dev instance's `svc member ...` administration.
+ * @internal A store directory as given: a non-empty path without NUL.
  *
  * @example
  * ```ts
- * import { FileMembershipStore } from 'svc-auth/stores';
- * const members = new FileMembershipStore(process.env.SVC_HOME ?? '.svc');
- * await members.set('alice', 'acme/web', 'editor');
- * await members.list(); // [{ user: 'alice', resource: 'acme/web', role: 'editor' }]
+ * join(checkDir(dir), 'members.json');
  * ```
  */
-export class FileMembershipStore implements MembershipStore {
-  /** The JSON file behind this store. */
-  private readonly file: JsonFile<MembershipTable>;
-
-  constructor(dir: string, options: FileStoreOptions = {}) {
-    this.file = new JsonFile<MembershipTable>(join(checkDir(dir), 'members.json'), {
-      ...timing(options),
-      mode: 0o600,
-      label: 'membership store',
-      parse: parseMembers,
-      serialize: (table) => ({ version: FORMAT_VERSION, members: table.list() }),
-    });
-  }
-
-  async rolesOf(userId: string): Promise<UserRoles> {
-    checkUserId(userId);
-    const table = (await this.file.read()) ?? new MembershipTable();
-    return table.rolesOf(userId);
-  }
-
-  async set(userId: string, resource: string, role: RoleName): Promise<void> {
-    checkUserId(userId);
-    checkResource(resource);
-    checkRole(role);
-    await this.file.update((current) => {
-      const table = current ?? new MembershipTable();
-      table.set(userId, resource, role);
-      return table;
-    });
-  }
-
-  async remove(userId: string, resource: string): Promise<boolean> {
-    checkUserId(userId);
-    checkResource(resource);
-    let removed = false;
-    await this.file.update((current) => {
-      if (current === undefined) return undefined;
-      removed = current.remove(userId, resource);
-      return removed ? current : undefined;
-    });
-    return removed;
-  }
-
-  async list(): Promise<Membership[]> {
-    const table = await this.file.read();
-    return table ? table.list() : [];
-  }
-}
-
-function parseMembers(data: unknown): MembershipTable {
-  if (!isPlainObject(data) || data.version !== FORMAT_VERSION || !Array.isArray(data.members)) {
-    throw new ValidationError([{ path: '', message: `expected { "version": ${FORMAT_VERSION}, "members": [...] }` }]);
-  }
-  const table = new MembershipTable();
-  data.members.forEach((row: unknown, i) => {
-    const at = `members[${i}]`;
-    if (!isPlainObject(row)) throw new ValidationError([{ path: at, message: 'expected { user, resource, role }' }]);
-    table.set(checkUserId(row.user, `${at}.user`), checkResource(row.resource, `${at}.resource`), checkRole(row.role, `${at}.role`));
-  });
-  return table;
-}
-
-function checkDir(dir: unknown): string {
+export function checkDir(dir: unknown): string {
   if (typeof dir !== 'string' || dir.length === 0 || dir.includes('\0')) {
     throw new ValidationError([{ path: 'dir', message: 'expected a non-empty directory path' }]);
   }
@@ -258,8 +239,15 @@ function checkDir(dir: unknown): string {
 
 const TIMING_KEYS = ['lockTimeoutMs', 'staleLockMs'];
 
-/** Only the timing fields pass on; JsonFile checks their values. A misspelt one is refused. */
-function timing(options: unknown): { lockTimeoutMs?: number; staleLockMs?: number } {
+/**
+ * @internal Only the timing fields pass on; JsonFile checks their values. A misspelt one is refused.
+ *
+ * @example
+ * ```ts
+ * new JsonFile(path, { ...timing(options), mode: 0o600, label, parse, serialize });
+ * ```
+ */
+export function timing(options: unknown): { lockTimeoutMs?: number; staleLockMs?: number } {
   if (!isPlainObject(options)) throw new ValidationError([{ path: 'options', message: 'expected an options object' }]);
   const issues: IssueInput[] = [];
   if (!checkOptions(options, TIMING_KEYS, 'options', issues)) throw new ValidationError(issues);
