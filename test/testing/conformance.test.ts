@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors';
-import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../../src/stores';
+import type { InsertResult, OrgAccessChange, OrgPolicyRecord, OrgPolicySet, TokenRecord, TokenStore, TokenUse } from '../../src/stores';
 import { conformanceCases } from '../../src/testing/conformance';
 
 /** Ways a store can get the contract wrong; the suite must catch each one. */
@@ -40,7 +40,7 @@ type Bug =
 
 /** A deliberately simple, correct store (O(n) scans) with optional bugs switched on. */
 class NaiveStore implements TokenStore {
-  private rows: TokenRecord[] = [];
+  protected rows: TokenRecord[] = [];
   constructor(private readonly bug?: Bug) {}
 
   async insert(record: TokenRecord, now: Date): Promise<InsertResult> {
@@ -176,6 +176,56 @@ class NaiveStore implements TokenStore {
   }
 }
 
+type OrgBug = 'partial-governance' | 'ignores-from' | 'drops-justification' | 'version-fixed' | 'lists-sessions' | 'returns-new-policy';
+
+/** {@link NaiveStore} with the four governance methods (G1-G4), and optional bugs in them. */
+class GovernedStore extends NaiveStore {
+  private policies = new Map<string, OrgPolicyRecord>();
+  private version = 0;
+  constructor(private readonly orgBug?: OrgBug) {
+    super();
+    if (orgBug === 'partial-governance') (this as { listForOrg?: unknown }).listForOrg = undefined;
+  }
+
+  readPolicies(): OrgPolicySet {
+    return { version: String(this.orgBug === 'version-fixed' ? 0 : this.version), policies: [...this.policies.values()] };
+  }
+
+  async setPolicy(p: OrgPolicyRecord): Promise<OrgPolicyRecord | null> {
+    const old = this.policies.get(p.org) ?? null;
+    this.policies.set(p.org, p);
+    this.version++;
+    return Promise.resolve(this.orgBug === 'returns-new-policy' ? p : old);
+  }
+
+  async updateOrgAccess(changes: readonly OrgAccessChange[]): Promise<string[]> {
+    const out = new Set<string>();
+    for (const c of changes) {
+      const i = this.rows.findIndex((r) => r.id === c.id);
+      const r = this.rows[i];
+      if (r === undefined) continue;
+      const list = r.orgAccess ?? [];
+      const old = list.find((e) => e.org === c.entry.org);
+      if (this.orgBug !== 'ignores-from' && !c.from.includes(old?.status ?? 'none')) continue;
+      const keep = this.orgBug !== 'drops-justification' && old !== undefined;
+      const entry = keep
+        ? { ...c.entry, justification: c.entry.justification ?? old.justification, requestedAt: c.entry.requestedAt ?? old.requestedAt }
+        : c.entry;
+      this.rows[i] = { ...r, orgAccess: [...list.filter((e) => e.org !== c.entry.org), entry] };
+      out.add(c.id);
+    }
+    return Promise.resolve([...out]);
+  }
+
+  async listForOrg(org: string): Promise<TokenRecord[]> {
+    const reaches = (r: TokenRecord): boolean =>
+      r.scopes === null ||
+      r.scopes.some((s) => s.resource === undefined || s.resource === org || s.resource.startsWith(`${org}/`)) ||
+      (r.orgAccess ?? []).some((e) => e.org === org);
+    return Promise.resolve(this.rows.filter((r) => (r.kind === 'pat' || this.orgBug === 'lists-sessions') && reaches(r)));
+  }
+}
+
 async function failures(store: () => TokenStore): Promise<string[]> {
   const failed: string[] = [];
   for (const c of conformanceCases()) {
@@ -230,6 +280,24 @@ describe('tokenStoreConformance', () => {
   for (const bug of bugs) {
     it(`catches a store with the bug: ${bug}`, async () => {
       expect((await failures(() => new NaiveStore(bug))).length).toBeGreaterThan(0);
+    });
+  }
+
+  it('a correct store with governance passes every case', async () => {
+    expect(await failures(() => new GovernedStore())).toEqual([]);
+  });
+
+  const orgBugs: OrgBug[] = [
+    'partial-governance',
+    'ignores-from',
+    'drops-justification',
+    'version-fixed',
+    'lists-sessions',
+    'returns-new-policy',
+  ];
+  for (const bug of orgBugs) {
+    it(`catches a store with the governance bug: ${bug}`, async () => {
+      expect((await failures(() => new GovernedStore(bug))).length).toBeGreaterThan(0);
     });
   }
 

@@ -1,6 +1,6 @@
 /**
  * The `TokenStore` conformance suite: the behaviour every store must have for
- * the service to be correct (T3 session records and their purge, T5-T7), as vitest tests that an adapter's own test
+ * the service to be correct (T3 session records and their purge, T5-T7, org governance G1-G4), as vitest tests that an adapter's own test
  * file registers with one call. Tests use a pinned clock, fresh ids and owners
  * per test (so a shared database table works without truncation) and no sleeps.
  * @module
@@ -13,6 +13,7 @@ import { touchCases } from './touch';
 import { usageCases } from './usage';
 import { expiryCases } from './expiry';
 import { purgeCases } from './purge';
+import { orgCases } from './orgs';
 import type { CaseRegistrar } from './fixtures';
 import { registerSuite } from './suite';
 
@@ -77,6 +78,7 @@ export function conformanceCases(): ConformanceCase[] {
   expiryCases(it);
   sessionCases(it);
   purgeCases(it);
+  orgCases(it);
   return cases;
 }
 
