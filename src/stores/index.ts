@@ -6,7 +6,7 @@
  */
 export type { InsertResult, RecordKind, TokenRecord, TokenStore, TokenUse, UsedFrom } from './types';
 export { MAX_USED_FROM } from './types';
-export type { OrgAccessChange, OrgAccessEntry, OrgAccessStatus, OrgPolicyRecord, OrgPolicySet } from './governance';
+export type { OrgAccessChange, OrgAccessEntry, OrgAccessStatus, OrgPolicyRecord, OrgPolicySet } from './orgs';
 export { MemoryTokenStore } from './memory';
 export { MemoryMembershipStore, type Membership, type MembershipStore } from './membership';
 export { FileTokenStore, FileMembershipStore, type FileStoreOptions } from './file';

@@ -6,8 +6,8 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from './governance';
-import { ORG, readOrgAccess, type StoredAccess } from './org-access';
+import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from './orgs';
+import { ORG, readOrgAccess, type StoredAccess } from './orgs';
 import { toRecord } from './record-codec';
 import type { TokenTable } from './token-table';
 import type { TokenRecord } from './types';

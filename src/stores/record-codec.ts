@@ -15,7 +15,7 @@ import { checkNormalizedScopes, type Scope } from '../core/scopes';
 import { isPlainObject } from '../core/vocabulary';
 import type { RecordKind, TokenRecord } from './types';
 import { readUsage, usageFields, usageJson, type Usage } from './usage';
-import { accessEntries, accessJson, readOrgAccess, type StoredAccess } from './org-access';
+import { accessEntries, accessJson, readOrgAccess, type StoredAccess } from './orgs';
 
 /**
  * @internal A stored record. Only `revokedAt`, `lastUsedAt`, `usedFrom` and

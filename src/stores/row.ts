@@ -18,7 +18,7 @@ import type { Scope } from '../core/scopes';
 import type { Entry } from './record-codec';
 import type { RecordKind } from './types';
 import type { UsedEntry } from './usage';
-import type { StoredAccess } from './org-access';
+import type { StoredAccess } from './orgs';
 
 /** Seconds within the engine's small-integer range, or the exact milliseconds. */
 type Time = number | readonly [number];

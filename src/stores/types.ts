@@ -7,7 +7,7 @@
  * @module
  */
 import type { Scope } from '../core/scopes';
-import type { OrgAccessChange, OrgAccessEntry, OrgPolicyRecord, OrgPolicySet } from './governance';
+import type { OrgAccessChange, OrgAccessEntry, OrgPolicyRecord, OrgPolicySet } from './orgs';
 import type { ProofReplayStore } from './proofs';
 
 /**

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { ValidationError, type IssueInput } from '../../errors';
 import { checkOptions, isPlainObject } from '../../core/vocabulary';
 import { JsonFile } from './json-file';
-import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../governance';
+import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../orgs';
 import { applyOrgAccess, listOrg, PolicyTable } from '../org-table';
 import { timeOf, toEntry, toJson } from '../record-codec';
 import { TokenTable } from '../token-table';

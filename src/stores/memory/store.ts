@@ -6,7 +6,7 @@
  */
 import { ProofKeys } from './proofs';
 import { settle } from '../settle';
-import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../governance';
+import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../orgs';
 import { applyOrgAccess, listOrg, PolicyTable } from '../org-table';
 import { TokenTable } from '../token-table';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';

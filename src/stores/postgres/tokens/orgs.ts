@@ -10,7 +10,7 @@ import type { ReadQuery } from './chains';
 import { rowToRecord } from './rows';
 import { storable } from './text';
 import { MAX_ID_LENGTH } from './options';
-import type { OrgAccessChange, OrgAccessEntry, OrgPolicyRecord, OrgPolicySet } from '../../governance';
+import type { OrgAccessChange, OrgAccessEntry, OrgPolicyRecord, OrgPolicySet } from '../../orgs';
 import type { StoreSql } from './sql';
 import { applyChange, checkAccess, checkPolicy, orgAccessJson, policyValues, readOrgAccess, rowToPolicy } from './org-rows';
 

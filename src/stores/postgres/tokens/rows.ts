@@ -9,7 +9,7 @@ import { UnavailableError } from '../../../errors';
 import { toEntry, toRecord, type Entry } from '../../record-codec';
 import type { TokenRecord } from '../../types';
 import { usageOfRow, usageValues } from './usage';
-import type { OrgAccessEntry } from '../../governance';
+import type { OrgAccessEntry } from '../../orgs';
 import { orgAccessJson, readOrgAccess } from './org-rows';
 
 /**

@@ -31,7 +31,7 @@ import { checkPurge } from '../../purge';
 import { usesJson } from './usage';
 import { OrgGovernance } from './orgs';
 import { checkAccess } from './org-rows';
-import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../../governance';
+import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../../orgs';
 
 export type { PostgresTokenStoreOptions };
 

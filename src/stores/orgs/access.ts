@@ -6,8 +6,8 @@
  * texts) is a typed error, never a wider or odder access than was decided.
  * @module
  */
-import type { IssueInput } from '../errors';
-import { isPlainObject } from '../core/vocabulary';
+import type { IssueInput } from '../../errors';
+import { isPlainObject } from '../../core/vocabulary';
 import type { OrgAccessEntry, OrgAccessStatus } from './governance';
 
 /** @internal An entry as a store keeps it: dates as epoch milliseconds (a `Date` can be changed with `setTime`). */
