@@ -143,7 +143,7 @@ export function applyOrgAccess(table: TokenTable, changes: unknown): string[] {
     if (row === undefined) continue;
     const list = row.orgAccess ?? [];
     const at = list.findIndex((e) => e.org === c.entry.org);
-    const current = at < 0 ? 'none' : list[at]!.status;
+    const current = at < 0 ? 'none' : (list[at] as StoredAccess).status;
     if (!c.from.includes(current)) continue;
     const old = at < 0 ? undefined : list[at];
     const next: StoredAccess = Object.freeze({
@@ -162,7 +162,9 @@ function checkChange(raw: unknown, path: string, issues: IssueInput[]): { id: st
   const id = typeof c.id === 'string' ? c.id : '';
   if (id === '') issues.push({ path: `${path}.id`, message: 'expected a token id' });
   const okFrom = ['pending', 'approved', 'denied', 'revoked', 'none'];
-  const from = Array.isArray(c.from) && c.from.every((f) => okFrom.includes(f)) ? [...c.from] : [];
+  const rawFrom: unknown = c.from;
+  const from: string[] =
+    Array.isArray(rawFrom) && rawFrom.every((f: unknown) => typeof f === 'string' && okFrom.includes(f)) ? (rawFrom as string[]).slice() : [];
   if (from.length === 0) issues.push({ path: `${path}.from`, message: `expected a non-empty list of ${okFrom.join(', ')}` });
   const toMs = (v: unknown, p: string): number | null => {
     if (v instanceof Date && Number.isFinite(v.getTime())) return v.getTime();
