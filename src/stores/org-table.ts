@@ -164,7 +164,9 @@ function checkChange(raw: unknown, path: string, issues: IssueInput[]): { id: st
   const okFrom = ['pending', 'approved', 'denied', 'revoked', 'none'];
   const rawFrom: unknown = c.from;
   const from: string[] =
-    Array.isArray(rawFrom) && rawFrom.every((f: unknown) => typeof f === 'string' && okFrom.includes(f)) ? (rawFrom as string[]).slice() : [];
+    Array.isArray(rawFrom) && rawFrom.every((f: unknown) => typeof f === 'string' && okFrom.includes(f))
+      ? (rawFrom as string[]).slice()
+      : [];
   if (from.length === 0) issues.push({ path: `${path}.from`, message: `expected a non-empty list of ${okFrom.join(', ')}` });
   const toMs = (v: unknown, p: string): number | null => {
     if (v instanceof Date && Number.isFinite(v.getTime())) return v.getTime();
