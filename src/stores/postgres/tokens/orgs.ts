@@ -12,7 +12,7 @@ import { storable } from './text';
 import { MAX_ID_LENGTH } from './options';
 import type { OrgAccessChange, OrgAccessEntry, OrgPolicyRecord, OrgPolicySet } from '../../orgs';
 import type { StoreSql } from './sql';
-import { applyChange, checkAccess, checkPolicy, orgAccessJson, policyValues, readOrgAccess, rowToPolicy } from './org-rows';
+import { applyChange, checkAccess, checkPolicy, orgAccessJson, policyValues, readOrgAccess, rowToPolicy } from './side-tables';
 
 type Run = <T>(work: (client: PoolClient) => Promise<T>) => Promise<T>;
 

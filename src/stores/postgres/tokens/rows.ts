@@ -10,7 +10,7 @@ import { toEntry, toRecord, type Entry } from '../../record-codec';
 import type { TokenRecord } from '../../types';
 import { usageOfRow, usageValues } from './usage';
 import type { OrgAccessEntry } from '../../orgs';
-import { orgAccessJson, readOrgAccess } from './org-rows';
+import { orgAccessJson, readOrgAccess } from './side-tables';
 
 /**
  * @internal A fresh frozen record of an entry. The entry carries the row's org

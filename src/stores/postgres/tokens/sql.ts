@@ -8,8 +8,7 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '../../../errors';
 import { buildUsageSql, type UsageSql } from './usage';
 import { buildPurgeSql, type PurgeSql } from './purge';
-import { buildProofsSql, type ProofsSql } from './proofs';
-import { buildOrgSql, type OrgSql } from './org-sql';
+import { buildOrgSql, buildProofsSql, type OrgSql, type ProofsSql } from './side-tables';
 
 /** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -5,7 +5,7 @@
  * calls nothing but `pool.connect()`, so the root package never loads `pg`.
  * @module
  */
-import { claimProofKey } from './proofs';
+import { checkAccess, claimProofKey } from './side-tables';
 import type { Pool, PoolClient } from 'pg';
 import { ConflictError, UnavailableError, ValidationError } from '../../../errors';
 import { timeOf, toEntry } from '../../record-codec';
@@ -30,7 +30,6 @@ import { checkMark, checkUses, soonestFirst } from '../../usage';
 import { checkPurge } from '../../purge';
 import { usesJson } from './usage';
 import { OrgGovernance } from './orgs';
-import { checkAccess } from './org-rows';
 import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../../orgs';
 
 export type { PostgresTokenStoreOptions };

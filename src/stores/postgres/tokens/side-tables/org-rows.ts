@@ -6,8 +6,8 @@
  * @module
  */
 import type { QueryResultRow } from 'pg';
-import { ValidationError } from '../../../errors';
-import type { OrgAccessChange, OrgAccessEntry, OrgAccessStatus, OrgPolicyRecord } from '../../orgs';
+import { ValidationError } from '../../../../errors';
+import type { OrgAccessChange, OrgAccessEntry, OrgAccessStatus, OrgPolicyRecord } from '../../../orgs';
 
 const STATUSES: ReadonlySet<string> = new Set<OrgAccessStatus>(['pending', 'approved', 'denied', 'revoked']);
 const MAX_TEXT = 1024;
