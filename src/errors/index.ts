@@ -221,10 +221,8 @@ export class AuthenticationError extends SvcAuthError {
 }
 
 /**
- * Why a valid credential was refused outright, before any decision of `authorize`:
- * `ip`, the token may not be used from the request's address (its `allowedIps`,
- * or an ancestor's, do not hold the address, or the address is not known);
- * `policy`, an organization's policy refuses the token there (G2).
+ * Why a valid credential was refused outright: `ip`, the token may not be used from the request's address (its
+ * `allowedIps`, or an ancestor's, do not hold it, or it is not known); `policy`, an org's policy refuses it there (G2).
  */
 export type ForbiddenReason = 'ip' | 'policy';
 

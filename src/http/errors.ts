@@ -17,43 +17,12 @@ import {
 import type { Decision } from '../core/policy';
 import { DPOP_ALGORITHMS, isHeaderProblem } from '../tokens';
 import type { ErrorAnswer, ErrorAnswerBody, ErrorAnswerReason } from './answer';
+import { challenge, type ErrorAnswerOptions } from './realm';
 
 // The answer types live with the one answer (answer.ts); the modules that build answers import them from here.
 export type { ErrorAnswer, ErrorAnswerBody } from './answer';
 
-/** The realm of every challenge unless a guard or adapter is given another (`realm` option). */
-export const DEFAULT_REALM = 'svc';
-
-/** Options of {@link errorAnswer} and {@link decisionError}. */
-export interface ErrorAnswerOptions {
-  /** The `realm` of the `WWW-Authenticate` challenge on 401 and 403. Default `'svc'`. */
-  realm?: string;
-}
-
-/**
- * Whether `realm` can stand in `Bearer realm="…"` as it is: 1 to 128
- * printable ASCII characters, no `"` and no `\` (RFC 9110 quoted-string
- * without escapes), so a realm can never break or extend the header.
- *
- * @example
- * ```ts
- * isRealm('svc');       // true
- * isRealm('a"b');       // false
- * ```
- */
-export function isRealm(realm: unknown): realm is string {
-  if (typeof realm !== 'string' || realm.length === 0 || realm.length > 128) return false;
-  for (let i = 0; i < realm.length; i++) {
-    const c = realm.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
-  }
-  return true;
-}
-
-function challenge(options: ErrorAnswerOptions | undefined): string {
-  const realm = options?.realm;
-  return `Bearer realm="${isRealm(realm) ? realm : DEFAULT_REALM}"`;
-}
+export { DEFAULT_REALM, isRealm, type ErrorAnswerOptions } from './realm';
 
 // Fixed texts rather than err.message: RFC 6750 error_description must be a
 // plain quoted-string, and a fixed text can never carry a token by accident.
@@ -262,14 +231,10 @@ const DENY_TEXT: Readonly<Record<'role' | 'scope' | 'thing', string>> = {
 };
 
 /**
- * Maps a denied `Decision` of `authorize` to an HTTP answer (H2): reason
- * `invalid` is a 400 `validation` answer (the request named no valid
- * resource, permission or thing); `role`, `scope` and `thing` are a 403
- * `forbidden` answer with `error="insufficient_scope"` and the reason in the
- * body; `policy` (an org's policy, G2) is the same 403 with the decision's
- * `message` as the body's `message` and as the challenge's
- * `error_description`. Any other value that is not an allow is answered 403 too: a denial
- * fails closed.
+ * Maps a denied `Decision` of `authorize` to an HTTP answer (H2): `invalid` is a 400 `validation` answer (no valid
+ * resource, permission or thing); `role`, `scope` and `thing` a 403 `forbidden` answer with
+ * `error="insufficient_scope"` and the reason in the body; `policy` (G2) the same 403 with the decision's `message`
+ * in the body and as the challenge's `error_description`. Anything else that is not an allow is a 403: fail closed.
  *
  * @throws ValidationError when given an allowing decision: there is nothing to refuse.
  *

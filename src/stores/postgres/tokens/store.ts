@@ -272,19 +272,11 @@ export class PostgresTokenStore implements TokenStore {
   }
 
   /** Every org policy, cached while no read returned a newer version ({@link TokenStore.readPolicies}). @example `await pgStore.readPolicies();` */
-  readPolicies(): OrgPolicySet | Promise<OrgPolicySet> {
-    return this.orgs.readPolicies();
-  }
-
+  readPolicies = (): OrgPolicySet | Promise<OrgPolicySet> => this.orgs.readPolicies();
   /** Store an org policy, moving the version, in one transaction. @example `await pgStore.setPolicy(policy);` */
-  setPolicy(policy: OrgPolicyRecord): Promise<OrgPolicyRecord | null> {
-    return this.orgs.setPolicy(policy);
-  }
-
+  setPolicy = (policy: OrgPolicyRecord): Promise<OrgPolicyRecord | null> => this.orgs.setPolicy(policy);
   /** Change org access entries in one transaction. @example `await pgStore.updateOrgAccess([change]);` */
-  updateOrgAccess(changes: readonly OrgAccessChange[]): Promise<string[]> {
-    return this.orgs.updateOrgAccess(changes);
-  }
+  updateOrgAccess = (changes: readonly OrgAccessChange[]): Promise<string[]> => this.orgs.updateOrgAccess(changes);
 
   /** The PAT records that may reach `org`, one statement. @example `await pgStore.listForOrg('acme');` */
   listForOrg(org: string): Promise<TokenRecord[]> {
