@@ -104,7 +104,7 @@ describe('svc org', { timeout: 240_000 }, () => {
       const [request, ...others] = parsed<Req[]>(await svc(home, ['org', 'requests', 'list', 'acme', '--json']));
       expect(others).toEqual([]);
       expect(request).toMatchObject({ tokenName: 'ci', ownerId: 'bob', justification: 'CI of the web team', status: 'pending' });
-      const approved = await svc(home, ['org', 'requests', 'approve', 'acme', request?.id ?? '', '--reason', 'ok for CI']);
+      const approved = await svc(home, ['org', 'requests', 'approve', 'acme', '--reason', 'ok for CI', '--', request?.id ?? '']);
       expect(approved).toMatchObject({ code: 0, stdout: `approved ${request?.id} (ci of bob)\n` });
       const unknown = await svc(home, ['org', 'requests', 'deny', 'acme', 'no-such-id']);
       expect(unknown.code).toBe(1);
@@ -119,7 +119,7 @@ describe('svc org', { timeout: 240_000 }, () => {
       expect(table.stdout).toMatch(/^ID +NAME +OWNER +STATUS +ACCESS/);
       expect(table.stdout).toMatch(/ ci +bob +active +approved /);
       expect(table.stdout).not.toMatch(/ old /);
-      const revoked = await svc(home, ['org', 'tokens', 'revoke', 'acme', oldId, '--reason', 'older than the policy']);
+      const revoked = await svc(home, ['org', 'tokens', 'revoke', 'acme', '--reason', 'older than the policy', '--', oldId]);
       expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${oldId} (old of bob) in acme\n` });
 
       await as('bob');
