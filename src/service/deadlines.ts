@@ -114,3 +114,23 @@ export function readClock(now: () => Date): number {
   if (!Number.isFinite(ms)) throw new UnavailableError('clock returned an invalid date');
   return ms;
 }
+
+/**
+ * Could `value` be a promise? A throwing `then` getter counts as one (it then
+ * rejects under `guarded`): a membership source or store that answers without
+ * a promise is taken at its word, without a timer.
+ *
+ * @example
+ * ```ts
+ * isThenable(Promise.resolve(1)); // true
+ * isThenable({ orgs: {} });       // false
+ * ```
+ */
+export function isThenable(value: unknown): boolean {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === 'function';
+  } catch {
+    return true;
+  }
+}

@@ -26,7 +26,7 @@ import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../eve
 import { principalFactory } from './principal';
 import { grantSource } from './caches';
 import { gateReader } from '../orgs';
-import { failure } from '../deadlines';
+import { failure, isThenable } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
 import { issuerPath } from './issuer';
@@ -36,16 +36,6 @@ import type { AuthenticateRequestOptions, RequestOrigin } from '../contract';
 import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
 import { proofCheck } from './dpop';
-
-/** Could `value` be a promise? A throwing `then` getter counts as one (and then rejects in `guarded`). */
-function isThenable(value: unknown): boolean {
-  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
-  try {
-    return typeof (value as { then?: unknown }).then === 'function';
-  } catch {
-    return true;
-  }
-}
 
 /** @internal what one Auth instance's request path gives the rest of it. */
 export interface Authenticator {

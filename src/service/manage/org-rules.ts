@@ -5,21 +5,13 @@
  * @module
  */
 import type { Principal } from '../../core/policy';
-import type { Scope } from '../../core/scopes';
 import type { OrgAccessEntry, TokenRecord } from '../../stores';
 import type { ServiceContext } from '../internals';
 import { actorOf } from '../events';
-import { orgAccessAtCreation, policyIndexReader } from '../orgs';
+import { orgAccessAtCreation, policyIndexReader, type NewToken } from '../orgs';
 
-/** What creation hands over. */
-interface Creating {
-  readonly scopes: readonly Scope[] | null;
-  readonly chain: readonly TokenRecord[] | null;
-  readonly lifetimeSec: number;
-  readonly allowedIps: readonly string[] | null;
-  readonly justification: string | null;
-  readonly at: Date;
-}
+/** What creation hands over: the new token but its owner and roles, which are read here. */
+type Creating = Omit<NewToken, 'ownerId' | 'roles'>;
 
 /**
  * The new token's `orgAccess` entries and the orgs to tell (`token.requested`

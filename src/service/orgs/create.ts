@@ -14,7 +14,7 @@ import { ipsMessage, lifetimeMessage, nearestEntry, orgRoleOf, type PolicyIndex 
 const DAY_SEC = 86_400;
 
 /** What creation knows of the new token. */
-interface NewToken {
+export interface NewToken {
   readonly ownerId: string;
   readonly roles: UserRoles;
   /** Its own scopes (`null`: full access, or its parent's limits). */

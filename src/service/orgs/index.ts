@@ -8,5 +8,5 @@
 export { orgApi } from './api';
 export { gateReader, policyIndexReader } from './policies';
 export { sameGates } from './gates';
-export { orgAccessAtCreation, inheritedAccess } from './create';
+export { orgAccessAtCreation, inheritedAccess, type NewToken } from './create';
 export { checkJustification } from './input';

@@ -8,20 +8,10 @@
 import { UnavailableError } from '../../errors';
 import type { OrgGate, UserRoles } from '../../core/policy';
 import type { OrgPolicySet, TokenRecord, TokenStore } from '../../stores';
-import { failure } from '../deadlines';
+import { failure, isThenable } from '../deadlines';
 import { gatesOf, hasEntries, policyIndex, type PolicyIndex } from './gates';
 
 type Gates = Readonly<Record<string, OrgGate>> | null;
-
-/** Could `value` be a promise? A throwing `then` getter counts as one (it then rejects under `call`). */
-function isThenable(value: unknown): boolean {
-  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
-  try {
-    return typeof (value as { then?: unknown }).then === 'function';
-  } catch {
-    return true;
-  }
-}
 
 /** A set as the contract says, else the store is broken: never an allow. */
 function checkSet(set: unknown): OrgPolicySet {
