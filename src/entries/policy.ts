@@ -7,7 +7,8 @@
  * synchronously). Pure and synchronous; it loads no `node:` module.
  *
  * The names of the service's contract (`createGrant`, `authorize`,
- * `normalizeScopes`, `Permission` ...) are also exported by `svc-auth`.
+ * `normalizeScopes`, `Permission` ...) are also exported by `svc-auth`; the
+ * types of an org's governance (`OrgApi`, `OrgPolicy` ...) are here only.
  *
  * @example
  * ```ts
@@ -61,3 +62,14 @@ export {
   type DenyReason,
   type UserRoles,
 } from '../core/policy';
+
+// An org's governance as its owners see it (`auth.client(p).org(name)`): types only, nothing is loaded.
+export type {
+  OrgAccess,
+  OrgApi,
+  OrgPolicy,
+  OrgPolicyInput,
+  OrgRequest,
+  OrgTokenInfo,
+  OrgTokensFilter,
+} from '../service';

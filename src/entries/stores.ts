@@ -35,4 +35,9 @@ export {
   type MembershipStore,
   type Membership,
   type FileStoreOptions,
+  type OrgAccessChange,
+  type OrgAccessEntry,
+  type OrgAccessStatus,
+  type OrgPolicyRecord,
+  type OrgPolicySet,
 } from '../stores';

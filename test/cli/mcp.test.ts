@@ -185,6 +185,8 @@ describe('svc serve /mcp with the MCP SDK client and a PAT', { timeout: 120_000 
       bearer_methods_supported: ['header'],
       resource_name: 'svc dev instance',
       scopes_supported: ['repo:read', 'repo:write'],
+      dpop_signing_alg_values_supported: ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'],
+      dpop_bound_access_tokens_required: false,
     });
   });
 

@@ -146,7 +146,7 @@ withDb('sessions on PostgreSQL (two servers, two pools, one table)', () => {
     await a.authenticate(session);
     const reads = sent.filter((q) => /^\s*(WITH|SELECT)/.test(q) && !q.includes('set_config'));
     expect(reads).toHaveLength(1);
-    expect(reads[0]).toContain('row_version, revoked_at FROM');
+    expect(reads[0]).toMatch(/row_version, revoked_at, .* AS gov_version FROM/); // the lean probe, with the governance version (G4)
     expect(reads[0]).not.toContain('RECURSIVE');
     await b.revokeToken(p.tokenId as string);
     sent.length = 0;
