@@ -64,12 +64,4 @@ export {
 } from '../core/policy';
 
 // An org's governance as its owners see it (`auth.client(p).org(name)`): types only, nothing is loaded.
-export type {
-  OrgAccess,
-  OrgApi,
-  OrgPolicy,
-  OrgPolicyInput,
-  OrgRequest,
-  OrgTokenInfo,
-  OrgTokensFilter,
-} from '../service';
+export type { OrgAccess, OrgApi, OrgPolicy, OrgPolicyInput, OrgRequest, OrgTokenInfo, OrgTokensFilter } from '../service';
