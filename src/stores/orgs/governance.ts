@@ -85,8 +85,10 @@ export interface OrgPolicyRecord {
  *
  * @example
  * ```ts
- * const set = await store.readPolicies();
- * set.policies.find((p) => p.org === 'acme')?.maxLifetimeDays; // 90
+ * import { MemoryTokenStore } from 'svc-auth';
+ * const store = new MemoryTokenStore();
+ * const set = store.readPolicies(); // in memory: no promise
+ * set.policies.find((p) => p.org === 'acme')?.maxLifetimeDays; // undefined: acme never set one
  * ```
  */
 export interface OrgPolicySet {
