@@ -30,6 +30,13 @@ export {
   type Permission,
   type RoleName,
   type RoleExpansion,
+  SERVICE_ACCOUNT_PREFIX,
+  SERVICE_ACCOUNT_NAME,
+  serviceAccountId,
+  parseServiceAccountId,
+  machineClientId,
+  parseMachineClientId,
+  type ServiceAccountRef,
 } from '../core/vocabulary';
 
 // 2 scopes

@@ -9,6 +9,7 @@
 import type { Scope } from '../core/scopes';
 import type { OrgAccessChange, OrgAccessEntry, OrgPolicyRecord, OrgPolicySet } from './orgs';
 import type { ProofReplayStore } from './proofs';
+import type { ServiceAccountStore } from './service-accounts';
 
 /**
  * What kind of token a record belongs to. Every token this library mints has a
@@ -162,7 +163,7 @@ export type InsertResult =
  * }
  * ```
  */
-export interface TokenStore extends ProofReplayStore {
+export interface TokenStore extends ProofReplayStore, ServiceAccountStore {
   /**
    * Store a new record. Atomically: when `record.kind === 'pat'` and the owner
    * holds another PAT with the same name that is active at `now`, nothing is

@@ -4,6 +4,7 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../../errors';
+import { SERVICE_ACCOUNT_PREFIX } from './service-accounts';
 
 /**
  * @internal An object literal or a null-prototype object: not an array, Date, Map, Proxy-less class instance.
@@ -81,6 +82,16 @@ export function checkUserId(userId: unknown, path = 'userId'): string {
   // A lone surrogate is kept by some stores and turned into U+FFFD by PostgreSQL: refused for every store.
   if (LONE_SURROGATE.test(userId)) {
     throw new ValidationError([{ code: 'invalid_value', path, message: 'must be valid Unicode text (no lone surrogate)' }]);
+  }
+  // W1: the form of a service account id; a user taking it could borrow an account's roles.
+  if (userId.startsWith(SERVICE_ACCOUNT_PREFIX)) {
+    throw new ValidationError([
+      {
+        code: 'invalid_value',
+        path,
+        message: `must not begin with '${SERVICE_ACCOUNT_PREFIX}' (reserved for service accounts, sa:<org>/<name>)`,
+      },
+    ]);
   }
   return userId;
 }

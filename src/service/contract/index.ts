@@ -7,3 +7,16 @@ export type { Auth, AuthOptions, MembershipSource, RequestOrigin, AuthenticateRe
 export type { CreateTokenInput, ExpiringToken, LastUse, ListTokensOptions, SweepOptions, TokenApi, TokenInfo } from './tokens';
 export type { OrgAccess, OrgApi, OrgPolicy, OrgPolicyInput, OrgRequest, OrgTokenInfo, OrgTokensFilter } from './orgs';
 export type { PurgeOptions, SessionApi, SessionInfo } from './sessions';
+export type {
+  CreateMachineClientInput,
+  CreateServiceAccountInput,
+  CreatedMachineClient,
+  ExchangedToken,
+  MachineClientInfo,
+  ServiceAccountApi,
+  ServiceAccountInfo,
+  ServiceAccountsApi,
+  TrustedWorkload,
+  UpdateServiceAccountInput,
+  WorkloadRule,
+} from './service-accounts';

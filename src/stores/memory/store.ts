@@ -9,6 +9,7 @@ import { settle } from '../settle';
 import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../orgs';
 import { applyOrgAccess, listOrg, PolicyTable } from '../org-table';
 import { TokenTable } from '../token-table';
+import { ServiceAccountTable, type ServiceAccountRecord } from '../service-accounts';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
 import { SHARED_CHAIN, type SharedChainSource } from '../views';
 
@@ -40,6 +41,7 @@ export class MemoryTokenStore implements TokenStore {
   private readonly table = new TokenTable();
   private readonly proofs = new ProofKeys();
   private readonly policies = new PolicyTable();
+  private readonly accounts = new ServiceAccountTable();
 
   /** How many records are held (of every kind and status). */
   get size(): number {
@@ -129,5 +131,20 @@ export class MemoryTokenStore implements TokenStore {
   /** The PAT records that may reach `org` (see {@link TokenStore.listForOrg}). */
   listForOrg(org: string): Promise<TokenRecord[]> {
     return settle(() => listOrg(this.table, org));
+  }
+
+  /** A service account, synchronously (see {@link TokenStore.readServiceAccount}). */
+  readServiceAccount(org: string, name: string): ServiceAccountRecord | null {
+    return this.accounts.read(org, name);
+  }
+
+  /** Every service account of `org` (see {@link TokenStore.listServiceAccounts}). */
+  listServiceAccounts(org: string): Promise<ServiceAccountRecord[]> {
+    return settle(() => this.accounts.list(org));
+  }
+
+  /** Store a service account when it follows the stored one (see {@link TokenStore.putServiceAccount}). */
+  putServiceAccount(record: ServiceAccountRecord): Promise<boolean> {
+    return settle(() => this.accounts.put(record));
   }
 }
