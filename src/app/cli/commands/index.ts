@@ -5,5 +5,6 @@
 export { authCommands } from './auth';
 export { memberCommands } from './member';
 export { orgCommands } from './org';
+export { proofCommand } from './proof';
 export { serveCommand } from './serve';
 export { tokenCommands } from './token';
