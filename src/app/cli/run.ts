@@ -8,7 +8,7 @@ import { SvcAuthError, ValidationError } from '../../errors';
 import { redactTokens } from '../../tokens';
 import { closest } from './args';
 import { hintOf, type Command } from './command';
-import { authCommands, memberCommands, orgCommands, proofCommand, serveCommand, tokenCommands } from './commands';
+import { authCommands, mcpBridgeCommand, memberCommands, orgCommands, proofCommand, serveCommand, tokenCommands } from './commands';
 import { clean, type CliIO } from './output';
 import { packageVersion } from './version';
 
@@ -44,6 +44,7 @@ const LISTED: readonly (readonly [string, string])[] = [
   ),
   ['serve', serveCommand.summary],
   ['proof', proofCommand.summary],
+  ['mcp-bridge', mcpBridgeCommand.summary],
 ];
 const WIDTH = Math.max(...LISTED.map(([name]) => name.length)) + 2;
 
@@ -113,9 +114,10 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
   if (first === 'serve') return runOne(serveCommand, argv.slice(1), io, 'svc serve --help');
   if (first === 'proof') return runOne(proofCommand, argv.slice(1), io, 'svc proof --help');
+  if (first === 'mcp-bridge') return runOne(mcpBridgeCommand, argv.slice(1), io, 'svc mcp-bridge --help');
   const group = GROUPS.find((g) => g.name === first);
   if (group === undefined) {
-    const known = [...GROUPS.map((g) => g.name), 'serve', 'proof'];
+    const known = [...GROUPS.map((g) => g.name), 'serve', 'proof', 'mcp-bridge'];
     return usage(io, `unknown command '${clean(first)}'`, suggest(first, known, 'svc'), 'svc --help');
   }
   if (second === undefined || second === '--help' || second === '-h' || second === 'help') {
