@@ -50,7 +50,13 @@ const guarded: [string, (auth: Auth) => Promise<Endpoint>][] = [
       const h = mcpHandlers({ auth, server: mcpServer });
       const server: Server = createServer((req, res) => void h.mcp.node(req, res)).listen(0, '127.0.0.1');
       const port = await listening(server);
-      return { url: `http://127.0.0.1:${port}/mcp`, method: 'POST', body: INITIALIZE, headers: MCP_HEADERS, stop: () => closeServer(server) };
+      return {
+        url: `http://127.0.0.1:${port}/mcp`,
+        method: 'POST',
+        body: INITIALIZE,
+        headers: MCP_HEADERS,
+        stop: () => closeServer(server),
+      };
     },
   ],
 ];
@@ -132,6 +138,11 @@ describe('a key-bound PAT at the reference server (svc serve)', () => {
   });
 
   it('attack: /mcp refuses the token alone (401 invalid_token) and takes it with its proof', async () => {
-    await expectBound({ url: `${dev.base}/mcp`, method: 'POST', body: INITIALIZE, headers: MCP_HEADERS, stop: async () => {} }, token, key, other);
+    await expectBound(
+      { url: `${dev.base}/mcp`, method: 'POST', body: INITIALIZE, headers: MCP_HEADERS, stop: async () => {} },
+      token,
+      key,
+      other,
+    );
   });
 });

@@ -140,7 +140,7 @@ let keys: Promise<TestKey[]> | undefined;
 const threeKeys = (): Promise<TestKey[]> => (keys ??= Promise.all([newKey(), newKey('ES256'), newKey()]));
 
 describe('key-bound token trees (fast-check)', () => {
-  it('narrowing: a descendant of a bound token is bound (own key or its parent\'s), decisions still narrow, and a bound token alone is refused', async () => {
+  it("narrowing: a descendant of a bound token is bound (own key or its parent's), decisions still narrow, and a bound token alone is refused", async () => {
     const ks = await threeKeys();
     await fc.assert(
       fc.asyncProperty(rolesArb, bindTreeArb, async (roles, tree) => {
@@ -169,7 +169,12 @@ describe('key-bound token trees (fast-check)', () => {
             const { token, info } = await s.auth.client(parent?.principal ?? session).token.create(input);
             const key = named ?? parent?.key ?? null;
             expect(info.boundKey).toBe(key?.thumbprint ?? null);
-            nodes.push({ principal: await take(token, key), token, key, ancestors: parent === undefined ? [] : [node.parent, ...parent.ancestors] });
+            nodes.push({
+              principal: await take(token, key),
+              token,
+              key,
+              ancestors: parent === undefined ? [] : [node.parent, ...parent.ancestors],
+            });
           } catch (err) {
             if (!(err instanceof ForbiddenError)) throw err;
             nodes.push(undefined);
@@ -189,7 +194,8 @@ describe('key-bound token trees (fast-check)', () => {
             for (const permission of PERMISSIONS) {
               if (!s.auth.authorize(node.principal, resource, permission).allowed) continue;
               expect(s.auth.authorize(session, resource, permission).allowed).toBe(true);
-              for (const a of node.ancestors) expect(s.auth.authorize(nodes[a]?.principal as Principal, resource, permission).allowed).toBe(true);
+              for (const a of node.ancestors)
+                expect(s.auth.authorize(nodes[a]?.principal as Principal, resource, permission).allowed).toBe(true);
             }
           }
         }

@@ -60,7 +60,14 @@ describe('bindingThumbprint', () => {
         },
       }),
     );
-    for (const bad of [null, 'jwk', [], 42, { kty: 'RSA', n: 'A'.repeat(100_000), e: 'AQAB' }, { kty: 'OKP', crv: 'Ed25519', x: '!'.repeat(43) }]) {
+    for (const bad of [
+      null,
+      'jwk',
+      [],
+      42,
+      { kty: 'RSA', n: 'A'.repeat(100_000), e: 'AQAB' },
+      { kty: 'OKP', crv: 'Ed25519', x: '!'.repeat(43) },
+    ]) {
       await refusal(bad);
     }
   });

@@ -38,7 +38,7 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 function publicOf(jwk: JWK): JWK {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(jwk)) if (!PRIVATE_MEMBERS.includes(k) && k !== 'key_ops' && k !== 'ext') out[k] = v;
-  return out as JWK;
+  return out;
 }
 
 /**
@@ -85,7 +85,7 @@ export async function readJwkFile(path: string, what: string): Promise<JWK> {
   try {
     const data: unknown = JSON.parse(text);
     if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('not an object');
-    return data as JWK;
+    return data;
   } catch {
     throw new ValidationError([{ path: what, message: `${path} is not a JWK (a JSON object)` }]);
   }
@@ -169,7 +169,7 @@ export async function keyOfToken(
   dev: { readonly home: string; readonly tokens: TokenStore },
   token: string,
 ): Promise<ProofKey | undefined> {
-  let chain: readonly TokenRecord[] = [];
+  let chain: readonly TokenRecord[];
   try {
     // Only to find the record (and so the key file): the token itself is verified by the caller.
     const jti = decodeJwt(token).jti;
@@ -184,7 +184,8 @@ export async function keyOfToken(
   const named = env.SVC_TOKEN_KEY;
   if (named !== undefined && named !== '') {
     const key = await proofKey(await readJwkFile(named, 'SVC_TOKEN_KEY'), 'SVC_TOKEN_KEY');
-    if (bound !== null && key.thumbprint !== bound) throw new AuthenticationError('bound', 'SVC_TOKEN_KEY is not the key the token is bound to');
+    if (bound !== null && key.thumbprint !== bound)
+      throw new AuthenticationError('bound', 'SVC_TOKEN_KEY is not the key the token is bound to');
     return key;
   }
   if (head === undefined) return undefined;
@@ -195,5 +196,8 @@ export async function keyOfToken(
     const key = saved === undefined ? undefined : await proofKey(saved, 'key file');
     if (key?.thumbprint === bound) return key;
   }
-  throw new AuthenticationError('bound', 'the token is bound to a key and no key of it was found: set SVC_TOKEN_KEY to its private key file');
+  throw new AuthenticationError(
+    'bound',
+    'the token is bound to a key and no key of it was found: set SVC_TOKEN_KEY to its private key file',
+  );
 }

@@ -13,16 +13,7 @@ import { checkJustification } from '../orgs';
 import { checkStoredText } from './stored-text';
 import type { CreateTokenInput } from '../contract';
 
-const CREATE_KEYS = new Set([
-  'name',
-  'description',
-  'scopes',
-  'expiresIn',
-  'committerIdentity',
-  'allowedIps',
-  'justification',
-  'bindKey',
-]);
+const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity', 'allowedIps', 'justification', 'bindKey']);
 
 /** Run one field check, turning its `ValidationError` into issues so that all are reported at once. */
 function collect<T>(issues: IssueInput[], check: () => T): T | undefined {
@@ -71,7 +62,8 @@ export async function checkCreateInput(input: unknown): Promise<CheckedCreate> {
     throw new ValidationError([
       {
         path: '',
-        message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity?, allowedIps?, justification?, bindKey? }',
+        message:
+          'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity?, allowedIps?, justification?, bindKey? }',
       },
     ]);
   }
@@ -150,4 +142,3 @@ export async function checkCreateInput(input: unknown): Promise<CheckedCreate> {
     boundKey,
   };
 }
-

@@ -29,7 +29,10 @@ Options:
 `;
 
 /** A fetch that carries the credential: `Bearer`, or `DPoP` with a fresh proof for each request. */
-function credentialFetch(token: string, key: ProofKey | undefined): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+function credentialFetch(
+  token: string,
+  key: ProofKey | undefined,
+): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
@@ -57,7 +60,11 @@ async function bridge(url: URL, token: string, key: ProofKey | undefined, io: Cl
     remote.send(m).catch((err: unknown) => {
       say(err instanceof Error ? err.message : String(err));
       if ('id' in m && 'method' in m) {
-        void local.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: `the MCP endpoint refused the request: ${err instanceof Error ? err.message : String(err)}` } });
+        void local.send({
+          jsonrpc: '2.0',
+          id: m.id,
+          error: { code: -32000, message: `the MCP endpoint refused the request: ${err instanceof Error ? err.message : String(err)}` },
+        });
       }
     });
   };

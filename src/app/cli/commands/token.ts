@@ -170,7 +170,10 @@ async function keepKey(dev: DevInstance, principal: Principal, name: string, pri
   try {
     await file.update(() => privateJwk);
   } catch (err) {
-    await dev.auth.client(principal).token.revoke(name).catch(() => undefined);
+    await dev.auth
+      .client(principal)
+      .token.revoke(name)
+      .catch(() => undefined);
     throw err;
   }
   io.stderr(`svc: the token is bound to a new key; its private key is in ${file.path} (mode 0600)\n`);
