@@ -41,6 +41,8 @@ export interface Entry extends Usage {
   lastUsedAt: number | null;
   /** `null` for a record without org access entries (most records). */
   orgAccess: readonly StoredAccess[] | null;
+  /** The thumbprint of the key the token is bound to; `null` for most records. */
+  readonly boundKey: string | null;
 }
 
 /**
@@ -56,6 +58,8 @@ export type DateForm = 'date' | 'iso';
 // Room for any sane id or user id, small enough that a hostile value cannot bloat a store.
 const MAX_ID_LENGTH = 512;
 const MAX_TEXT_LENGTH = 16 * 1024;
+// An RFC 7638 SHA-256 thumbprint in base64url: 32 bytes, 43 characters, no padding.
+const THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 
 /**
@@ -98,6 +102,8 @@ function readEntry(raw: unknown, form: DateForm, path: string, issues: IssueInpu
   // Absent in records written before addresses and expiry warnings existed.
   const usage = readUsage(raw, at, (value, p) => dateField(value, form, p, false, issues), issues);
   const orgAccess = readOrgAccess(raw.orgAccess, (v, p, n) => dateField(v, form, p, n, issues), at('orgAccess'), issues);
+  // Absent in records written before key binding existed.
+  const boundKey = raw.boundKey === undefined || raw.boundKey === null ? null : thumbprintField(raw.boundKey, at('boundKey'), issues);
   if (kind === null || createdAt === null || expiresAt === null || scopes === undefined) return null;
   return {
     ...usage,
@@ -114,7 +120,14 @@ function readEntry(raw: unknown, form: DateForm, path: string, issues: IssueInpu
     committerIdentity: committerIdentity ?? null,
     lastUsedAt,
     orgAccess,
+    boundKey,
   };
+}
+
+function thumbprintField(value: unknown, path: string, issues: IssueInput[]): string | null {
+  if (typeof value === 'string' && THUMBPRINT.test(value)) return value;
+  issues.push({ path, message: 'expected a key thumbprint (43 base64url characters) or null' });
+  return null;
 }
 
 function idField(value: unknown, path: string, issues: IssueInput[]): string {
@@ -192,6 +205,7 @@ export function toRecord(e: Entry): TokenRecord {
     lastUsedAt: e.lastUsedAt === null ? null : new Date(e.lastUsedAt),
     ...usageFields(e),
     ...(e.orgAccess === null ? {} : { orgAccess: accessEntries(e.orgAccess) }),
+    ...(e.boundKey === null ? {} : { boundKey: e.boundKey }),
   });
 }
 
@@ -219,6 +233,7 @@ export function toJson(e: Entry): Record<string, unknown> {
     lastUsedAt: e.lastUsedAt === null ? null : new Date(e.lastUsedAt).toISOString(),
     ...usageJson(e),
     ...(e.orgAccess === null ? {} : { orgAccess: accessJson(e.orgAccess) }),
+    ...(e.boundKey === null ? {} : { boundKey: e.boundKey }),
   };
 }
 

@@ -9,7 +9,8 @@
  *   object; a plain millisecond number would take a separate heap box. Any
  *   other time is kept exactly, in a one-element array.
  * - The kind and the fields most records leave empty (revocation, description,
- *   committer identity, address ranges, addresses used from, expiry warnings)
+ *   committer identity, address ranges, addresses used from, expiry warnings,
+ *   the bound key)
  *   live together in one object, shared by every row of that kind that
  *   leaves them all empty, and replaced, never edited, when one of them changes.
  * @module
@@ -63,6 +64,7 @@ interface Tail {
   readonly usedFrom: readonly UsedEntry[];
   readonly expiryWarnings: readonly number[];
   readonly orgAccess: readonly StoredAccess[] | null;
+  readonly boundKey: string | null;
 }
 
 // One shared tail per kind for the records that set none of the other fields.
@@ -98,6 +100,7 @@ function makeTail(
     usedFrom,
     expiryWarnings,
     orgAccess,
+    boundKey: t.boundKey,
   };
 }
 
@@ -109,7 +112,8 @@ function isPlain(t: Tail): boolean {
     t.allowedIps === null &&
     t.usedFrom.length === 0 &&
     t.expiryWarnings.length === 0 &&
-    t.orgAccess === null
+    t.orgAccess === null &&
+    t.boundKey === null
   );
 }
 
@@ -185,6 +189,9 @@ export class Row implements Entry {
   set expiryWarnings(expiryWarnings: readonly number[]) {
     const t = this.tail;
     this.tail = makeTail(t, t.revokedAt, t.usedFrom, expiryWarnings, t.orgAccess);
+  }
+  get boundKey(): string | null {
+    return this.tail.boundKey;
   }
   get orgAccess(): readonly StoredAccess[] | null {
     return this.tail.orgAccess;

@@ -97,6 +97,8 @@ export interface TokenRecord {
    * at creation) and by {@link TokenStore.updateOrgAccess}.
    */
   readonly orgAccess?: readonly OrgAccessEntry[];
+  /** The RFC 7638 thumbprint (SHA-256, base64url) of the key whose DPoP proofs this token needs; absent: none. */
+  readonly boundKey?: string | null;
 }
 
 /**

@@ -19,5 +19,5 @@ export { DPOP_ALGORITHMS } from './dpop';
 export { isKeyRing } from './keys';
 export { expiredClaimsOf } from './verify';
 export { isHeaderProblem, accessTokenFromRequest, bearerTextFromRequest, checkBearerText } from './bearer';
-export { checkProof, proofText, ReplayCache, type DpopCredential } from './dpop';
+export { bindingThumbprint, checkProof, proofText, ReplayCache, type DpopCredential } from './dpop';
 export { checkTrustedIssuers, IssuerVerifier, type IssuerConfig, type IssuerClaims } from './issuers';

@@ -77,6 +77,7 @@ describe('relative times (svc token list, svc token get)', () => {
       lastUsed: null,
       usedFrom: [],
       allowedIps: null,
+      boundKey: null,
       orgAccess: [],
     };
     expect(tokenTable([info], false, NOW)).not.toContain('\u001b');

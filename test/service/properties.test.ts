@@ -5,6 +5,7 @@ import type { Principal, UserRoles } from '../../src/core/policy';
 import type { ScopeEntry } from '../../src/core/scopes';
 import { PERMISSIONS, ROLES } from '../../src/core/vocabulary';
 import { testAuth } from '../support/auth';
+import { dpopHeaders, newKey, type TestKey } from '../support/dpop';
 
 /** The permissions taken on an `org/repo` resource. */
 const REPO_PERMISSIONS = PERMISSIONS.filter((p) => p.startsWith('repo:'));
@@ -120,6 +121,86 @@ describe('token trees (fast-check)', () => {
         }
       }),
       { numRuns: 40 },
+    );
+  });
+});
+
+/**
+ * Key binding under the same trees: each node names one of three keys, or none.
+ * The model: a node's key is the one it names, else its parent's (a child of a
+ * bound token is bound; it can never be unbound). Every principal is taken
+ * with a proof by its key, so the decisions invariant above holds for bound trees too.
+ */
+const bindTreeArb = fc
+  .array(fc.tuple(fc.nat(), scopesArb, fc.integer({ min: -1, max: 2 })), { minLength: 1, maxLength: 5 })
+  .map((nodes) => nodes.map(([p, scopes, key], i) => ({ parent: i === 0 ? -1 : (p % (i + 1)) - 1, scopes, key })));
+
+const URL_ = 'https://api.test/repos';
+let keys: Promise<TestKey[]> | undefined;
+const threeKeys = (): Promise<TestKey[]> => (keys ??= Promise.all([newKey(), newKey('ES256'), newKey()]));
+
+describe('key-bound token trees (fast-check)', () => {
+  it("narrowing: a descendant of a bound token is bound (own key or its parent's), decisions still narrow, and a bound token alone is refused", async () => {
+    const ks = await threeKeys();
+    await fc.assert(
+      fc.asyncProperty(rolesArb, bindTreeArb, async (roles, tree) => {
+        const s = await testAuth();
+        s.roles.set('carol', roles);
+        const session = await s.auth.authenticate(await s.auth.issueSession('carol'));
+        const nowSec = (): number => Math.floor(s.clock.now().getTime() / 1000);
+        const take = async (token: string, key: TestKey | null): Promise<Principal> =>
+          key === null
+            ? s.auth.authenticate(token)
+            : s.auth.authenticateRequest(new Request(URL_, { headers: await dpopHeaders(key, token, { url: URL_, iatSec: nowSec() }) }));
+        const nodes: ({ principal: Principal; token: string; key: TestKey | null; ancestors: number[] } | undefined)[] = [];
+        for (const [i, node] of tree.entries()) {
+          const parent = node.parent < 0 ? undefined : nodes[node.parent];
+          if (node.parent >= 0 && parent === undefined) {
+            nodes.push(undefined);
+            continue;
+          }
+          const named = node.key < 0 ? null : (ks[node.key] as TestKey);
+          const input = {
+            name: `t${i}`,
+            ...(node.scopes === undefined ? {} : { scopes: node.scopes }),
+            ...(named === null ? {} : { bindKey: named.publicJwk }),
+          };
+          try {
+            const { token, info } = await s.auth.client(parent?.principal ?? session).token.create(input);
+            const key = named ?? parent?.key ?? null;
+            expect(info.boundKey).toBe(key?.thumbprint ?? null);
+            nodes.push({
+              principal: await take(token, key),
+              token,
+              key,
+              ancestors: parent === undefined ? [] : [node.parent, ...parent.ancestors],
+            });
+          } catch (err) {
+            if (!(err instanceof ForbiddenError)) throw err;
+            nodes.push(undefined);
+          }
+        }
+        for (const node of nodes) {
+          if (node === undefined) continue;
+          if (node.ancestors.some((a) => nodes[a]?.key != null)) expect(node.key).not.toBeNull();
+          if (node.key !== null) {
+            const alone = await s.auth.authenticate(node.token).catch((e: unknown) => e);
+            expect((alone as AuthenticationError).reason).toBe('bound');
+            const other = ks.find((k) => k !== node.key) as TestKey;
+            const wrong = await take(node.token, other).catch((e: unknown) => e);
+            expect((wrong as AuthenticationError).reason).toBe('dpop');
+          }
+          for (const resource of RESOURCES) {
+            for (const permission of PERMISSIONS) {
+              if (!s.auth.authorize(node.principal, resource, permission).allowed) continue;
+              expect(s.auth.authorize(session, resource, permission).allowed).toBe(true);
+              for (const a of node.ancestors)
+                expect(s.auth.authorize(nodes[a]?.principal as Principal, resource, permission).allowed).toBe(true);
+            }
+          }
+        }
+      }),
+      { numRuns: 30 },
     );
   });
 });

@@ -20,6 +20,8 @@ export interface FlagSpec {
   short?: string;
   /** May be repeated (strings only); the value is then a list. */
   multiple?: boolean;
+  /** A string flag whose value may be left out (`--bind-key` alone, or before another flag): it then reads as `''`. */
+  optionalValue?: boolean;
 }
 
 /** Parsed flag values by long name: a string, a list (repeatable flags), `true`, or absent. */
@@ -45,7 +47,7 @@ export function parseFlags(args: readonly string[], specs: Readonly<Record<strin
   }
   let values: Record<string, unknown>;
   try {
-    values = parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args: withOptionalValues(args, specs), options, strict: true, allowPositionals: false }).values;
   } catch (err) {
     throw usageError(err);
   }
@@ -60,6 +62,19 @@ export function parseFlags(args: readonly string[], specs: Readonly<Record<strin
     }
     if (v.length > 1) throw new ValidationError([{ path: `--${name}`, message: 'given more than once' }]);
     out[name] = v[0];
+  }
+  return out;
+}
+
+/** `args` with each bare flag of an optional value written `--flag=` (parseArgs has no optional values). */
+function withOptionalValues(args: readonly string[], specs: Readonly<Record<string, FlagSpec>>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '--') return [...out, ...args.slice(i)];
+    const next = args[i + 1];
+    const bare = a.startsWith('--') && specs[a.slice(2)]?.optionalValue === true;
+    out.push(bare && (next === undefined || next.startsWith('-')) ? `${a}=` : a);
   }
   return out;
 }

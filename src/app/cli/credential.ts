@@ -8,6 +8,7 @@ import type { Principal } from '../../core/policy';
 import type { DevInstance, SavedOAuth } from '../dev';
 import { isDue, renew } from './oauth';
 import type { CliIO } from './output';
+import { keyOfToken, signProof } from './proof-key';
 
 /** Where the credential came from. */
 export type CredentialSource = 'SVC_TOKEN' | 'session';
@@ -38,7 +39,27 @@ const REASON_TEXT: Record<string, string> = {
   revoked: 'it has been revoked',
   unknown: 'it is not known to this instance',
   type: 'this kind of token is not accepted here',
+  dpop: 'its DPoP proof was refused',
 };
+
+// The URL of the proofs the CLI makes for itself: the instance is in this process, reached by no URL.
+const SELF_URL = 'http://svc.cli/';
+
+/**
+ * Authenticate `token` on the instance; a token bound to a key is taken with a proof by that key
+ * (`SVC_TOKEN_KEY`, or the key `svc token create --bind-key` kept), as a server would take it.
+ */
+async function authenticateOwn(io: CliIO, dev: DevInstance, token: string): Promise<Principal> {
+  try {
+    return await dev.auth.authenticate(token);
+  } catch (err) {
+    if (!(err instanceof AuthenticationError) || err.reason !== 'bound') throw err;
+    const key = await keyOfToken(io.env, dev, token);
+    if (key === undefined) throw err;
+    const dpop = await signProof(key, 'GET', SELF_URL, token, dev.now().getTime());
+    return dev.auth.authenticateRequest(new Request(SELF_URL, { headers: { authorization: `DPoP ${token}`, dpop } }));
+  }
+}
 
 /**
  * Authenticate the caller's credential. A refusal names its source and reason
@@ -55,14 +76,16 @@ export async function signIn(io: CliIO, dev: DevInstance): Promise<{ principal: 
   const { token, source, oauth } = await credential(io, dev);
   if (oauth !== undefined) return { principal: await signInOAuth(dev, token, oauth), source };
   try {
-    return { principal: await dev.auth.authenticate(token), source };
+    return { principal: await authenticateOwn(io, dev, token), source };
   } catch (err) {
     if (!(err instanceof AuthenticationError)) throw err;
     const what = source === 'SVC_TOKEN' ? 'SVC_TOKEN was' : 'the saved session (svc auth login) was';
     // A saved session that no longer works (expired, revoked, or saved before sessions had records) is replaced by logging in again.
     const again = err.reason === 'expired' || err.reason === 'signature' || err.reason === 'revoked' || err.reason === 'unknown';
     const hint = source === 'session' && again ? ": run 'svc auth login --user <id>' again" : '';
-    throw new AuthenticationError(err.reason, `${what} not accepted: ${REASON_TEXT[err.reason] ?? err.reason}${hint}`, { cause: err });
+    // A bound token's refusal says what is missing (its key, or which key), in the library's or the key finder's words.
+    const why = err.reason === 'bound' ? err.message : (REASON_TEXT[err.reason] ?? err.reason);
+    throw new AuthenticationError(err.reason, `${what} not accepted: ${why}${hint}`, { cause: err });
   }
 }
 

@@ -8,7 +8,7 @@ import { SvcAuthError, ValidationError } from '../../errors';
 import { redactTokens } from '../../tokens';
 import { closest } from './args';
 import { hintOf, type Command } from './command';
-import { authCommands, memberCommands, orgCommands, serveCommand, tokenCommands } from './commands';
+import { authCommands, mcpBridgeCommand, memberCommands, orgCommands, proofCommand, serveCommand, tokenCommands } from './commands';
 import { clean, type CliIO } from './output';
 import { packageVersion } from './version';
 
@@ -43,6 +43,8 @@ const LISTED: readonly (readonly [string, string])[] = [
     ),
   ),
   ['serve', serveCommand.summary],
+  ['proof', proofCommand.summary],
+  ['mcp-bridge', mcpBridgeCommand.summary],
 ];
 const WIDTH = Math.max(...LISTED.map(([name]) => name.length)) + 2;
 
@@ -61,7 +63,9 @@ Getting started:
   curl -H "Authorization: Bearer $T" http://127.0.0.1:8080/api/repos/acme/web/head
   svc auth login      # sign in as a person: approve in the browser (svc serve running)
 
-Credentials: SVC_TOKEN when set, else the session saved by 'svc auth login'.
+Credentials: SVC_TOKEN when set, else the session saved by 'svc auth login'. A
+token bound to a key (--bind-key) is used with proofs by the key SVC_TOKEN_KEY
+names, else the one kept in SVC_HOME/keys.
 State: SVC_HOME (default ~/.svc): keys, token records, members, session (files
 mode 0600 in a 0700 folder). With SVC_DATABASE_URL token records and members live in
 PostgreSQL (needs the 'pg' package). NO_COLOR turns colour off.
@@ -109,9 +113,11 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return 0;
   }
   if (first === 'serve') return runOne(serveCommand, argv.slice(1), io, 'svc serve --help');
+  if (first === 'proof') return runOne(proofCommand, argv.slice(1), io, 'svc proof --help');
+  if (first === 'mcp-bridge') return runOne(mcpBridgeCommand, argv.slice(1), io, 'svc mcp-bridge --help');
   const group = GROUPS.find((g) => g.name === first);
   if (group === undefined) {
-    const known = [...GROUPS.map((g) => g.name), 'serve'];
+    const known = [...GROUPS.map((g) => g.name), 'serve', 'proof', 'mcp-bridge'];
     return usage(io, `unknown command '${clean(first)}'`, suggest(first, known, 'svc'), 'svc --help');
   }
   if (second === undefined || second === '--help' || second === '-h' || second === 'help') {

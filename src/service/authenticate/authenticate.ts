@@ -37,6 +37,22 @@ import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
 import { proofCheck } from './dpop';
 
+function isBound(chain: readonly TokenRecord[]): boolean {
+  for (const r of chain) if (r.boundKey != null) return true;
+  return false;
+}
+
+/**
+ * The key the head must prove: its own. A chain bound above an unbound head
+ * cannot come from `create` (a child inherits the binding); a store that
+ * lost it is refused rather than read as unbound (defense in depth).
+ */
+function boundKeyOf(chain: readonly TokenRecord[]): string | null {
+  const own = (chain[0] as TokenRecord).boundKey ?? null;
+  if (own === null && isBound(chain)) throw new AuthenticationError('bound', 'the token that created this one is bound to a key');
+  return own;
+}
+
 /** @internal what one Auth instance's request path gives the rest of it. */
 export interface Authenticator {
   readonly authenticate: (token: string, origin?: RequestOrigin) => Promise<Principal>;
@@ -167,13 +183,14 @@ export function createAuthenticator(
         }
       }
       claims ??= await verifier.verify(token, nowSec);
-      // svc-auth's own tokens are bound to no key (yet: key-bound PATs, issue 32 §2).
-      if (dpop !== undefined) await checkBinding(null, token, dpop, req, address, at);
       // Every kind has a record, sessions too (T3, T5). The frozen claims serve
       // as the chain claims as they are (no copy per request).
       const now = readChainNow(claims.jti);
       const chain = now === undefined ? await readRequestChain(claims, at) : checkChain(now, claims, at);
       const head = chain[0] as TokenRecord;
+      // A bound PAT names its key in its record, not in the JWT: the binding is checked once the chain is read.
+      // An unbound chain without a DPoP header (nearly every request) costs one field read per record.
+      if (dpop !== undefined || isBound(chain)) await checkBinding(boundKeyOf(chain), token, dpop, req, address, at);
       if (isRestricted(chain)) {
         client = addressOf(req, address, opts.trustProxy);
         allowedIps.check(chain, client);

@@ -6,6 +6,7 @@
 import type { Scope, ScopeEntry } from '../../core/scopes';
 import type { UsedFrom } from '../../stores';
 import type { OrgAccessStatus } from '../../stores';
+import type { JWK } from '../../tokens';
 
 /** A token as management shows it. The token value is never part of it. */
 export interface TokenInfo {
@@ -45,6 +46,11 @@ export interface TokenInfo {
    * list of the token that created it.
    */
   allowedIps: string[] | null;
+  /**
+   * The RFC 7638 thumbprint (SHA-256, base64url) of the key it is bound to, or `null`: a bound token is
+   * taken only with a DPoP proof signed by that key (the token alone is refused).
+   */
+  boundKey: string | null;
   /** Its access to each org that governs it (G3), its own decisions and those it inherits; empty when none. */
   orgAccess: OrgAccess[];
 }
@@ -122,6 +128,13 @@ export interface CreateTokenInput {
   allowedIps?: string[];
   /** Why it is needed (at most 1 024 characters): shown to the owners of orgs that must approve it. */
   justification?: string;
+  /**
+   * Bind the token to a key: a public JWK (Ed25519, P-256, P-384, or RSA of at least 2048 bits; never a
+   * private or symmetric key). Every use then needs a DPoP proof (RFC 9449) signed by that key, so the
+   * token alone, leaked from a log or a config file, is refused. A token created by a bound token is
+   * bound too: to its parent's key, unless this names another.
+   */
+  bindKey?: JWK;
 }
 
 /** The SDK namespace `client(principal).token.*` (docs/concepts.md). */

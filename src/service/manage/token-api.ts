@@ -3,139 +3,19 @@
  * and revoke PATs under rules M1-M5 and T3, T6-T9.
  * @module
  */
-import {
-  AuthenticationError,
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  UnavailableError,
-  ValidationError,
-  type IssueInput,
-} from '../../errors';
+import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../errors';
 import type { Principal } from '../../core/policy';
-import { normalizeScopes, LIMITS, type Scope } from '../../core/scopes';
+import type { Scope } from '../../core/scopes';
 import type { TokenRecord } from '../../stores';
 import { parsePatExpiry, mintToken, newTokenId } from '../../tokens';
 import { chainExpiryMs } from '../authenticate';
 import type { ServiceContext } from '../internals';
 import { actorOf, createdEvent, revokedEvent } from '../events';
-import { checkIdentity } from '../identity';
-import { checkStoredText } from './stored-text';
 import { checkIpNarrowing, checkNarrowing, narrowedRefusal, roleWarnings } from './narrowing';
-import { checkRanges } from '../../core/network';
-import { MAX_ALLOWED_IPS } from '../../stores';
 import { managedRecords, pickForGet, pickForRevoke, toInfo } from './token-info';
 import { ancestorsOf, emitRequested, orgRulesAtCreation } from './org-rules';
-import { checkJustification } from '../orgs';
+import { checkCreateInput, checkName } from './create-input';
 import type { CreateTokenInput, ListTokensOptions, TokenApi, TokenInfo } from '../contract';
-
-const CREATE_KEYS = new Set(['name', 'description', 'scopes', 'expiresIn', 'committerIdentity', 'allowedIps', 'justification']);
-
-/** Run one field check, turning its `ValidationError` into issues so that all are reported at once. */
-function collect<T>(issues: IssueInput[], check: () => T): T | undefined {
-  try {
-    return check();
-  } catch (err) {
-    if (!(err instanceof ValidationError)) throw err;
-    issues.push(...err.issues);
-    return undefined;
-  }
-}
-
-function checkName(name: unknown, path = 'name'): string {
-  if (typeof name !== 'string' || !LIMITS.tokenName.test(name)) {
-    throw new ValidationError([{ path, message: 'must be 1 to 64 letters, digits, hyphens or underscores' }]);
-  }
-  return name;
-}
-
-interface CheckedCreate {
-  name: string;
-  description: string | null;
-  scopes: Scope[] | null;
-  warnings: string[];
-  lifetimeSec: number;
-  /** Was `expiresIn` given? Only an explicit expiry that had to be clamped warns. */
-  explicitExpiry: boolean;
-  committerIdentity: string | null;
-  allowedIps: readonly string[] | null;
-  justification: string | null;
-}
-
-/** Read and check a create input; a hostile object (throwing getters, Proxy) is a `ValidationError`. */
-function checkCreateInput(input: unknown): CheckedCreate {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ValidationError([
-      {
-        path: '',
-        message: 'create needs an object { name, description?, scopes?, expiresIn?, committerIdentity?, allowedIps?, justification? }',
-      },
-    ]);
-  }
-  let fields: Partial<Record<keyof CreateTokenInput, unknown>>;
-  let keys: (string | symbol)[];
-  try {
-    keys = Reflect.ownKeys(input);
-    const o = input as Record<string, unknown>;
-    fields = {
-      name: o.name,
-      description: o.description,
-      scopes: o.scopes,
-      expiresIn: o.expiresIn,
-      committerIdentity: o.committerIdentity,
-      allowedIps: o.allowedIps,
-      justification: o.justification,
-    };
-  } catch (err) {
-    throw new ValidationError([{ path: '', message: 'create input could not be read' }], { cause: err });
-  }
-  const issues: IssueInput[] = [];
-  for (const k of keys)
-    if (typeof k !== 'string' || !CREATE_KEYS.has(k))
-      issues.push({ code: 'unrecognized_keys', path: [String(k)], message: 'unknown field' });
-  const name = collect(issues, () => checkName(fields.name));
-  const description = collect(issues, () => {
-    const d = fields.description;
-    if (d === undefined) return null;
-    if (typeof d !== 'string' || d.length > LIMITS.maxDescriptionLength) {
-      throw new ValidationError([
-        { path: 'description', message: `must be a string of at most ${LIMITS.maxDescriptionLength} characters` },
-      ]);
-    }
-    return checkStoredText(d, 'description', true);
-  });
-  const lifetimeSec = collect(issues, () => parsePatExpiry(fields.expiresIn as string | number | undefined));
-  const committerIdentity = collect(issues, () =>
-    fields.committerIdentity === undefined ? null : checkIdentity(fields.committerIdentity, 'committerIdentity'),
-  );
-  const normalized = collect(issues, () => {
-    if (fields.scopes === undefined) return null;
-    try {
-      return normalizeScopes(fields.scopes as Scope[]);
-    } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
-      throw new ValidationError(err.issues.map((i) => ({ code: i.code, path: ['scopes', ...i.path], message: i.message })));
-    }
-  });
-  const allowedIps = collect(issues, () =>
-    fields.allowedIps === undefined
-      ? null
-      : checkRanges(fields.allowedIps, { path: 'allowedIps', max: MAX_ALLOWED_IPS, allowEmpty: false }),
-  );
-  const justification = collect(issues, () => checkJustification(fields.justification));
-  if (issues.length > 0) throw new ValidationError(issues);
-  return {
-    justification: justification ?? null,
-    allowedIps: allowedIps === undefined || allowedIps === null ? null : Object.freeze(allowedIps),
-    name: name as string,
-    description: description as string | null,
-    scopes: normalized === null || normalized === undefined ? null : normalized.scopes,
-    warnings: normalized === null || normalized === undefined ? [] : [...normalized.warnings],
-    lifetimeSec: lifetimeSec as number,
-    explicitExpiry: fields.expiresIn !== undefined,
-    committerIdentity: committerIdentity as string | null,
-  };
-}
 
 /** Warning of `create` without scopes: a token that can do all its owner can is rarely what a script needs. */
 const FULL_ACCESS_WARNING =
@@ -196,7 +76,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
   return Object.freeze({
     async create(input: CreateTokenInput) {
       const chain = await begin();
-      const checked = checkCreateInput(input);
+      const checked = await checkCreateInput(input);
       const warnings = checked.warnings;
       if (chain !== null && checked.scopes !== null) {
         checkNarrowing(
@@ -205,6 +85,8 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
         );
       }
       if (chain !== null && checked.allowedIps !== null) checkIpNarrowing(checked.allowedIps, chain);
+      // Narrowing only: a child of a bound token is bound, to its parent's key unless it names its own.
+      const boundKey = checked.boundKey ?? chain?.find((r) => r.boundKey != null)?.boundKey ?? null;
       if (checked.scopes !== null) warnings.push(...roleWarnings(checked.scopes, state.roles));
       // Under a scoped parent an unscoped child inherits the parent's limits (A5): nothing to warn about.
       else if (chain === null || chain.every((r) => r.scopes === null)) warnings.push(FULL_ACCESS_WARNING);
@@ -242,6 +124,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
         committerIdentity: checked.committerIdentity,
         ...(checked.allowedIps === null ? {} : { allowedIps: checked.allowedIps }),
         ...(rules.entries.length === 0 ? {} : { orgAccess: Object.freeze(rules.entries) }),
+        ...(boundKey === null ? {} : { boundKey }),
       });
       // Mint before storing: a failure leaves no record behind to hold the name.
       const token = await mintToken(ctx.keys, { kind: 'pat', iss: ctx.issuer, sub: userId, jti: record.id, iat, exp });

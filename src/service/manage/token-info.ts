@@ -49,6 +49,7 @@ export function toInfo(record: TokenRecord, nowMs: number, ancestors: readonly T
     lastUsed: lastUseOf(record),
     usedFrom: usedFromOf(record),
     allowedIps: record.allowedIps == null ? null : [...record.allowedIps],
+    boundKey: record.boundKey ?? null,
     orgAccess: inheritedAccess(record, ancestors).map((e) =>
       Object.freeze({
         org: e.org,

@@ -1,6 +1,6 @@
 /**
  * Conformance cases for `insert`, `readChain` and `listByOwner`: every field
- * survives the round trip, ancestors come nearest first, and an insert checks
+ * survives the round trip (a bound key too), ancestors come nearest first, and an insert checks
  * its name (T7) and its parent atomically.
  * @module
  */
@@ -64,6 +64,20 @@ export function insertCases(it: (name: string, run: (store: () => TokenStore) =>
     }
     expect(chain?.[0]?.scopes).toBeNull();
     expect(chain?.[1]?.scopes).toEqual(parent.scopes);
+  });
+
+  it('a bound key survives the round trip (readChain and listByOwner); a record without one reads as unbound', async (store) => {
+    const f = fixtures();
+    const boundKey = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+    const bound = f.record({ id: f.id('bound'), name: 'bound', boundKey });
+    const child = f.record({ id: f.id('child'), name: 'child', parentId: bound.id, boundKey });
+    const plain = f.record({ id: f.id('plain'), name: 'plain' });
+    for (const r of [bound, child, plain]) expect(await store().insert(r, at(0))).toBe('ok');
+    expect((await store().readChain(child.id))?.map((r) => r.boundKey)).toEqual([boundKey, boundKey]);
+    expect((await store().readChain(plain.id))?.[0]?.boundKey ?? null).toBeNull();
+    const listed = await store().listByOwner(bound.ownerId);
+    expect(listed.find((r) => r.id === bound.id)?.boundKey).toBe(boundKey);
+    expect(listed.find((r) => r.id === plain.id)?.boundKey ?? null).toBeNull();
   });
 
   it('readChain lists the record and its ancestors, nearest first', async (store) => {

@@ -5,5 +5,7 @@
 export { authCommands } from './auth';
 export { memberCommands } from './member';
 export { orgCommands } from './org';
+export { mcpBridgeCommand } from './mcp-bridge';
+export { proofCommand } from './proof';
 export { serveCommand } from './serve';
 export { tokenCommands } from './token';

@@ -94,6 +94,7 @@ export function createIssues(err: unknown, source: ScopeSource | undefined): unk
     committerIdentity: '--committer-identity',
     allowedIps: '--allow-ip',
     justification: '--justification',
+    bindKey: '--bind-key',
     scopes: (path) => (source?.flag === '--scope' ? ['--scope', ...path.slice(1, 2)] : ['--scopes-json', ...path.slice(1)]),
   });
   return source === undefined ? renamed : withScopeHints(renamed, source);

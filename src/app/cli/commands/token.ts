@@ -11,6 +11,10 @@ import { defineCommand, withHint, type Command } from '../command';
 import type { CredentialSource } from '../credential';
 import { clean, expiringSoon, expiryText, json, tokenDetail, tokenTable, useColour } from '../output';
 import { createIssues, daysFlag, flagWarning, readScopes, strayScopeHint } from './token-input';
+import { keyFile, newBindKey, readPublicKeyFile } from '../proof-key';
+import type { DevInstance } from '../../dev';
+import type { CliIO } from '../output';
+import type { JWK } from '../../../tokens';
 
 const CREATE_HELP = `Usage: svc token create --name <name> [options]
 
@@ -34,15 +38,24 @@ Options:
                                     (203.0.113.0/24, 2001:db8::/32, 192.0.2.7) may use it;
                                     elsewhere it is refused with 403. Under a token that has
                                     a list, each range must lie inside one of its ranges
+      --bind-key [<file>]           bind the token to a key: every use then needs a DPoP
+                                    proof signed by it (the token alone is refused). Alone:
+                                    make an Ed25519 key pair and keep the private key in
+                                    SVC_HOME/keys/<name>.jwk (mode 0600). With a file: the
+                                    public JWK of a key you hold (a private key is refused)
       --json                        print {"token", ...details, "warnings"} as JSON
   -h, --help                        show this help
 
 Without --scope or --scopes-json the token has the full access of its owner.
+A token created with a bound SVC_TOKEN is bound to the same key (or to --bind-key's).
+svc commands sign proofs for a bound SVC_TOKEN with the key SVC_TOKEN_KEY names (a
+private JWK file), else the one --bind-key kept; 'svc proof' makes one for curl.
 
 Examples:
   svc token create -n ci --scope acme/web=repo:read,repo:write
   svc token create -n docs --scopes-json '[{"resource":"acme/web","permissions":["repo:write"],"allowedMatches":["Doc/**"]}]'
   svc token create -n deploy --scope acme/web=repo:read --allow-ip 203.0.113.0/24 --allow-ip 2001:db8::/32
+  svc token create -n laptop --scope acme/web=repo:read --bind-key
 `;
 
 const LIST_HELP = `Usage: svc token list [--expiring <N>d] [--json]
@@ -105,6 +118,7 @@ export const tokenCreate = defineCommand({
     'committer-identity': { type: 'string' },
     'allow-ip': { type: 'string', multiple: true },
     justification: { type: 'string' },
+    'bind-key': { type: 'string', optionalValue: true },
     json: JSON_FLAG,
   },
   needs: 'signed-in',
@@ -118,9 +132,13 @@ export const tokenCreate = defineCommand({
     if (flags['committer-identity'] !== undefined) input.committerIdentity = flags['committer-identity'];
     if (flags['allow-ip'] !== undefined) input.allowedIps = [...flags['allow-ip']];
     if (flags.justification !== undefined) input.justification = flags.justification;
-    return { input, source: scopes?.source };
+    return { input, source: scopes?.source, bindKey: flags['bind-key'] };
   },
-  async run({ flags, input: { input, source }, dev, principal, io }) {
+  async run({ flags, input: { input, source, bindKey }, dev, principal, io }) {
+    // '' is --bind-key alone: a new key pair, its private half kept once the token exists.
+    const made = bindKey === '' ? await newBindKey() : undefined;
+    if (made !== undefined) input.bindKey = made.publicJwk;
+    else if (bindKey !== undefined) input.bindKey = await readPublicKeyFile(bindKey);
     const created = await dev.auth
       .client(principal)
       .token.create(input)
@@ -128,6 +146,7 @@ export const tokenCreate = defineCommand({
         throw createIssues(err, source);
       });
     const { token, info } = created;
+    if (made !== undefined) await keepKey(dev, principal, info.name, made.privateJwk, io);
     const warnings = created.warnings.map((w) => flagWarning(w, source?.flag));
     for (const w of warnings) io.stderr(`svc: warning: ${clean(w)}\n`);
     io.stdout(flags.json ? json({ token, ...info, warnings }) : `${token}\n`);
@@ -140,6 +159,25 @@ export const tokenCreate = defineCommand({
     return 0;
   },
 });
+
+/**
+ * Keep the private key of a new bound token, written only after the token exists so that a refused
+ * create never replaces the key of a live token of that name. A key that cannot be kept leaves a
+ * token nobody can use: it is revoked at once, and the failure reported.
+ */
+async function keepKey(dev: DevInstance, principal: Principal, name: string, privateJwk: JWK, io: CliIO): Promise<void> {
+  const file = keyFile(dev.home, name);
+  try {
+    await file.update(() => privateJwk);
+  } catch (err) {
+    await dev.auth
+      .client(principal)
+      .token.revoke(name)
+      .catch(() => undefined);
+    throw err;
+  }
+  io.stderr(`svc: the token is bound to a new key; its private key is in ${file.path} (mode 0600)\n`);
+}
 
 /**
  * A refusal of `get` or `revoke` of the very token in SVC_TOKEN gets a hint: the library says why

@@ -51,6 +51,7 @@ export function rowToEntry(row: QueryResultRow): Entry {
         lastUsedAt: row.last_used_at === null || row.last_used_at === undefined ? null : asDate(row.last_used_at),
         ...usageOfRow(row),
         ...(orgAccess === undefined ? {} : { orgAccess }),
+        boundKey: row.bound_key ?? null,
       },
       'date',
     );
@@ -102,5 +103,6 @@ export function insertValues(entry: Entry, nowMs: number, orgAccess?: readonly O
     entry.kind === 'pat',
     ...usageValues(entry),
     orgAccessJson(orgAccess),
+    entry.boundKey,
   ];
 }

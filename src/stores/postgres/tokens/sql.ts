@@ -21,8 +21,8 @@ export const COLUMNS =
   'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at, ' +
   // The usage columns (usage.ts).
   'allowed_ips, used_from, expiry_warnings, ' +
-  // Governance (org-sql.ts).
-  'org_access';
+  // Governance (org-sql.ts), then the key a token is bound to.
+  'org_access, bound_key';
 
 // A corrupted parent link must not spin a recursive query forever.
 /** @internal Deepest ancestor a chain read follows (a chain is at most this many records plus one). */
@@ -173,6 +173,8 @@ export function buildSql(name: TableName): StoreSql {
       `CREATE INDEX IF NOT EXISTS ${idx('parent_idx')} ON ${t} (parent_id) WHERE parent_id IS NOT NULL`,
       `CREATE INDEX IF NOT EXISTS ${idx('owner_name_idx')} ON ${t} (owner_id, name) WHERE kind = 'pat' AND revoked_at IS NULL`,
       ...usage.migrate,
+      // Key-bound tokens: null for every row written before them, as for a token bound to no key.
+      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS bound_key text`,
       ...purge.migrate,
       ...proofs.migrate,
       ...org.migrate,
@@ -193,8 +195,8 @@ export function buildSql(name: TableName): StoreSql {
                NOT EXISTS (SELECT 1 FROM clash) AS name_ok
       ), ins AS (
         INSERT INTO ${t} (id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity,
-          allowed_ips, used_from, expiry_warnings, org_access)
-        SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $14::text[], $15::jsonb, $16::integer[], $17::jsonb FROM verdict
+          allowed_ips, used_from, expiry_warnings, org_access, bound_key)
+        SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $14::text[], $15::jsonb, $16::integer[], $17::jsonb, $18 FROM verdict
         WHERE verdict.parent_ok AND verdict.name_ok
         ON CONFLICT (id) DO NOTHING
         RETURNING 1
