@@ -29,6 +29,7 @@ describe('svc token create --bind-key, svc proof, and bound SVC_TOKEN', { timeou
       expect(typeof saved.d).toBe('string');
       const info = JSON.parse((await svc(home, ['token', 'get', '-n', 'laptop', '--json'])).stdout) as { boundKey: string | null };
       expect(info.boundKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect((await svc(home, ['token', 'get', '-n', 'laptop'])).stdout).toContain(`bound key   ${info.boundKey}`);
 
       const s = await serve(home);
       try {

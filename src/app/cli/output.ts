@@ -241,6 +241,7 @@ export function tokenDetail(t: TokenInfo, colour: boolean, nowMs?: number): stri
         (t.lastUsed?.address == null ? '' : ` from ${clean(t.lastUsed.address)}`),
     ],
     ...usageRows(t, nowMs),
+    ...(t.boundKey === null ? [] : [['bound key', `${t.boundKey} (each use needs a DPoP proof by this key)`] as [string, string]]),
     ...t.orgAccess.map((a, i): [string, string] => [i === 0 ? 'org access' : '', orgAccessText(a)]),
     ['committer', t.committerIdentity === null ? '(owner identity)' : clean(t.committerIdentity)],
     ['id', t.id],

@@ -191,7 +191,8 @@ export async function keyOfToken(
   if (head === undefined) return undefined;
   // A child bound to its parent's key has no file of its own: the key is kept under the name of the token it was made for.
   for (const r of chain) {
-    if (r.boundKey !== bound) continue;
+    // A name as create allows it, never a path: a hand-edited record must not point outside SVC_HOME/keys.
+    if (r.boundKey !== bound || !/^[A-Za-z0-9_-]{1,64}$/.test(r.name)) continue;
     const saved = await keyFile(dev.home, r.name).read();
     const key = saved === undefined ? undefined : await proofKey(saved, 'key file');
     if (key?.thumbprint === bound) return key;

@@ -79,7 +79,8 @@ const GET_HELP = `Usage: svc token get --name <name> [--json]
 
 Show one token: name, description, scopes, status, creation date, expiry,
 the addresses it may be used from, when it was last used and from where (the
-last few distinct addresses, with their user agents), and its access to each
+last few distinct addresses, with their user agents), the key it is bound to
+(if any), and its access to each
 org that governs its tokens (pending, approved, denied or revoked, with the
 owner's reason). The token value itself is never shown again.
 
