@@ -26,7 +26,6 @@ export type RecordKind = 'pat' | 'component' | 'session';
 
 /**
  * How many distinct addresses a record keeps in `usedFrom` (GitLab shows the last few too).
- *
  * @example
  * ```ts
  * const [info] = await auth.tokensOf('alice');
