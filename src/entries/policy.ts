@@ -72,3 +72,20 @@ export {
 
 // An org's governance as its owners see it (`auth.client(p).org(name)`): types only, nothing is loaded.
 export type { OrgAccess, OrgApi, OrgPolicy, OrgPolicyInput, OrgRequest, OrgTokenInfo, OrgTokensFilter } from '../service';
+
+// An org's machines (`org(name).serviceAccounts`, `.serviceAccount(name)`) and workload sign-in: types only.
+export type {
+  CreateMachineClientInput,
+  CreateServiceAccountInput,
+  CreatedMachineClient,
+  ExchangedToken,
+  MachineClientInfo,
+  ServiceAccountApi,
+  ServiceAccountEvent,
+  ServiceAccountInfo,
+  ServiceAccountSnapshot,
+  ServiceAccountsApi,
+  TrustedWorkload,
+  UpdateServiceAccountInput,
+  WorkloadRule,
+} from '../service';

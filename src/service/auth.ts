@@ -9,7 +9,7 @@ import { UnavailableError, ValidationError } from '../errors';
 import { authorize as decide, type Grant } from '../core/policy';
 import { MemoryTokenStore } from '../stores';
 import { isKeyRing } from '../tokens';
-import { addressOf, addressText, checkGrantChain, createAuthenticator } from './authenticate';
+import { addressOf, addressText, checkGrantChain, createAuthenticator, ownerRoles } from './authenticate';
 import type { ServiceContext } from './internals';
 import { EventDispatcher, deniedReporter, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
@@ -17,6 +17,7 @@ import { checkIdentity, checkUserId, defaultIdentity } from './identity';
 import { issuers, sweeper, purger, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
 import { leakReporter } from './leaks';
 import { orgApi } from './orgs';
+import { machineClients, serviceAccountApi, serviceAccountsApi } from './service-accounts';
 import { resolveOptions, systemClock } from './options';
 import { registerInternals, sessionRecorder } from './internals';
 import type { Auth, AuthOptions } from './contract';
@@ -64,7 +65,10 @@ export function createAuth(options: AuthOptions): Auth {
     events,
     recheck,
     decide: (p, resource, permission) => decide(grantOf(p) as Grant, resource, permission),
-    rolesOf: (userId) => call('membership source', () => opts.members.rolesOf(userId)),
+    rolesOf: (() => {
+      const of = ownerRoles(store, call, (userId) => opts.members.rolesOf(userId), false);
+      return (userId: string) => call('membership source', () => of(userId));
+    })(),
   };
 
   const issue = issuers(opts, store, nowMs, call, events);
@@ -89,7 +93,12 @@ export function createAuth(options: AuthOptions): Auth {
       return Object.freeze({
         token: tokenApi(ctx, p),
         sessions: sessionApi(ctx, p),
-        org: (name: string) => orgApi(ctx, p, name),
+        org: (name: string) =>
+          Object.freeze({
+            ...orgApi(ctx, p, name),
+            serviceAccounts: serviceAccountsApi(ctx, p, name),
+            serviceAccount: (account: string) => serviceAccountApi(ctx, p, name, account),
+          }),
       });
     },
 
@@ -158,6 +167,8 @@ export function createAuth(options: AuthOptions): Auth {
     // The leak endpoints count clients by the address allowedIps sees (behind trustProxy: the client, not the proxy).
     clientAddress: (req, peer) => addressText(addressOf(req, peer, opts.trustProxy)) ?? undefined,
     denied: events === null ? null : deniedReporter({ events, nowMs, owns: (p) => grantOf(p) !== undefined }),
+    // The authorization server finds a service account's machine clients here (client_credentials).
+    machines: machineClients(store, call),
   });
   return frozen;
 }

@@ -8,7 +8,20 @@ export type { SessionInfo } from './contract';
 export type { OrgAccess, OrgApi, OrgPolicy, OrgPolicyInput, OrgRequest, OrgTokenInfo, OrgTokensFilter } from './contract';
 export { reportDenied } from './internals';
 export type { LeakOutcome, LeakReport, ReportLeakedOptions } from './leaks';
-export type { AuthEvent, AuthEventHook } from './events';
+export type { AuthEvent, AuthEventHook, ServiceAccountEvent, ServiceAccountSnapshot } from './events';
+export type {
+  CreateMachineClientInput,
+  CreateServiceAccountInput,
+  CreatedMachineClient,
+  ExchangedToken,
+  MachineClientInfo,
+  ServiceAccountApi,
+  ServiceAccountInfo,
+  ServiceAccountsApi,
+  TrustedWorkload,
+  UpdateServiceAccountInput,
+  WorkloadRule,
+} from './contract';
 
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { principalScopes, scopeNarrowing } from './authenticate';

@@ -9,7 +9,14 @@ let auth: Auth;
 beforeAll(async () => {
   auth = (await testAuth()).auth;
 });
-const at = (ms: number): Principal => ({ kind: 'pat', userId: 'u', tokenId: 't', tokenName: 'n', expiresAt: new Date(ms) });
+const at = (ms: number): Principal => ({
+  kind: 'pat',
+  userId: 'u',
+  tokenId: 't',
+  tokenName: 'n',
+  expiresAt: new Date(ms),
+  serviceAccount: null,
+});
 
 describe('expiration header text (remembered per guard)', () => {
   it("is always the ISO text of this principal's own expiry, whatever came before (property)", () => {

@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 /** Every way a look-alike can be made: by hand, or from the real `Auth` without being it. */
 function lookalikes(): [string, unknown][] {
-  const anyone: Principal = { kind: 'session', userId: 'admin', expiresAt: new Date(8.64e15) };
+  const anyone: Principal = { kind: 'session', userId: 'admin', expiresAt: new Date(8.64e15), serviceAccount: null };
   const handMade = {
     authenticate: async () => anyone,
     authenticateRequest: async () => anyone,

@@ -6,7 +6,7 @@
  * and is refused as `invalid` (A1).
  * @module
  */
-import type { Permission } from '../vocabulary';
+import type { Permission, ServiceAccountRef } from '../vocabulary';
 import { grantTable } from './grant';
 import type { GrantTable } from './grant-table';
 
@@ -51,6 +51,8 @@ export interface Principal {
   readonly committerIdentity?: string;
   /** A session from a trusted issuer's access token: where it came from. Absent for every other principal. */
   readonly issuedBy?: IssuedBy;
+  /** The service account whose credential this is (`userId` is then `sa:<org>/<name>`); `null` for a person. */
+  readonly serviceAccount: ServiceAccountRef | null;
 }
 
 /**

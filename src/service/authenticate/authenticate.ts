@@ -36,6 +36,7 @@ import type { AuthenticateRequestOptions, RequestOrigin } from '../contract';
 import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
 import { proofCheck } from './dpop';
+import { ownerRoles } from './accounts';
 
 function isBound(chain: readonly TokenRecord[]): boolean {
   for (const r of chain) if (r.boundKey != null) return true;
@@ -107,7 +108,7 @@ export function createAuthenticator(
    * The roles, read on every call (T5). A source that answers synchronously is
    * taken at its word without a promise or a deadline; a promise gets both.
    */
-  function rolesOf(userId: string): UserRoles | Promise<UserRoles> {
+  function memberRolesOf(userId: string): UserRoles | Promise<UserRoles> {
     let got: UserRoles | Promise<UserRoles>;
     try {
       got = opts.members.rolesOf(userId);
@@ -116,6 +117,9 @@ export function createAuthenticator(
     }
     return isThenable(got) ? call('membership source', () => got) : got;
   }
+
+  // A service account's roles come from its record, never from the membership source (W1, W2).
+  const rolesOf = ownerRoles(store, call, memberRolesOf);
 
   const { readValidChain, readRequestChain, readChainNow } = chainReads(store, call, opts.storeTimeoutMs);
 

@@ -10,3 +10,4 @@ export { createAuthenticator } from './authenticate';
 export { principalScopes, scopeNarrowing } from './principal';
 export { chainExpiryMs, checkGrantChain } from './chain';
 export { addressOf, addressText } from './origin';
+export { ownerRoles, readAccount, rolesOfAccount } from './accounts';

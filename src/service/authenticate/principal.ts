@@ -13,7 +13,7 @@
  */
 import { GRANT_SLOT, type IssuedBy, type Principal, type UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
-import type { Permission } from '../../core/vocabulary';
+import { parseServiceAccountId, SERVICE_ACCOUNT_PREFIX, type Permission, type ServiceAccountRef } from '../../core/vocabulary';
 import type { TokenRecord } from '../../stores';
 import type { PrincipalState } from '../internals';
 
@@ -128,6 +128,7 @@ export function principalFactory(): PrincipalFactory {
     readonly kind: Principal['kind'];
     readonly userId: string;
     readonly expiresAt: Date;
+    readonly serviceAccount: ServiceAccountRef | null;
     // `declare`: absent rather than present as undefined (no record; a session has no token name).
     declare readonly tokenId?: string;
     declare readonly tokenName?: string;
@@ -147,6 +148,8 @@ export function principalFactory(): PrincipalFactory {
       this.kind = kind;
       this.userId = userId;
       this.expiresAt = expiresAt;
+      // One prefix test for a person; the id's form is reserved (W1), so it cannot be a user's.
+      this.serviceAccount = userId.startsWith(SERVICE_ACCOUNT_PREFIX) ? parseServiceAccountId(userId) : null;
       if (head !== undefined) {
         const self = this as { tokenId?: string; tokenName?: string; committerIdentity?: string };
         self.tokenId = head.id;

@@ -6,6 +6,7 @@
 import type { Scope } from '../../core/scopes';
 import type { OrgAccessStatus } from '../../stores';
 import type { LastUse } from './tokens';
+import type { ServiceAccountApi, ServiceAccountsApi } from './service-accounts';
 
 // Defined beside TokenInfo, which shows it (contract/tokens.ts must not import this file: a cycle).
 export type { OrgAccess } from './tokens';
@@ -165,4 +166,8 @@ export interface OrgApi {
     /** End 1 to 100 tokens' access to this org (their other orgs keep it); their children lose it too. */
     revoke(ids: string[], options?: { reason?: string }): Promise<OrgTokenInfo[]>;
   };
+  /** The org's service accounts (W1): create, list, get, update. */
+  serviceAccounts: ServiceAccountsApi;
+  /** One service account's tokens and machine clients (W2). */
+  serviceAccount(name: string): ServiceAccountApi;
 }

@@ -6,6 +6,7 @@
 export { EventDispatcher } from './events';
 export type { AuthEvent, AuthEventHook, EventActor, TokenExpiringEvent } from './events';
 export type { FlushOptions } from './flush';
+export type { ServiceAccountEvent, ServiceAccountSnapshot } from './account-types';
 
 /** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */
 export { deniedReporter, revokedEvent, SERVER_ACTOR, createdEvent, actorOf, leakedEvent } from './events';

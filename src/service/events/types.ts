@@ -7,6 +7,7 @@ import type { AuthenticationReason } from '../../errors';
 import type { Scope } from '../../core/scopes';
 import type { TokenKind } from '../../tokens';
 import type { OrgPolicyChangedEvent, TokenOrgDecisionEvent, TokenRequestedEvent } from './org-types';
+import type { ServiceAccountEvent } from './account-types';
 import type { EventActor } from './actor';
 
 export type { EventActor } from './actor';
@@ -190,7 +191,8 @@ export type AuthEvent =
   | TokenLeakedEvent
   | TokenRequestedEvent
   | TokenOrgDecisionEvent
-  | OrgPolicyChangedEvent;
+  | OrgPolicyChangedEvent
+  | ServiceAccountEvent;
 
 /**
  * The `onEvent` hook. May be async; its result never changes a decision.

@@ -14,6 +14,7 @@ import type { DenyReason, Principal } from '../../core/policy';
 import type { BearerRequest } from '../../tokens';
 import type { Auth } from '../contract';
 import type { SessionRecorder } from './records';
+import type { MachineClientRecord, ServiceAccountRecord } from '../../stores';
 
 /**
  * @internal The client address of `req` as canonical text, or `undefined` when it is not known (a trusted
@@ -56,6 +57,22 @@ export interface AuthInternals {
   readonly clientAddress: ClientAddressReader;
   /** The `access.denied` reporter; `null` when `createAuth` was given no `onEvent`. */
   readonly denied: DeniedReporter | null;
+  /** The machine clients of service accounts, for an authorization server's `client_credentials` grant. */
+  readonly machines: MachineClientsView;
+}
+
+/**
+ * @internal What an authorization server asks of machine clients (`service-accounts/clients.ts` implements it;
+ * declared here by shape, since internals sit below the service's parts).
+ *
+ * @example
+ * ```ts
+ * const found = await internalsOf(auth)?.machines.findClient('sa~acme~ci-bot~q0Zr1u6fYVxJ3ZtUQW4ilA');
+ * ```
+ */
+export interface MachineClientsView {
+  findClient(clientId: string): Promise<{ account: ServiceAccountRecord; client: MachineClientRecord } | null>;
+  checkSecret(client: MachineClientRecord, presented: string): boolean;
 }
 
 const INTERNALS = new WeakMap<object, AuthInternals>();

@@ -4,7 +4,7 @@
  * tokens (T3).
  * @module
  */
-export { tokenApi } from './token-api';
+export { tokenApi, ownedTokenApi, type TokenOwner } from './token-api';
 export { sessionApi } from './session-api';
 export { issuers } from './issue';
 export { sweeper } from './sweep';

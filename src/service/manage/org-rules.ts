@@ -20,12 +20,12 @@ type Creating = Omit<NewToken, 'ownerId' | 'roles'>;
  *
  * @example
  * ```ts
- * const rules = await orgRulesAtCreation(ctx, p, { scopes, chain, lifetimeSec, allowedIps: null, justification: null, at });
+ * const rules = await orgRulesAtCreation(ctx, p.userId, { scopes, chain, lifetimeSec, allowedIps: null, justification: null, at });
  * ```
  */
 export async function orgRulesAtCreation(
   ctx: ServiceContext,
-  p: Principal,
+  ownerId: string,
   t: Creating,
 ): Promise<{ entries: OrgAccessEntry[]; requested: string[] }> {
   const read = policyIndexReader(ctx.store, (what, fn) => ctx.call(what, fn));
@@ -34,8 +34,8 @@ export async function orgRulesAtCreation(
   const index = got instanceof Promise ? await got : got;
   if (index.byOrg.size === 0) return { entries: [], requested: [] };
   // Read now (not the roles the caller was authenticated with): whether the owner owns the org decides approval.
-  const roles = await ctx.rolesOf(p.userId);
-  return orgAccessAtCreation(index, { ownerId: p.userId, roles, ...t });
+  const roles = await ctx.rolesOf(ownerId);
+  return orgAccessAtCreation(index, { ownerId, roles, ...t });
 }
 
 /**

@@ -4,7 +4,7 @@
  * @module
  */
 import { AuthenticationError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../errors';
-import type { Principal } from '../../core/policy';
+import type { Principal, UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
 import type { TokenRecord } from '../../stores';
 import { parsePatExpiry, mintToken, newTokenId } from '../../tokens';
@@ -40,6 +40,28 @@ function checkListOptions(options: unknown): number | null {
 }
 
 /**
+ * Whose tokens a token API manages: the caller's own (`client(p).token`), or
+ * a service account's for an org admin (`org(o).serviceAccount(n).token`).
+ *
+ * @example
+ * ```ts
+ * const owner: TokenOwner = { userId: 'sa:acme/ci-bot', rootId: null, begin: async () => ({ chain: null, roles }) };
+ * ```
+ */
+export interface TokenOwner {
+  /** The owner of the tokens: `sub` and `ownerId` of what is created. */
+  readonly userId: string;
+  /** The caller's own PAT, whose subtree it manages (M2), or `null` for every token of the owner. */
+  readonly rootId: string | null;
+  /**
+   * Recheck the caller (T5) before each call; resolves to the chain a new token is created
+   * under (a PAT's, else `null`) and the owner's roles (for warnings at creation).
+   * `forCreate` is true for `create`, which an owner that may not get new tokens refuses.
+   */
+  begin(forCreate: boolean): Promise<{ chain: readonly TokenRecord[] | null; roles: UserRoles }>;
+}
+
+/**
  * Build `client(p).token` for a principal of `ctx`. A component token is
  * refused every call (M3); a session manages all of its user's PATs (M1); a
  * PAT manages its descendant subtree only (M2).
@@ -52,18 +74,32 @@ function checkListOptions(options: unknown): number | null {
  */
 export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
   const state = ctx.stateOf(p);
-  const userId = p.userId;
-  const rootId = p.kind === 'pat' ? (p.tokenId as string) : null;
+  return ownedTokenApi(ctx, p, {
+    userId: p.userId,
+    rootId: p.kind === 'pat' ? (p.tokenId as string) : null,
+    async begin() {
+      if (p.kind === 'component') throw new ForbiddenError('component tokens may not manage tokens');
+      // A token minted here would not carry the issuer's scope: a `repo:read` grant could mint a full-access PAT.
+      if (state.narrowing !== undefined) throw narrowedRefusal(state, 'manage tokens');
+      const chain = await ctx.recheck(p);
+      // A session's own record is no parent: what it creates is top-level, limited by nothing of the session's (M1).
+      return { chain: p.kind === 'pat' ? chain : null, roles: state.roles };
+    },
+  });
+}
 
-  /** Recheck the caller (T5); resolves to the chain a new token is created under: a PAT's, else none. */
-  async function begin(): Promise<readonly TokenRecord[] | null> {
-    if (p.kind === 'component') throw new ForbiddenError('component tokens may not manage tokens');
-    // A token minted here would not carry the issuer's scope: a `repo:read` grant could mint a full-access PAT.
-    if (state.narrowing !== undefined) throw narrowedRefusal(state, 'manage tokens');
-    const chain = await ctx.recheck(p);
-    // A session's own record is no parent: what it creates is top-level, limited by nothing of the session's (M1).
-    return p.kind === 'pat' ? chain : null;
-  }
+/**
+ * The token API of `owner`, called by `p` (the actor of its events). One code path for a
+ * person's own tokens and a service account's (W2: every PAT rule holds for both).
+ *
+ * @example
+ * ```ts
+ * const api = ownedTokenApi(ctx, admin, accountOwner);
+ * await api.create({ name: 'deploy', scopes: ['acme/web=repo:write'] });
+ * ```
+ */
+export function ownedTokenApi(ctx: ServiceContext, p: Principal, owner: TokenOwner): TokenApi {
+  const { userId, rootId } = owner;
 
   /** The records this credential manages, and a view maker that shows what each inherits (G3). */
   async function managed(): Promise<{ records: TokenRecord[]; view: (r: TokenRecord, nowMs: number) => TokenInfo }> {
@@ -75,7 +111,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
 
   return Object.freeze({
     async create(input: CreateTokenInput) {
-      const chain = await begin();
+      const { chain, roles } = await owner.begin(true);
       const checked = await checkCreateInput(input);
       const warnings = checked.warnings;
       if (chain !== null && checked.scopes !== null) {
@@ -87,7 +123,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
       if (chain !== null && checked.allowedIps !== null) checkIpNarrowing(checked.allowedIps, chain);
       // Narrowing only: a child of a bound token is bound, to its parent's key unless it names its own.
       const boundKey = checked.boundKey ?? chain?.find((r) => r.boundKey != null)?.boundKey ?? null;
-      if (checked.scopes !== null) warnings.push(...roleWarnings(checked.scopes, state.roles));
+      if (checked.scopes !== null) warnings.push(...roleWarnings(checked.scopes, roles));
       // Under a scoped parent an unscoped child inherits the parent's limits (A5): nothing to warn about.
       else if (chain === null || chain.every((r) => r.scopes === null)) warnings.push(FULL_ACCESS_WARNING);
       const nowMs = ctx.nowMs();
@@ -102,7 +138,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
             warnings.push(`expiry clamped to ${new Date(limit * 1000).toISOString()}, when the token that creates it expires`);
         }
       }
-      const rules = await orgRulesAtCreation(ctx, p, {
+      const rules = await orgRulesAtCreation(ctx, userId, {
         scopes: checked.scopes,
         chain,
         lifetimeSec: exp - iat,
@@ -138,7 +174,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
     },
 
     async list(options?: ListTokensOptions): Promise<TokenInfo[]> {
-      await begin();
+      await owner.begin(false);
       const withinMs = checkListOptions(options);
       const { records, view } = await managed();
       const nowMs = ctx.nowMs();
@@ -148,7 +184,7 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
     },
 
     async get(name: string): Promise<TokenInfo> {
-      await begin();
+      await owner.begin(false);
       const n = checkName(name);
       const nowMs = ctx.nowMs();
       const { records, view } = await managed();
@@ -158,14 +194,14 @@ export function tokenApi(ctx: ServiceContext, p: Principal): TokenApi {
     },
 
     async revoke(name: string): Promise<TokenInfo> {
-      await begin();
+      await owner.begin(false);
       const n = checkName(name);
       const { records, view } = await managed();
       const rec = pickForRevoke(records, n);
       if (rec === undefined) {
         // M2 answers NotFound outside the subtree so that nothing leaks; a PAT's
         // own name leaks nothing (it holds it), so it is told why instead.
-        if (rootId !== null && n === p.tokenName) {
+        if (rootId !== null && rootId === p.tokenId && n === p.tokenName) {
           throw new ForbiddenError('a token cannot revoke itself: a session of its user, or the token that created it, can');
         }
         throw new NotFoundError(`no token named "${n}" among the tokens this credential manages`);

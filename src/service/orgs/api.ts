@@ -40,7 +40,7 @@ function holdsRole(roles: UserRoles, org: string): boolean {
  * await acme.policy.set({ maxLifetime: '90d' });
  * ```
  */
-export function orgApi(ctx: ServiceContext, p: Principal, name: string): OrgApi {
+export function orgApi(ctx: ServiceContext, p: Principal, name: string): Omit<OrgApi, 'serviceAccounts' | 'serviceAccount'> {
   ctx.stateOf(p);
 
   /** The org name, the store's governance, and a caller allowed to govern, or a refusal. */

@@ -7,6 +7,6 @@
  */
 export { orgApi } from './api';
 export { gateReader, policyIndexReader } from './policies';
-export { sameGates } from './gates';
+export { sameGates, orgRoleOf } from './gates';
 export { orgAccessAtCreation, inheritedAccess, type NewToken } from './create';
-export { checkJustification } from './input';
+export { checkJustification, checkOrg, parse as parseInput } from './input';

@@ -59,7 +59,15 @@ const filterSchema = z
   })
   .optional();
 
-function parse<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {
+/**
+ * @internal Parse `value` with a zod `schema`: every issue at once, as a `ValidationError` under `prefix`.
+ *
+ * @example
+ * ```ts
+ * parse(z.strictObject({ reason: z.string() }), input, 'options');
+ * ```
+ */
+export function parse<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {
   let r: ReturnType<typeof schema.safeParse>;
   try {
     r = schema.safeParse(value);

@@ -1,0 +1,82 @@
+/**
+ * The roles of a service account (W1, W2): from its own record, read on every
+ * use of one of its credentials, so that a lowered role narrows them and a
+ * disabled account refuses them on the next request. Never from the
+ * membership source: an `sa:` id is no user's (`checkUserId` refuses the form).
+ * @module
+ */
+import { AuthenticationError, UnavailableError } from '../../errors';
+import type { UserRoles } from '../../core/policy';
+import { parseServiceAccountId, type ServiceAccountRef } from '../../core/vocabulary';
+import type { ServiceAccountRecord, TokenStore } from '../../stores';
+import { isThenable } from '../deadlines';
+
+type Call = <T>(what: string, fn: () => T | Promise<T>) => Promise<T>;
+
+/** @internal The roles an account's record gives: its role on its org, nothing else. */
+export function rolesOfAccount(account: ServiceAccountRecord): UserRoles {
+  return Object.freeze({ orgs: Object.freeze({ [account.org]: account.role }), repos: Object.freeze({}) });
+}
+
+/**
+ * @internal Read an account now; `null` when there is none. A store that keeps no
+ * service accounts is `UnavailableError` (fail closed). An answer without a promise
+ * is taken without one (the memory store's), so the request path spares a timer.
+ *
+ * @example
+ * ```ts
+ * const got = readAccount(store, call, { org: 'acme', name: 'ci-bot' });
+ * const account = got instanceof Promise ? await got : got;
+ * ```
+ */
+export function readAccount(
+  store: TokenStore,
+  call: Call,
+  ref: ServiceAccountRef,
+): ServiceAccountRecord | null | Promise<ServiceAccountRecord | null> {
+  if (typeof store.readServiceAccount !== 'function') throw new UnavailableError('this token store keeps no service accounts');
+  let got: ServiceAccountRecord | null | Promise<ServiceAccountRecord | null>;
+  try {
+    got = store.readServiceAccount(ref.org, ref.name);
+  } catch (err) {
+    throw new UnavailableError('token store readServiceAccount failed', { cause: err });
+  }
+  return isThenable(got) ? call('token store', () => got as Promise<ServiceAccountRecord | null>) : (got as ServiceAccountRecord | null);
+}
+
+function usable(account: ServiceAccountRecord | null, ref: ServiceAccountRef, strict: boolean): UserRoles {
+  // Management (an org's inventory, its rules at creation) sees a gone or disabled account as holding nothing.
+  if (!strict && (account === null || account.disabled)) return Object.freeze({});
+  if (account === null) throw new AuthenticationError('revoked', `the service account ${ref.org}/${ref.name} no longer exists`);
+  if (account.disabled) throw new AuthenticationError('revoked', `the service account ${ref.org}/${ref.name} is disabled`);
+  return rolesOfAccount(account);
+}
+
+/**
+ * @internal The roles of a credential's owner on the request path: an account's from its
+ * record (a missing or disabled account is `AuthenticationError` `revoked`; with `strict`
+ * false, no roles), anyone else's from `members`. One prefix test for a person.
+ *
+ * @example
+ * ```ts
+ * const rolesOf = ownerRoles(store, call, (id) => members.rolesOf(id));
+ * const roles = await rolesOf('sa:acme/ci-bot'); // { orgs: { acme: 'editor' }, repos: {} }
+ * ```
+ */
+export function ownerRoles(
+  store: TokenStore,
+  call: Call,
+  members: (userId: string) => UserRoles | Promise<UserRoles>,
+  strict = true,
+): (userId: string) => UserRoles | Promise<UserRoles> {
+  return (userId) => {
+    const ref = parseServiceAccountId(userId);
+    if (ref === null) {
+      // A malformed `sa:` id is nobody's: refused, never handed to the membership source.
+      if (userId.startsWith('sa:')) throw new AuthenticationError('revoked', 'not a service account this service knows');
+      return members(userId);
+    }
+    const got = readAccount(store, call, ref);
+    return got instanceof Promise ? got.then((a) => usable(a, ref, strict)) : usable(got, ref, strict);
+  };
+}
