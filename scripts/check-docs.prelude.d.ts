@@ -6,6 +6,7 @@ import type { Pool } from 'pg';
 import type { PostgresTokenStore } from 'svc-auth/postgres';
 import type { McpServerLike } from 'svc-auth/mcp';
 import type { AuthorizationServer } from 'svc-auth/oauth';
+import type { PublicJwk } from 'svc-auth/stores';
 
 declare global {
   const auth: Auth;
@@ -49,6 +50,11 @@ declare global {
   /** An org owner's and a member's principals (organization governance, issue 30). */
   const owner: Principal;
   const member: Principal;
+  /** An org admin's principal (service accounts) and a machine client's public key. */
+  const admin: Principal;
+  const publicJwk: PublicJwk;
+  /** A workload's identity token (a GitHub Actions OIDC JWT). */
+  const githubOidcJwt: string;
   /** Builds the MCP server (tools) for one credential. */
   function buildMcpServer(principal: Principal): McpServerLike;
   /** An authorization server (`svc-auth/oauth`) built with createAuthorizationServer. */

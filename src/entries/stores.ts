@@ -40,4 +40,8 @@ export {
   type OrgAccessStatus,
   type OrgPolicyRecord,
   type OrgPolicySet,
+  type ServiceAccountRecord,
+  type MachineClientRecord,
+  type PublicJwk,
+  MAX_MACHINE_CLIENTS,
 } from '../stores';

@@ -7,8 +7,8 @@
 export type { InsertResult, RecordKind, TokenRecord, TokenStore, TokenUse, UsedFrom } from './types';
 export { MAX_USED_FROM } from './types';
 export type { OrgAccessChange, OrgAccessEntry, OrgAccessStatus, OrgPolicyRecord, OrgPolicySet } from './orgs';
-export type { MachineClientRecord, PublicJwk, ServiceAccountRecord, ServiceAccountStore } from './service-accounts';
-export { checkServiceAccount, MAX_MACHINE_CLIENTS, ServiceAccountTable } from './service-accounts';
+export type { MachineClientRecord, PublicJwk, ServiceAccountRecord } from './service-accounts';
+export { MAX_MACHINE_CLIENTS } from './service-accounts';
 export { MemoryTokenStore } from './memory';
 export { MemoryMembershipStore, type Membership, type MembershipStore } from './membership';
 export { FileTokenStore, FileMembershipStore, type FileStoreOptions } from './file';

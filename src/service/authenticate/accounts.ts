@@ -41,7 +41,7 @@ export function readAccount(
   } catch (err) {
     throw new UnavailableError('token store readServiceAccount failed', { cause: err });
   }
-  return isThenable(got) ? call('token store', () => got as Promise<ServiceAccountRecord | null>) : (got as ServiceAccountRecord | null);
+  return isThenable(got) ? call('token store', () => got as Promise<ServiceAccountRecord | null>) : got;
 }
 
 function usable(account: ServiceAccountRecord | null, ref: ServiceAccountRef, strict: boolean): UserRoles {

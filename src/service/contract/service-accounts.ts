@@ -133,7 +133,7 @@ export type CreateMachineClientInput = { jwks: { keys: PublicJwk[] } } | { secre
  * @example
  * ```ts
  * const bot = auth.client(admin).org('acme').serviceAccount('ci-bot');
- * const { token } = await bot.token.create({ name: 'deploy', scopes: ['acme/web=repo:write'], expiresIn: '30d' });
+ * const { token } = await bot.token.create({ name: 'deploy', scopes: [{ resource: 'acme/web', permissions: ['repo:write'] }], expiresIn: '30d' });
  * const client = await bot.clients.create({ jwks: { keys: [publicJwk] } });
  * ```
  */

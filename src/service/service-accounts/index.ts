@@ -6,4 +6,4 @@
  * @module
  */
 export { serviceAccountsApi, serviceAccountApi } from './api';
-export { machineClients, type MachineClients } from './clients';
+export { machineClients } from './clients';

@@ -75,11 +75,15 @@ describe('service accounts', () => {
     expect(err).toBeInstanceOf(AuthenticationError);
     expect((err as AuthenticationError).reason).toBe('revoked');
     expect((err as Error).message).toContain('acme/ci-bot is disabled');
-    await expect(auth.client(admin).org('acme').serviceAccount('ci-bot').token.create({ name: 'more' })).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(auth.client(admin).org('acme').serviceAccount('ci-bot').token.create({ name: 'more' })).rejects.toBeInstanceOf(
+      ForbiddenError,
+    );
     await auth.client(admin).org('acme').serviceAccounts.update('ci-bot', { disabled: false });
     await expect(auth.authenticate(token)).resolves.toMatchObject({ userId: 'sa:acme/ci-bot' });
     await auth.flush();
-    const types = events.filter((e): e is Extract<AuthEvent, { type: `service_account.${string}` }> => e.type.startsWith('service_account.'));
+    const types = events.filter((e): e is Extract<AuthEvent, { type: `service_account.${string}` }> =>
+      e.type.startsWith('service_account.'),
+    );
     expect(types.map((e) => e.type)).toEqual(['service_account.created', 'service_account.disabled', 'service_account.updated']);
     expect(types[1]).toMatchObject({ org: 'acme', name: 'ci-bot', accountId: 'sa:acme/ci-bot', actor: { userId: 'adam' } });
   });
@@ -109,8 +113,13 @@ describe('service accounts', () => {
     const { token } = await auth.client(owner).token.create({ name: 'ro', scopes: [{ resource: 'acme', permissions: ['org:read'] }] });
     const pat = await auth.authenticate(token);
     await expect(auth.client(pat).org('acme').serviceAccounts.list()).rejects.toBeInstanceOf(ForbiddenError);
-    const { token: adminPat } = await auth.client(owner).token.create({ name: 'adm', scopes: [{ resource: 'acme', permissions: ['org:admin'] }] });
-    await auth.client(await auth.authenticate(adminPat)).org('acme').serviceAccounts.create({ name: 'made-by-pat', role: 'owner' });
+    const { token: adminPat } = await auth
+      .client(owner)
+      .token.create({ name: 'adm', scopes: [{ resource: 'acme', permissions: ['org:admin'] }] });
+    await auth
+      .client(await auth.authenticate(adminPat))
+      .org('acme')
+      .serviceAccounts.create({ name: 'made-by-pat', role: 'owner' });
     expect((await auth.client(owner).org('acme').serviceAccounts.get('made-by-pat')).createdBy).toBe('alice');
   });
 
@@ -129,14 +138,21 @@ describe('service accounts', () => {
     const component = await auth.authenticate(await auth.issueComponentToken('adam'));
     await expect(auth.client(component).org('acme').serviceAccounts.list()).rejects.toBeInstanceOf(ForbiddenError);
     await auth.client(admin).org('acme').serviceAccounts.create({ name: 'x', role: 'viewer' });
-    await expect(auth.client(admin).org('acme').serviceAccounts.create({ name: 'x', role: 'viewer' })).rejects.toBeInstanceOf(ConflictError);
+    await expect(auth.client(admin).org('acme').serviceAccounts.create({ name: 'x', role: 'viewer' })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
     await expect(auth.client(admin).org('acme').serviceAccounts.get('nope')).rejects.toBeInstanceOf(NotFoundError);
     expect((await auth.client(admin).org('acme').serviceAccounts.list()).map((a) => a.name)).toEqual(['x']);
   });
 
   it('bad input is one ValidationError listing every field', async () => {
     const { auth, admin } = await setup();
-    const err = await rejection(auth.client(admin).org('acme').serviceAccounts.create({ name: 'CI Bot', role: 'god', extra: 1 } as never));
+    const err = await rejection(
+      auth
+        .client(admin)
+        .org('acme')
+        .serviceAccounts.create({ name: 'CI Bot', role: 'god', extra: 1 } as never),
+    );
     expect(err).toBeInstanceOf(ValidationError);
     const paths = (err as ValidationError).issues.map((i) => i.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['name', 'role']));

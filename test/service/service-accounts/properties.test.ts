@@ -21,7 +21,9 @@ const entryArb: fc.Arbitrary<ScopeEntry> = fc.constantFrom<string | undefined>(u
     permissions: [...permissions],
   }));
 });
-const scopesArb = fc.option(fc.uniqueArray(entryArb, { minLength: 1, maxLength: 4, selector: (e) => e.resource ?? '' }), { nil: undefined });
+const scopesArb = fc.option(fc.uniqueArray(entryArb, { minLength: 1, maxLength: 4, selector: (e) => e.resource ?? '' }), {
+  nil: undefined,
+});
 
 describe('W2: a machine credential never exceeds its account', () => {
   it("an account's PATs and their children, under any role changes, allow only what the live role allows, in its org", async () => {
