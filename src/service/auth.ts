@@ -21,6 +21,7 @@ import { machineClients, serviceAccountApi, serviceAccountsApi } from './service
 import { resolveOptions, systemClock } from './options';
 import { registerInternals, sessionRecorder } from './internals';
 import type { Auth, AuthOptions } from './contract';
+import { plainMint, workloadExchanger } from './workloads';
 
 /**
  * Build the service: authenticate credentials, authorize requests, manage
@@ -153,6 +154,17 @@ export function createAuth(options: AuthOptions): Auth {
       // The same check as the request path's, on a chain read now.
       readGrantChain: async (c, at) => checkGrantChain(await call('token store', () => store.readChain(c.jti)), c, at),
       readValidChain,
+    }),
+
+    // Workload identity tokens for short-lived tokens of service accounts (W3).
+    exchangeWorkloadToken: workloadExchanger({
+      workloads: opts.trustedWorkloads,
+      clockToleranceSec: opts.clockToleranceSec,
+      store,
+      nowMs,
+      call,
+      events,
+      mint: plainMint({ issuer: opts.issuer, keys: opts.keys, store, call, events }),
     }),
 
     async flush(options) {

@@ -9,6 +9,7 @@ import { checkOptions } from '../core/vocabulary';
 import type { TokenStore } from '../stores';
 import { checkRanges, RangeMatcher } from '../core/network';
 import type { AuthEventHook } from './events';
+import { checkTrustedWorkloads, type WorkloadConfig } from './workloads';
 import type { AuthOptions, MembershipSource } from './contract';
 
 /**
@@ -40,6 +41,8 @@ export interface ResolvedOptions {
   readonly trustProxy: RangeMatcher | null;
   /** Checked trusted issuers; empty when none. */
   readonly trustedIssuers: readonly IssuerConfig[];
+  /** Checked workload issuers (W3); empty when none. */
+  readonly trustedWorkloads: readonly WorkloadConfig[];
 }
 
 const KNOWN = new Set([
@@ -57,6 +60,7 @@ const KNOWN = new Set([
   'onEvent',
   'trustProxy',
   'trustedIssuers',
+  'trustedWorkloads',
 ]);
 
 /** Most entries of `trustProxy`. */
@@ -144,6 +148,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
   if (o.onEvent !== undefined && typeof o.onEvent !== 'function') issues.push({ path: 'onEvent', message: 'must be a function' });
   const trustProxy = trustedProxies(o.trustProxy, issues);
   const trustedIssuers = checkTrustedIssuers(o.trustedIssuers, o.issuer, issues);
+  const trustedWorkloads = checkTrustedWorkloads(o.trustedWorkloads, o.issuer, issues);
   if (issues.length > 0) throw new ValidationError(issues);
   return Object.freeze({
     issuer: o.issuer as string,
@@ -162,6 +167,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     onEvent: o.onEvent as AuthEventHook | undefined,
     trustProxy,
     trustedIssuers,
+    trustedWorkloads,
   });
 }
 

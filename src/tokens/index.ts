@@ -21,3 +21,4 @@ export { expiredClaimsOf } from './verify';
 export { isHeaderProblem, accessTokenFromRequest, bearerTextFromRequest, checkBearerText } from './bearer';
 export { bindingThumbprint, checkProof, proofText, ReplayCache, type DpopCredential } from './dpop';
 export { checkTrustedIssuers, IssuerVerifier, type IssuerConfig, type IssuerClaims } from './issuers';
+export { IssuerKeys, verifyIssuerJwt, decodeObject, urlProblem, ISSUER_ALGORITHMS } from './issuers';

@@ -13,6 +13,7 @@ import type { AuthEventHook, FlushOptions } from '../events';
 import type { SessionApi, SessionPurge } from './sessions';
 import type { OrgApi } from './orgs';
 import type { LeakReport, ReportLeakedOptions } from '../leaks';
+import type { TrustedWorkload, WorkloadExchange } from './service-accounts';
 
 /**
  * Where a credential is used from, when `authenticate` is called without a
@@ -128,6 +129,8 @@ export interface AuthOptions {
    * ```
    */
   trustedIssuers?: TrustedIssuer[];
+  /** Workload issuers (CI, clusters) whose identity tokens become short-lived service account tokens (W3; docs/machines.md). At most 16. */
+  trustedWorkloads?: TrustedWorkload[];
   /**
    * The reverse proxies (addresses or CIDR ranges, IPv4 or IPv6, at most 256)
    * whose `X-Forwarded-For` may be believed, for the client address that
@@ -142,7 +145,7 @@ export interface AuthOptions {
 }
 
 /** What `createAuth` returns. */
-export interface Auth extends SessionPurge {
+export interface Auth extends SessionPurge, WorkloadExchange {
   /**
    * Verify a raw token and read its record and ancestors (T5). Throws `AuthenticationError` (with a
    * `reason`) when it is not accepted, `UnavailableError` when a store fails: never an allow.

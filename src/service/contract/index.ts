@@ -12,11 +12,13 @@ export type {
   CreateServiceAccountInput,
   CreatedMachineClient,
   ExchangedToken,
+  ExchangeWorkloadOptions,
   MachineClientInfo,
   ServiceAccountApi,
   ServiceAccountInfo,
   ServiceAccountsApi,
   TrustedWorkload,
   UpdateServiceAccountInput,
+  WorkloadExchange,
   WorkloadRule,
 } from './service-accounts';

@@ -213,3 +213,47 @@ export interface ExchangedToken {
   /** What the token may do at most (the rule's scopes narrowed by those asked), or `null` for the account's role. */
   scopes: Scope[] | null;
 }
+
+/**
+ * Options of `auth.exchangeWorkloadToken`.
+ *
+ * @example
+ * ```ts
+ * const options: ExchangeWorkloadOptions = { scopes: ['acme/api=repo:read'] };
+ * ```
+ */
+export interface ExchangeWorkloadOptions {
+  /** Narrow the rule's scopes further (`--scope` flags or entries); asking for more than the rule allows is a `ValidationError`. */
+  scopes?: readonly (string | ScopeEntry)[];
+}
+
+/**
+ * The workload exchange of an `Auth` (W3).
+ *
+ * @example
+ * ```ts
+ * const exchange: WorkloadExchange['exchangeWorkloadToken'] = auth.exchangeWorkloadToken;
+ * ```
+ */
+export interface WorkloadExchange {
+  /**
+   * Exchange a workload's OIDC identity token (GitHub Actions, GitLab CI, Kubernetes) for a short-lived token
+   * of a service account, by the first rule of `trustedWorkloads` whose claims it matches exactly. The token is
+   * verified with its issuer's published keys, `aud` must equal the configured audience, and its `jti` is spent
+   * once (across servers on a store with a shared replay cache, such as PostgreSQL). The new token lives the
+   * rule's `expiresIn` from now (default 15 minutes, at most 1 hour), is capped by the account's role at each use,
+   * and is refused once the account is disabled.
+   *
+   * Throws `AuthenticationError` for a token that does not verify (reasons `malformed`, `issuer`, `algorithm`,
+   * `key`, `signature`, `audience`, `expired`, `not_yet_valid`; `revoked` for a token exchanged before),
+   * `ForbiddenError` when no rule matches (its message names the claims the closest rule wanted otherwise,
+   * never their values) or the account is missing or disabled, `ValidationError` for bad options,
+   * `UnavailableError` when the issuer or the store cannot be reached.
+   *
+   * @example
+   * ```ts
+   * const { token, expiresAt } = await auth.exchangeWorkloadToken(process.env.CI_JOB_JWT!);
+   * ```
+   */
+  exchangeWorkloadToken(jwt: string, options?: ExchangeWorkloadOptions): Promise<ExchangedToken>;
+}

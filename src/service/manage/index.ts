@@ -12,3 +12,4 @@ export { purger } from './purge';
 
 /** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */
 export { managedRecords, toInfo } from './token-info';
+export { checkNarrowing } from './narrowing';

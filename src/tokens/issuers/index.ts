@@ -9,3 +9,6 @@ export type { TrustedIssuer } from './types';
 export type { IssuerConfig, IssuerClaims } from './types';
 export { checkTrustedIssuers } from './options';
 export { IssuerVerifier } from './verify';
+export { IssuerKeys } from './keys';
+export { verifyIssuerJwt, decodeObject } from './jwt';
+export { urlProblem, ISSUER_ALGORITHMS } from './options';

@@ -75,7 +75,7 @@ export class IssuerKeys {
   // A key set given in the options (`jwks`): no fetch, no outage, no grace.
   readonly #local: GetKey | undefined;
 
-  constructor(config: IssuerConfig) {
+  constructor(config: Pick<IssuerConfig, 'issuer' | 'jwksUri' | 'jwks'>) {
     this.#configured = config.jwksUri;
     this.#local = config.jwks === null ? undefined : createLocalJWKSet(config.jwks as JSONWebKeySet);
     this.#discovery = config.jwksUri === null && this.#local === undefined ? new Discovery(config.issuer) : undefined;

@@ -5,9 +5,10 @@
  * (exact text, as for svc-auth's own) spares the crypto on the hot path.
  * @module
  */
-import { base64url, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import type { JWTPayload, JWTVerifyOptions } from 'jose';
 import { boundKeyOf } from './bound';
-import { AuthenticationError, SvcAuthError, type AuthenticationReason } from '../../errors';
+import { AuthenticationError, type AuthenticationReason } from '../../errors';
+import { decodeObject, verifyIssuerJwt } from './jwt';
 import { KIND_BY_TYPE } from '../claims';
 import { SignatureCache } from '../signature-cache';
 import { IssuerKeys, KEYS_MAX_AGE_MS } from './keys';
@@ -43,9 +44,6 @@ export interface IssuerVerifierOptions {
 // an ID token marked as one (`id_token+jwt`, ...) or a token of another kind is refused.
 const ACCESS_TYPES = new Set(['jwt', 'at+jwt', 'application/at+jwt']);
 const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-/** Keys tried when the issuer's set has several that fit a token (no `kid`, or one `kid` twice). */
-const MAX_CANDIDATES = 8;
 /** A verified token is verified again after this many seconds, so a key the issuer withdrew stops working. */
 const FRESH_SEC = KEYS_MAX_AGE_MS / 1000;
 /** A recorded issuer's `jti`: what a token store keeps as a record id (oidc-provider writes 43 base64url characters). */
@@ -60,20 +58,6 @@ interface Entry {
 
 function fail(reason: AuthenticationReason, message: string, cause?: unknown): AuthenticationError {
   return new AuthenticationError(reason, `authentication failed: ${message}`, cause === undefined ? undefined : { cause });
-}
-
-function codeOf(err: unknown): unknown {
-  return typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
-}
-
-/** A base64url JSON object, or `undefined`; never throws. */
-function decodeObject(segment: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(strictUtf8.decode(base64url.decode(segment)));
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -164,12 +148,7 @@ export class IssuerVerifier {
       currentDate: new Date(nowSec * 1000),
       clockTolerance: this.#toleranceSec,
     };
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await verifyWithCandidates(token, keys, options));
-    } catch (err) {
-      throw fromJose(err);
-    }
+    const payload = await verifyIssuerJwt(token, keys, options);
     // jose allowed the tolerance on `exp` too; an expired token is expired here, as a cache hit would find.
     const exp = payload.exp;
     if (typeof exp !== 'number' || !Number.isFinite(exp)) throw fail('malformed', 'exp is not a number');
@@ -239,51 +218,4 @@ function clientIdOf(payload: JWTPayload): string | null {
     if (typeof v === 'string' && CLIENT_ID.test(v)) return v;
   }
   return null;
-}
-
-/** jwtVerify, trying each fitting key when the issuer's set has several (as jose's documentation shows). */
-async function verifyWithCandidates(token: string, keys: IssuerKeys, options: JWTVerifyOptions): Promise<{ payload: JWTPayload }> {
-  try {
-    return await jwtVerify(token, keys.getKey, options);
-  } catch (err) {
-    if (codeOf(err) !== 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw err;
-    let last: unknown = err;
-    let tried = 0;
-    for await (const key of err as AsyncIterable<CryptoKey>) {
-      if (++tried > MAX_CANDIDATES) break;
-      try {
-        return await jwtVerify(token, key, options);
-      } catch (e) {
-        if (codeOf(e) !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') throw e;
-        last = e;
-      }
-    }
-    throw last;
-  }
-}
-
-/** jose's errors -> our reasons; an outage passes through; anything unexpected is `malformed` (refused). */
-function fromJose(err: unknown): unknown {
-  // Ours already (an outage of the issuer: UnavailableError): as it is.
-  if (err instanceof SvcAuthError) return err;
-  const e = (typeof err === 'object' && err !== null ? err : {}) as { code?: unknown; claim?: unknown };
-  switch (e.code) {
-    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-      return fail('signature', 'signature not valid', err);
-    case 'ERR_JOSE_ALG_NOT_ALLOWED':
-    case 'ERR_JOSE_NOT_SUPPORTED':
-      return fail('algorithm', 'algorithm not accepted from this issuer', err);
-    case 'ERR_JWKS_NO_MATCHING_KEY':
-    case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
-      return fail('key', 'no key of this issuer fits the token', err);
-    case 'ERR_JWT_EXPIRED':
-      return fail('expired', 'token expired', err);
-    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      if (e.claim === 'aud') return fail('audience', 'not issued for this service', err);
-      if (e.claim === 'nbf') return fail('not_yet_valid', 'not valid yet', err);
-      if (e.claim === 'iss') return fail('issuer', 'not issued by a trusted issuer', err);
-      return fail('malformed', 'claims are not well formed', err);
-    default:
-      return fail('malformed', 'token is not well formed', err);
-  }
 }
