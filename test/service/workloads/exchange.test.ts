@@ -39,7 +39,7 @@ describe('exchangeWorkloadToken', () => {
     const got = await auth.exchangeWorkloadToken(await jwt());
     expect(got.serviceAccount).toEqual({ org: 'acme', name: 'ci-bot' });
     expect(got.expiresAt.getTime()).toBe(clock.ms + 15 * 60_000);
-    expect(got.scopes).toEqual([{ resource: 'acme/api', permissions: ['repo:read', 'repo:write'] }]);
+    expect(got.scopes).toEqual([{ resource: 'acme/api', permissions: ['repo:write'] }]);
     const p = await auth.authenticate(got.token);
     expect(p).toMatchObject({ kind: 'pat', userId: 'sa:acme/ci-bot', tokenId: got.tokenId });
     await auth.flush();
