@@ -31,7 +31,7 @@ async function help(args) {
 function commandsOf(mainHelp) {
   const block = /^Commands:\n((?: {2}\S.*\n)+)/m.exec(mainHelp)?.[1];
   if (!block) throw new Error("cli-docs: 'svc --help' has no Commands: section");
-  return block.split('\n').flatMap((line) => /^ {2}([a-z][a-z-]*(?: [a-z]+){0,2})(?= {2})/.exec(line)?.[1] ?? []);
+  return block.split('\n').flatMap((line) => /^ {2}([a-z][a-z-]*(?: [a-z][a-z-]*){0,3})(?= {2})/.exec(line)?.[1] ?? []);
 }
 
 const main = await help([]);

@@ -72,7 +72,7 @@ describe('docs/cli.md agrees with every --help', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     main = await helpOf([]);
     const block = /^Commands:\n((?: {2}\S.*\n)+)/m.exec(main)?.[1] ?? '';
-    commands = block.split('\n').flatMap((l) => /^ {2}([a-z][a-z-]*(?: [a-z]+){0,2})(?= {2})/.exec(l)?.[1] ?? []);
+    commands = block.split('\n').flatMap((l) => /^ {2}([a-z][a-z-]*(?: [a-z][a-z-]*){0,3})(?= {2})/.exec(l)?.[1] ?? []);
     for (const c of commands) {
       const text = await helpOf(c.split(' '));
       helps.set(c, text);

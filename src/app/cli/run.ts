@@ -28,20 +28,20 @@ const GROUPS: readonly Group[] = [
   { name: 'member', summary: 'give users roles on orgs and repos (dev instance)', commands: memberCommands },
   {
     name: 'org',
-    summary: 'govern the tokens that reach an org: its policy, approvals, inventory (needs org:admin)',
+    summary: 'govern the tokens that reach an org: its policy, approvals, inventory, service accounts (needs org:admin)',
     commands: orgCommands,
   },
 ];
 
+/** `prefix command`, or each of its actions (nested: `org service-accounts clients create`). */
+function listed(prefix: string, c: Command): (readonly [string, string])[] {
+  const name = `${prefix} ${c.name}`;
+  return 'actions' in c ? (c.actions as readonly Command[]).flatMap((a) => listed(name, a)) : [[name, c.summary] as const];
+}
+
 /** Every command as `svc --help` lists it: `token create`, and each action of a command that has some (`org policy set`). */
 const LISTED: readonly (readonly [string, string])[] = [
-  ...GROUPS.flatMap((g) =>
-    g.commands.flatMap((c) =>
-      'actions' in c
-        ? (c.actions as readonly Command[]).map((a) => [`${g.name} ${c.name} ${a.name}`, a.summary] as const)
-        : [[`${g.name} ${c.name}`, c.summary] as const],
-    ),
-  ),
+  ...GROUPS.flatMap((g) => g.commands.flatMap((c) => listed(g.name, c))),
   ['serve', serveCommand.summary],
   ['proof', proofCommand.summary],
   ['mcp-bridge', mcpBridgeCommand.summary],

@@ -10,6 +10,9 @@ import { parseResource, parseScopeFlags, parseScopesJson, type ScopeEntry } from
 import { parsePatExpiry } from '../../../tokens';
 import { PERMISSIONS, ROLES } from '../../../core/vocabulary';
 import { closest, renameIssues } from '../args';
+import type { Principal } from '../../../core/policy';
+import type { TokenApi } from '../../../service';
+import type { DevInstance } from '../../dev';
 
 const DAYS = 'expected <N>d, a whole number of days from 1 to 365, e.g. 90d';
 
@@ -219,4 +222,32 @@ function fixPermissions(text: string): string | undefined {
     out.push(fixed);
   }
   return out.join(',');
+}
+
+/**
+ * `--service-account <org>/<name>`: the account, or `undefined` without the flag.
+ *
+ * @example
+ * ```ts
+ * accountFlag('acme/ci-bot'); // { org: 'acme', name: 'ci-bot' }
+ * ```
+ */
+export function accountFlag(value: string | undefined): { org: string; name: string } | undefined {
+  if (value === undefined) return undefined;
+  const m = /^([^/\s]+)\/([^/\s]+)$/.exec(value);
+  if (m === null) throw new ValidationError([{ path: '--service-account', message: 'must be <org>/<name>, e.g. acme/ci-bot' }]);
+  return { org: m[1] as string, name: m[2] as string };
+}
+
+/**
+ * The token API a command works on: the caller's own, or a service account's.
+ *
+ * @example
+ * ```ts
+ * await tokensOf(dev, principal, { org: 'acme', name: 'ci-bot' }).list();
+ * ```
+ */
+export function tokensOf(dev: DevInstance, principal: Principal, account: { org: string; name: string } | undefined): TokenApi {
+  const client = dev.auth.client(principal);
+  return account === undefined ? client.token : client.org(account.org).serviceAccount(account.name).token;
 }

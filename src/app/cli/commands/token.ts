@@ -6,11 +6,11 @@
  */
 import { ForbiddenError, NotFoundError } from '../../../errors';
 import type { Principal } from '../../../core/policy';
-import type { CreateTokenInput } from '../../../service';
+import type { CreateTokenInput, TokenApi } from '../../../service';
 import { defineCommand, withHint, type Command } from '../command';
 import type { CredentialSource } from '../credential';
 import { clean, expiringSoon, expiryText, json, tokenDetail, tokenTable, useColour } from '../output';
-import { createIssues, daysFlag, flagWarning, readScopes, strayScopeHint } from './token-input';
+import { accountFlag, createIssues, daysFlag, flagWarning, readScopes, strayScopeHint, tokensOf } from './token-input';
 import { keyFile, newBindKey, readPublicKeyFile } from '../proof-key';
 import type { DevInstance } from '../../dev';
 import type { CliIO } from '../output';
@@ -44,6 +44,8 @@ Options:
                                     SVC_HOME/keys/<name>.jwk (mode 0600). With a file: the
                                     public JWK of a key you hold (a private key is refused)
       --json                        print {"token", ...details, "warnings"} as JSON
+      --service-account <org>/<name>   a service account's tokens instead of yours (needs
+                                    org:admin on the org)
   -h, --help                        show this help
 
 Without --scope or --scopes-json the token has the full access of its owner.
@@ -69,6 +71,8 @@ on stderr says so.
 Options:
       --expiring <N>d   only active tokens that expire within N days (1 to 365)
       --json            print an array of token details as JSON (with lastUsedAt)
+      --service-account <org>/<name>
+                        a service account's tokens (needs org:admin on the org)
   -h, --help            show this help
 
 Examples:
@@ -87,6 +91,8 @@ owner's reason). The token value itself is never shown again.
 Options:
   -n, --name <name>   token name (required)
       --json          print the details as JSON
+      --service-account <org>/<name>
+                      a service account's token (needs org:admin on the org)
   -h, --help          show this help
 `;
 
@@ -99,11 +105,14 @@ create a new token of the same name.
 Options:
   -n, --name <name>   token name (required)
       --json          print the revoked token's details as JSON
+      --service-account <org>/<name>
+                      a service account's token (needs org:admin on the org)
   -h, --help          show this help
 `;
 
 const NAME = { type: 'string', short: 'n', required: true } as const;
 const JSON_FLAG = { type: 'boolean' } as const;
+const ACCOUNT = { type: 'string' } as const;
 
 /** `svc token create`. */
 export const tokenCreate = defineCommand({
@@ -121,6 +130,7 @@ export const tokenCreate = defineCommand({
     justification: { type: 'string' },
     'bind-key': { type: 'string', optionalValue: true },
     json: JSON_FLAG,
+    'service-account': ACCOUNT,
   },
   needs: 'signed-in',
   parseError: strayScopeHint,
@@ -133,21 +143,19 @@ export const tokenCreate = defineCommand({
     if (flags['committer-identity'] !== undefined) input.committerIdentity = flags['committer-identity'];
     if (flags['allow-ip'] !== undefined) input.allowedIps = [...flags['allow-ip']];
     if (flags.justification !== undefined) input.justification = flags.justification;
-    return { input, source: scopes?.source, bindKey: flags['bind-key'] };
+    return { input, source: scopes?.source, bindKey: flags['bind-key'], account: accountFlag(flags['service-account']) };
   },
-  async run({ flags, input: { input, source, bindKey }, dev, principal, io }) {
+  async run({ flags, input: { input, source, bindKey, account }, dev, principal, io }) {
+    const api = tokensOf(dev, principal, account);
     // '' is --bind-key alone: a new key pair, its private half kept once the token exists.
     const made = bindKey === '' ? await newBindKey() : undefined;
     if (made !== undefined) input.bindKey = made.publicJwk;
     else if (bindKey !== undefined) input.bindKey = await readPublicKeyFile(bindKey);
-    const created = await dev.auth
-      .client(principal)
-      .token.create(input)
-      .catch((err: unknown) => {
-        throw createIssues(err, source);
-      });
+    const created = await api.create(input).catch((err: unknown) => {
+      throw createIssues(err, source);
+    });
     const { token, info } = created;
-    if (made !== undefined) await keepKey(dev, principal, info.name, made.privateJwk, io);
+    if (made !== undefined) await keepKey(dev, api, info.name, made.privateJwk, io);
     const warnings = created.warnings.map((w) => flagWarning(w, source?.flag));
     for (const w of warnings) io.stderr(`svc: warning: ${clean(w)}\n`);
     io.stdout(flags.json ? json({ token, ...info, warnings }) : `${token}\n`);
@@ -166,15 +174,12 @@ export const tokenCreate = defineCommand({
  * create never replaces the key of a live token of that name. A key that cannot be kept leaves a
  * token nobody can use: it is revoked at once, and the failure reported.
  */
-async function keepKey(dev: DevInstance, principal: Principal, name: string, privateJwk: JWK, io: CliIO): Promise<void> {
+async function keepKey(dev: DevInstance, api: TokenApi, name: string, privateJwk: JWK, io: CliIO): Promise<void> {
   const file = keyFile(dev.home, name);
   try {
     await file.update(() => privateJwk);
   } catch (err) {
-    await dev.auth
-      .client(principal)
-      .token.revoke(name)
-      .catch(() => undefined);
+    await api.revoke(name).catch(() => undefined);
     throw err;
   }
   io.stderr(`svc: the token is bound to a new key; its private key is in ${file.path} (mode 0600)\n`);
@@ -199,11 +204,14 @@ export const tokenList = defineCommand({
   name: 'list',
   summary: 'list the tokens you manage',
   help: LIST_HELP,
-  flags: { json: JSON_FLAG, expiring: { type: 'string' } },
+  flags: { json: JSON_FLAG, expiring: { type: 'string' }, 'service-account': ACCOUNT },
   needs: 'signed-in',
-  input: ({ expiring }) => (expiring === undefined ? undefined : daysFlag('expiring', expiring)),
-  async run({ flags, input: expiringWithin, dev, principal, io }) {
-    const api = dev.auth.client(principal).token;
+  input: (f) => ({
+    expiringWithin: f.expiring === undefined ? undefined : daysFlag('expiring', f.expiring),
+    account: accountFlag(f['service-account']),
+  }),
+  async run({ flags, input: { expiringWithin, account }, dev, principal, io }) {
+    const api = tokensOf(dev, principal, account);
     const infos = await (expiringWithin === undefined ? api.list() : api.list({ expiringWithin }));
     const nowMs = dev.now().getTime();
     io.stdout(flags.json ? json(infos) : tokenTable(infos, useColour(io), nowMs));
@@ -221,12 +229,12 @@ export const tokenGet = defineCommand({
   name: 'get',
   summary: 'show one token',
   help: GET_HELP,
-  flags: { name: NAME, json: JSON_FLAG },
+  flags: { name: NAME, json: JSON_FLAG, 'service-account': ACCOUNT },
   needs: 'signed-in',
-  async run({ flags: { name, json: asJson }, dev, principal, source, io }) {
-    const info = await dev.auth
-      .client(principal)
-      .token.get(name)
+  input: (f) => accountFlag(f['service-account']),
+  async run({ flags: { name, json: asJson }, input: account, dev, principal, source, io }) {
+    const info = await tokensOf(dev, principal, account)
+      .get(name)
       .catch((err: unknown) => {
         throw aboutSelf(err, name, principal, source, 'get');
       });
@@ -240,12 +248,12 @@ export const tokenRevoke = defineCommand({
   name: 'revoke',
   summary: 'revoke a token and its descendants',
   help: REVOKE_HELP,
-  flags: { name: NAME, json: JSON_FLAG },
+  flags: { name: NAME, json: JSON_FLAG, 'service-account': ACCOUNT },
   needs: 'signed-in',
-  async run({ flags: { name, json: asJson }, dev, principal, source, io }) {
-    const info = await dev.auth
-      .client(principal)
-      .token.revoke(name)
+  input: (f) => accountFlag(f['service-account']),
+  async run({ flags: { name, json: asJson }, input: account, dev, principal, source, io }) {
+    const info = await tokensOf(dev, principal, account)
+      .revoke(name)
       .catch((err: unknown) => {
         throw aboutSelf(err, name, principal, source, 'revoke');
       });
