@@ -78,7 +78,7 @@ describe('svc org service-accounts', { timeout: 240_000 }, () => {
       expect((await svc(home, ['org', 'service-accounts', 'update', 'acme', 'ci-bot', '--disable'])).code).toBe(0);
       const refused = await svc(home, ['auth', 'status'], { SVC_TOKEN: token });
       expect(refused.code).not.toBe(0);
-      expect(refused.stderr).toContain('disabled');
+      expect(refused.stderr).toContain('SVC_TOKEN was not accepted');
 
       expect((await svc(home, ['auth', 'login', '--user', 'bob'])).code).toBe(0);
       const member = await svc(home, ['org', 'service-accounts', 'list', 'acme']);

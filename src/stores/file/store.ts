@@ -15,6 +15,7 @@ import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../orgs';
 import { applyOrgAccess, listOrg, PolicyTable } from '../org-table';
 import { timeOf, toEntry, toJson } from '../record-codec';
 import { TokenTable } from '../token-table';
+import { checkServiceAccount, ServiceAccountTable, type ServiceAccountRecord } from '../service-accounts';
 import { checkPurge } from '../purge';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
 
@@ -64,6 +65,8 @@ export class FileTokenStore implements TokenStore {
   readonly file: JsonFile<TokenTable>;
   /** The orgs' policies, `<dir>/org-policies.json`. */
   private readonly policies: JsonFile<PolicyTable>;
+  /** The service accounts, `<dir>/service-accounts.json`, under a lock of their own as the policies. */
+  private readonly accounts: JsonFile<ServiceAccountTable>;
 
   constructor(dir: string, options: FileStoreOptions = {}) {
     this.file = new JsonFile<TokenTable>(join(checkDir(dir), 'tokens.json'), {
@@ -82,6 +85,35 @@ export class FileTokenStore implements TokenStore {
       parse: (data) => PolicyTable.load(data),
       serialize: (table) => table.json(),
     });
+    this.accounts = new JsonFile<ServiceAccountTable>(join(checkDir(dir), 'service-accounts.json'), {
+      ...timing(options),
+      mode: 0o600,
+      label: 'service account store',
+      parse: (data) => new ServiceAccountTable().loaded(isPlainObject(data) ? data.accounts : undefined),
+      serialize: (table) => ({ version: FORMAT_VERSION, accounts: table.json() }),
+    });
+  }
+
+  /** A service account (see {@link TokenStore.readServiceAccount}), read from the file afresh. */
+  async readServiceAccount(org: string, name: string): Promise<ServiceAccountRecord | null> {
+    return ((await this.accounts.read()) ?? new ServiceAccountTable()).read(org, name);
+  }
+
+  /** Every service account of `org`, by name (see {@link TokenStore.listServiceAccounts}). */
+  async listServiceAccounts(org: string): Promise<ServiceAccountRecord[]> {
+    return ((await this.accounts.read()) ?? new ServiceAccountTable()).list(org);
+  }
+
+  /** Store a service account in one locked compare-and-set (see {@link TokenStore.putServiceAccount}). */
+  async putServiceAccount(record: ServiceAccountRecord): Promise<boolean> {
+    checkServiceAccount(record, 'date'); // bad input never waits for, or creates, the file
+    let stored = false;
+    await this.accounts.update((current) => {
+      const table = current ?? new ServiceAccountTable();
+      stored = table.put(record);
+      return table;
+    });
+    return stored;
   }
 
   /** A change gives up with nothing written after this long (`lockTimeoutMs`); see {@link TokenStore.changeBudgetMs}. */

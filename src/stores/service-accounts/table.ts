@@ -171,11 +171,12 @@ export class ServiceAccountTable {
     return [...this.accounts.values()].map((a) => JSON.parse(JSON.stringify(a)) as unknown);
   }
 
-  /** Replace the table with records read from a file (checked; ISO dates). */
-  load(rows: unknown): void {
-    if (!Array.isArray(rows)) throw new ValidationError([{ path: 'serviceAccounts', message: 'expected a list' }]);
-    const next = rows.map((row: unknown, i) => checkServiceAccount(row, 'iso', `serviceAccounts.${i}`));
+  /** This table, holding the records read from a file (checked; ISO dates); a bad one is a `ValidationError`. */
+  loaded(rows: unknown): this {
+    if (!Array.isArray(rows)) throw new ValidationError([{ path: 'accounts', message: 'expected a list' }]);
+    const next = rows.map((row: unknown, i) => checkServiceAccount(row, 'iso', `accounts.${i}`));
     this.accounts.clear();
     for (const a of next) this.accounts.set(`${a.org}/${a.name}`, a);
+    return this;
   }
 }
