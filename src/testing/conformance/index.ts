@@ -13,6 +13,7 @@ import { touchCases, usageCases } from './usage';
 import { expiryCases } from './expiry';
 import { purgeCases } from './purge';
 import { orgCases } from './orgs';
+import { accountCases } from './accounts';
 import type { CaseRegistrar } from './fixtures';
 import { registerSuite } from './suite';
 
@@ -78,6 +79,7 @@ export function conformanceCases(): ConformanceCase[] {
   sessionCases(it);
   purgeCases(it);
   orgCases(it);
+  accountCases(it);
   return cases;
 }
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '../../../errors';
 import { buildUsageSql, type UsageSql } from './usage';
 import { buildPurgeSql, type PurgeSql } from './purge';
-import { buildOrgSql, buildProofsSql, type OrgSql, type ProofsSql } from './side-tables';
+import { buildAccountsSql, buildOrgSql, buildProofsSql, type AccountsSql, type OrgSql, type ProofsSql } from './side-tables';
 
 /** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -131,6 +131,8 @@ export interface StoreSql {
   readonly proofs: ProofsSql;
   /** The statements of org governance. */
   readonly org: OrgSql;
+  /** The statements of the service accounts. */
+  readonly accounts: AccountsSql;
 }
 
 /** @internal Build the statements for one checked table name. */
@@ -148,6 +150,7 @@ export function buildSql(name: TableName): StoreSql {
     name.schema === null ? quote(indexName(name.table, suffix)) : `${quote(name.schema)}.${quote(indexName(name.table, suffix))}`;
   const org = buildOrgSql(t, sibling, COLUMNS);
   const gov = `${org.version} AS gov_version`;
+  const accounts = buildAccountsSql(sibling);
   return {
     beginLocked: `SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtextextended($2, 0))`,
     beginPlain: `SELECT set_config('statement_timeout', $1, true)`,
@@ -178,6 +181,7 @@ export function buildSql(name: TableName): StoreSql {
       ...purge.migrate,
       ...proofs.migrate,
       ...org.migrate,
+      ...accounts.migrate,
     ],
     // Runs after the (owner, name) advisory lock was taken by an earlier statement,
     // so its snapshot sees every competing insert that committed. FOR SHARE on the
@@ -254,6 +258,7 @@ export function buildSql(name: TableName): StoreSql {
     purge,
     proofs,
     org,
+    accounts,
   };
 }
 

@@ -5,7 +5,7 @@
  * calls nothing but `pool.connect()`, so the root package never loads `pg`.
  * @module
  */
-import { checkAccess, claimProofKey } from './side-tables';
+import { checkAccess, claimProofKey, pgAccounts } from './side-tables';
 import type { Pool, PoolClient } from 'pg';
 import { ConflictError, UnavailableError, ValidationError } from '../../../errors';
 import { timeOf, toEntry } from '../../record-codec';
@@ -33,6 +33,7 @@ import { OrgGovernance } from './orgs';
 import type { OrgAccessChange, OrgPolicyRecord, OrgPolicySet } from '../../orgs';
 
 export type { PostgresTokenStoreOptions };
+type Accounts = ReturnType<typeof pgAccounts>;
 
 /**
  * Token records in a PostgreSQL table, safe for several servers at once.
@@ -48,14 +49,12 @@ export type { PostgresTokenStoreOptions };
  * - A connection that fails while the store holds it (failover, restart,
  *   `pg_terminate_backend`) fails the calls using it with `UnavailableError`
  *   and is destroyed; it never ends the process with an unhandled `'error'`.
- * - Text PostgreSQL cannot hold (NUL, lone surrogates) is refused by `insert`
- *   with `ValidationError`; lookups by such a value answer "unknown".
+ * - Text PostgreSQL cannot hold (NUL, lone surrogates) is refused by `insert` with `ValidationError`; lookups by such a value answer "unknown".
  * - `insert` of a PAT is a short transaction (BEGIN, advisory lock on
  *   owner+name, one checking insert, COMMIT: four round trips), because the
  *   name check must see every competing insert that committed before it; a
  *   session or component record (no name to check) is one statement.
- * - `revoke` is one recursive UPDATE, run once more to confirm that no child
- *   was inserted under a row while it was being revoked (normally two round trips).
+ * - `revoke` is one recursive UPDATE, run once more to confirm that no child was inserted under a row while it was being revoked (normally two round trips).
  * - Every failure (timeout, refused or dropped connection, any database error)
  *   rejects with `UnavailableError`, with the driver's error as `cause` and no
  *   SQL or values in the message; a connection that failed is destroyed, never reused.
@@ -82,6 +81,10 @@ export class PostgresTokenStore implements TokenStore {
   private readonly chains: ChainBatcher<Found>;
   private readonly errors: ClientErrors;
   private readonly orgs: OrgGovernance;
+  /** Service accounts: a read is one statement, a change one transaction (side-tables/accounts.ts). */
+  declare readonly readServiceAccount: Accounts['readServiceAccount'];
+  declare readonly listServiceAccounts: Accounts['listServiceAccounts'];
+  declare readonly putServiceAccount: Accounts['putServiceAccount'];
 
   constructor(options: PostgresTokenStoreOptions) {
     const checked = readOptions(options);
@@ -93,6 +96,10 @@ export class PostgresTokenStore implements TokenStore {
     this.timeoutMs = timeout;
     this.errors = clientErrors(this.pool);
     const orgs = (this.orgs = new OrgGovernance(this.sql, (work) => this.run(timeout, work)));
+    Object.assign(
+      this,
+      pgAccounts(this.sql.accounts, (work) => this.run(timeout, work)),
+    );
     const seen = (v: unknown): void => orgs.seen(v);
     const reader = new ChainReader(this.sql, (kind, text, values) => this.read(kind, text, values), checked.recordCacheSize, seen);
     this.chains = new ChainBatcher<Found>(
@@ -279,9 +286,7 @@ export class PostgresTokenStore implements TokenStore {
   updateOrgAccess = (changes: readonly OrgAccessChange[]): Promise<string[]> => this.orgs.updateOrgAccess(changes);
 
   /** The PAT records that may reach `org`, one statement. @example `await pgStore.listForOrg('acme');` */
-  listForOrg(org: string): Promise<TokenRecord[]> {
-    return this.orgs.listForOrg(org, (kind, text, values) => this.read(kind, text, values));
-  }
+  listForOrg = (org: string): Promise<TokenRecord[]> => this.orgs.listForOrg(org, (kind, text, values) => this.read(kind, text, values));
 
   /** A read's query config: named (prepared once per connection) unless `prepare` is off. */
   private read(kind: string, text: string, values: unknown[]): ReadQuery {

@@ -1,0 +1,111 @@
+/**
+ * @internal Service accounts on PostgreSQL: `<table>_service_accounts` (one row per account, the
+ * checked record as jsonb, its version) and `<table>_machine_clients` (each client id once, across
+ * accounts), both created by `migrate()`, so a database of an earlier release gains them in place.
+ * A change is one transaction: the compare-and-set on the version, then the account's client ids.
+ * @module
+ */
+import type { PoolClient } from 'pg';
+import { ConflictError, UnavailableError } from '../../../../errors';
+import { checkServiceAccount, type ServiceAccountRecord } from '../../../service-accounts';
+
+/** @internal The statements of the service accounts, for one token table. */
+export interface AccountsSql {
+  readonly migrate: readonly string[];
+  /** $1 org, $2 name. */
+  readonly read: string;
+  /** $1 org. */
+  readonly list: string;
+  /** $1 org, $2 name, $3 record. One row when created. */
+  readonly insert: string;
+  /** $1 org, $2 name, $3 record, $4 version. One row when the stored version was $4 - 1. */
+  readonly update: string;
+  /** $1 org, $2 name. */
+  readonly clearClients: string;
+  /** $1 org, $2 name, $3 client ids. */
+  readonly addClients: string;
+}
+
+/**
+ * @internal Build the statements; `sibling(suffix)` quotes a table beside the token table.
+ *
+ * @example
+ * ```ts
+ * const sql = buildAccountsSql((s) => `"svc_auth_tokens_${s}"`);
+ * ```
+ */
+export function buildAccountsSql(sibling: (suffix: string) => string): AccountsSql {
+  const a = sibling('service_accounts');
+  const c = sibling('machine_clients');
+  return {
+    migrate: [
+      `CREATE TABLE IF NOT EXISTS ${a} (org text NOT NULL, name text NOT NULL, record jsonb NOT NULL, version integer NOT NULL, PRIMARY KEY (org, name))`,
+      `CREATE TABLE IF NOT EXISTS ${c} (client_id text NOT NULL PRIMARY KEY, org text NOT NULL, name text NOT NULL)`,
+    ],
+    read: `SELECT record FROM ${a} WHERE org = $1 AND name = $2`,
+    list: `SELECT record FROM ${a} WHERE org = $1 ORDER BY name`,
+    insert: `INSERT INTO ${a} (org, name, record, version) VALUES ($1, $2, $3, 1) ON CONFLICT DO NOTHING RETURNING 1 AS done`,
+    update: `UPDATE ${a} SET record = $3, version = $4 WHERE org = $1 AND name = $2 AND version = $4 - 1 RETURNING 1 AS done`,
+    clearClients: `DELETE FROM ${c} WHERE org = $1 AND name = $2`,
+    addClients: `INSERT INTO ${c} (client_id, org, name) SELECT unnest($3::text[]), $1, $2`,
+  };
+}
+
+function parsed(row: { record?: unknown } | undefined): ServiceAccountRecord | null {
+  if (row === undefined) return null;
+  try {
+    return checkServiceAccount(row.record, 'iso');
+  } catch (err) {
+    throw new UnavailableError('token store unavailable: a stored service account is malformed', { cause: err });
+  }
+}
+
+/**
+ * @internal The three store methods over `run` (a borrowed connection under the store's deadline).
+ *
+ * @example
+ * ```ts
+ * const accounts = pgAccounts(sql.accounts, (work) => run(timeoutMs, work));
+ * await accounts.readServiceAccount('acme', 'ci-bot');
+ * ```
+ */
+export function pgAccounts(sql: AccountsSql, run: <T>(work: (client: PoolClient) => Promise<T>) => Promise<T>) {
+  return {
+    async readServiceAccount(org: string, name: string): Promise<ServiceAccountRecord | null> {
+      if (typeof org !== 'string' || typeof name !== 'string' || org.length > 100 || name.length > 64) return null;
+      const { rows } = await run((client) => client.query({ text: sql.read, values: [org, name] }));
+      return parsed(rows[0] as { record?: unknown } | undefined);
+    },
+    async listServiceAccounts(org: string): Promise<ServiceAccountRecord[]> {
+      if (typeof org !== 'string' || org.length > 100) return [];
+      const { rows } = await run((client) => client.query({ text: sql.list, values: [org] }));
+      return rows.map((row) => parsed(row as { record?: unknown }) as ServiceAccountRecord);
+    },
+    async putServiceAccount(given: ServiceAccountRecord): Promise<boolean> {
+      const r = checkServiceAccount(given, 'date');
+      const json = JSON.stringify(r);
+      return run(async (client) => {
+        await client.query('BEGIN');
+        const done =
+          r.version === 1
+            ? await client.query({ text: sql.insert, values: [r.org, r.name, json] })
+            : await client.query({ text: sql.update, values: [r.org, r.name, json, r.version] });
+        if (done.rowCount !== 1) {
+          await client.query('ROLLBACK');
+          return false;
+        }
+        await client.query({ text: sql.clearClients, values: [r.org, r.name] });
+        try {
+          if (r.clients.length > 0) await client.query({ text: sql.addClients, values: [r.org, r.name, r.clients.map((c) => c.clientId)] });
+        } catch (err) {
+          // Thrown out of the work: the connection is destroyed, and the server rolls the change back.
+          if ((err as { code?: unknown }).code === '23505')
+            throw new ConflictError('a client id of this account belongs to another service account', { cause: err });
+          throw err;
+        }
+        await client.query('COMMIT');
+        return true;
+      });
+    },
+  };
+}
