@@ -34,6 +34,11 @@ export interface SessionRecords {
   granted(grant: GrantFacts): Promise<void>;
   /** An access token of `grantId` is about to be signed; rejects to refuse it (its grant was revoked). */
   accessToken(token: { jti: string; grantId: string | undefined; accountId: string | undefined; exp: number | undefined }): Promise<void>;
+  /**
+   * A client-credentials token of a service account is about to be signed: a top-level record owned by the
+   * account (there is no grant), so that revoking it, or disabling the account, holds on the next request.
+   */
+  machineToken(token: { jti: string; accountId: string; clientId: string; exp: number | undefined }): Promise<void>;
   /** Every token of `grantId` was revoked (refresh token revoked or replayed, code replayed). */
   grantRevoked(grantId: string): Promise<void>;
   /** Is the grant's record live? A grant ended here (sessions.revoke) is not reused without asking again. */
@@ -117,6 +122,19 @@ export function sessionRecords(
         await dropGrant(t.grantId);
         throw refuse('the grant was revoked: authorize again');
       }
+    },
+    async machineToken(t: { jti: string; accountId: string; clientId: string; exp: number | undefined }): Promise<void> {
+      if (t.exp === undefined) throw refuse('this token has no expiry');
+      const result = await recorder.record({
+        id: t.jti,
+        userId: t.accountId,
+        name: nameOf(t.clientId),
+        description: `OAuth client credentials token, client ${t.clientId}`,
+        parentId: null,
+        createdAt: sec(Date.now()),
+        expiresAt: new Date(t.exp * 1000),
+      });
+      if (result !== 'ok') throw refuse('the token could not be recorded');
     },
     grantRevoked: (grantId: string) => recorder.revoke(grantId),
     grantActive: (grantId: string) => recorder.active(grantId),
