@@ -258,6 +258,7 @@ export function providerConfiguration(
     ttl: {
       AccessToken: o.accessTokenTtlSec,
       AuthorizationCode: 60,
+      ClientCredentials: o.accessTokenTtlSec,
       DeviceCode: 600,
       Grant: o.refreshTokenTtlSec,
       IdToken: 3_600,

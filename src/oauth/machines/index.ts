@@ -52,9 +52,10 @@ export interface MachineClients {
 
 /** @internal The lookup over the service's `machines` internals; without them no machine client is found. */
 export function machineClients(auth: Auth): MachineClients {
-  const machines = (internalsOf(auth) as { machines?: MachinesInternals } | undefined)?.machines;
   return Object.freeze({
     async find(clientId: string): Promise<OAuthEntry | undefined> {
+      // Read per request: the service's internals are the live source of accounts and clients.
+      const machines = (internalsOf(auth) as { machines?: MachinesInternals } | undefined)?.machines;
       if (machines === undefined || parseMachineClientId(clientId) === null) return undefined;
       let found: FoundClient | null;
       try {
