@@ -16,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMachineClientId } from '../../../src/core/vocabulary';
 import { internalsOf, registerInternals } from '../../../src/service/internals';
 import type { MachineClientRecord, ServiceAccountRecord } from '../../../src/stores/service-accounts';
+import { trustedIssuerFor } from '../../../src/entries/oauth';
+import { testAuth, systemTime } from '../../support/auth';
 import { startServer, type Running } from '../../support/oauth';
 
 const SECRET = randomBytes(32).toString('base64url');
@@ -87,9 +89,9 @@ describe('client_credentials for machine clients', () => {
     expect(claims.sub).toBe('sa:acme/ci-bot');
     expect(claims.aud).toBe(s.base);
     expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBeLessThanOrEqual(3_600);
-    const record = (await s.tokens.readChain(claims.jti as string))?.[0];
-    expect(record?.ownerId).toBe('sa:acme/ci-bot');
-    expect(record?.parentId).toBeNull();
+    const chain = await s.tokens.readChain(claims.jti as string);
+    expect(chain?.map((r) => r.ownerId)).toEqual(['sa:acme/ci-bot', 'sa:acme/ci-bot']);
+    expect(chain?.[1]?.parentId).toBeNull();
   });
 
   it('metadata lists the grant and both auth methods', async () => {
@@ -137,5 +139,30 @@ describe('client_credentials for machine clients', () => {
     expect(r.body.error).toBe('invalid_request');
     expect(r.body.error_description).toMatch(/grant type is not allowed/);
     expect(r.body.access_token).toBeUndefined();
+  });
+
+  it('the resource accepts the token as the account while its record is live, and refuses it on the next request once revoked', async () => {
+    const { auth: mcp } = await testAuth({
+      issuer: 'svc-rs',
+      tokens: s.tokens,
+      now: systemTime,
+      trustedIssuers: [trustedIssuerFor({ issuer: s.base, resource: s.base })],
+    });
+    const r = await token(s.base, bot.clientId, SECRET, { resource: s.base });
+    const value = r.body.access_token as string;
+    await expect(mcp.authenticate(value)).resolves.toMatchObject({ userId: 'sa:acme/ci-bot' });
+    await s.tokens.revoke([decodeJwt(value).jti as string], new Date());
+    await expect(mcp.authenticate(value)).rejects.toThrow();
+  });
+
+  it('attack: another (unrecorded) trusted issuer cannot name a service account as its subject', async () => {
+    const { auth: mcp } = await testAuth({
+      issuer: 'svc-rs2',
+      tokens: s.tokens,
+      now: systemTime,
+      trustedIssuers: [{ ...trustedIssuerFor({ issuer: s.base, resource: s.base }), recorded: false }],
+    });
+    const r = await token(s.base, bot.clientId, SECRET, { resource: s.base });
+    await expect(mcp.authenticate(r.body.access_token as string)).rejects.toThrow(/not a user id accepted here/);
   });
 });
