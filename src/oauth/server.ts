@@ -161,6 +161,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       const account = token.grantId === undefined ? machines.accountOf(token.clientId) : null;
       if (account !== null) {
         payload.sub = account;
+        // None asked is every permission (as for people); the account's live role caps it at each use.
+        if (typeof payload.scope !== 'string' || payload.scope.trim() === '') payload.scope = PERMISSIONS.join(' ');
         return records.machineToken({ jti: token.jti, accountId: account, clientId: token.clientId ?? '', exp: payload.exp as number | undefined });
       }
       return records.accessToken({ jti: token.jti, grantId: token.grantId, accountId: token.accountId, exp: payload.exp as number | undefined });
@@ -228,6 +230,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       body.client_id_metadata_document_supported = documents !== undefined;
     } else if (route === 'device_authorization') {
       body.interval = o.devicePollIntervalSec;
+    } else if (route === 'token' && machines.accountOf((ctx as KoaContextWithOIDC).oidc.client?.clientId) !== null && !body.scope) {
+      body.scope = PERMISSIONS.join(' ');
     } else if (route === 'token' && isCliClient(o.cli, (ctx as KoaContextWithOIDC).oidc.client?.clientId)) {
       // The command line's token carries no scope (cli-client.ts): its answer does not claim one either.
       delete body.scope;

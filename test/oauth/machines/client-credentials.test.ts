@@ -13,7 +13,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseMachineClientId } from '../../../src/core/vocabulary';
+import { parseMachineClientId, PERMISSIONS } from '../../../src/core/vocabulary';
 import { internalsOf, registerInternals } from '../../../src/service/internals';
 import type { MachineClientRecord, ServiceAccountRecord } from '../../../src/stores/service-accounts';
 import { trustedIssuerFor } from '../../../src/entries/oauth';
@@ -164,5 +164,16 @@ describe('client_credentials for machine clients', () => {
     });
     const r = await token(s.base, bot.clientId, SECRET, { resource: s.base });
     await expect(mcp.authenticate(r.body.access_token as string)).rejects.toThrow(/not a user id accepted here/);
+  });
+
+  it('scope: what was asked (permissions only); none asked = every permission, which the account role caps at each use', async () => {
+    const asked = await token(s.base, bot.clientId, SECRET, { resource: s.base, scope: 'repo:read' });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    expect(decodeJwt(asked.body.access_token as string).scope).toBe('repo:read');
+    const none = await token(s.base, bot.clientId, SECRET, { resource: s.base });
+    expect(decodeJwt(none.body.access_token as string).scope).toBe(PERMISSIONS.join(' '));
+    expect(none.body.scope).toBe(PERMISSIONS.join(' '));
+    const bogus = await token(s.base, bot.clientId, SECRET, { resource: s.base, scope: 'admin:everything' });
+    expect(bogus.body.access_token === undefined || !String(decodeJwt(bogus.body.access_token as string).scope).includes('admin:everything')).toBe(true);
   });
 });
