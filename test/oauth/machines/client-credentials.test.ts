@@ -11,7 +11,7 @@
  * lookup over the real store (readServiceAccount + parseMachineClientId).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { decodeJwt } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMachineClientId, PERMISSIONS } from '../../../src/core/vocabulary';
 import { internalsOf, registerInternals } from '../../../src/service/internals';
@@ -175,5 +175,65 @@ describe('client_credentials for machine clients', () => {
     expect(none.body.scope).toBe(PERMISSIONS.join(' '));
     const bogus = await token(s.base, bot.clientId, SECRET, { resource: s.base, scope: 'admin:everything' });
     expect(bogus.body.access_token === undefined || !String(decodeJwt(bogus.body.access_token as string).scope).includes('admin:everything')).toBe(true);
+  });
+
+  describe('private_key_jwt', () => {
+    let key: CryptoKey;
+    let jwtClient: MachineClientRecord;
+    beforeAll(async () => {
+      const pair = await generateKeyPair('ES256');
+      key = pair.privateKey;
+      jwtClient = client('acme', 'jwt-bot', { method: 'private_key_jwt', secretHash: null, jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), alg: 'ES256' }] } });
+      await s.tokens.putServiceAccount(account('acme', 'jwt-bot', [jwtClient]));
+    });
+    const assertion = (jti = random()): Promise<string> =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuer(jwtClient.clientId)
+        .setSubject(jwtClient.clientId)
+        .setAudience(`${s.base}/oauth/token`)
+        .setJti(jti)
+        .setIssuedAt()
+        .setExpirationTime('2m')
+        .sign(key);
+    const post = async (form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const res = await fetch(`${s.base}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', resource: s.base, ...form }).toString(),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+    it('a signed client assertion gets a token as the account', async () => {
+      const r = await post({ client_id: jwtClient.clientId, client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion() });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(decodeJwt(r.body.access_token as string).sub).toBe('sa:acme/jwt-bot');
+    });
+
+    it('attack: a replayed client assertion is refused', async () => {
+      const once = await assertion();
+      expect((await post({ client_assertion_type: ASSERTION_TYPE, client_assertion: once })).status).toBe(200);
+      expect((await post({ client_assertion_type: ASSERTION_TYPE, client_assertion: once })).body.error).toBe('invalid_client');
+    });
+
+    it('attack: a secret for a jwt client is invalid_client', async () => {
+      expect((await token(s.base, jwtClient.clientId, SECRET)).body.error).toBe('invalid_client');
+    });
+
+    it('attack: an assertion signed by another key is invalid_client', async () => {
+      const other = (await generateKeyPair('ES256')).privateKey;
+      const forged = await new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuer(jwtClient.clientId)
+        .setSubject(jwtClient.clientId)
+        .setAudience(`${s.base}/oauth/token`)
+        .setJti(random())
+        .setIssuedAt()
+        .setExpirationTime('2m')
+        .sign(other);
+      expect((await post({ client_assertion_type: ASSERTION_TYPE, client_assertion: forged })).body.error).toBe('invalid_client');
+    });
   });
 });
