@@ -185,7 +185,8 @@ export function providerConfiguration(
       pushedAuthorizationRequests: { enabled: false },
       claimsParameter: { enabled: false },
       introspection: { enabled: false },
-      clientCredentials: { enabled: false },
+      // Only service accounts' machine clients have the grant (machines/): registration refuses it (storage/adapter.ts).
+      clientCredentials: { enabled: true },
       // A client that sends a proof gets tokens bound to its key (cnf.jkt), refresh tokens too, which the
       // resources check (RFC 9449). The nonce secret comes from the stored secrets, so every instance
       // sharing them takes every other's nonces; nonces are offered, not required.
@@ -257,6 +258,7 @@ export function providerConfiguration(
     ttl: {
       AccessToken: o.accessTokenTtlSec,
       AuthorizationCode: 60,
+      ClientCredentials: o.accessTokenTtlSec,
       DeviceCode: 600,
       Grant: o.refreshTokenTtlSec,
       IdToken: 3_600,

@@ -11,6 +11,7 @@
  * every access token of the grant fails on its next request.
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import { UnavailableError } from '../errors';
 import { internalsOf, type Auth } from '../service';
 
@@ -34,6 +35,11 @@ export interface SessionRecords {
   granted(grant: GrantFacts): Promise<void>;
   /** An access token of `grantId` is about to be signed; rejects to refuse it (its grant was revoked). */
   accessToken(token: { jti: string; grantId: string | undefined; accountId: string | undefined; exp: number | undefined }): Promise<void>;
+  /**
+   * A client-credentials token of a service account is about to be signed: records owned by the account
+   * (a top-level one, as there is no grant, and the token's under it), so that revoking it holds on the next request.
+   */
+  machineToken(token: { jti: string; accountId: string; clientId: string; exp: number | undefined }): Promise<void>;
   /** Every token of `grantId` was revoked (refresh token revoked or replayed, code replayed). */
   grantRevoked(grantId: string): Promise<void>;
   /** Is the grant's record live? A grant ended here (sessions.revoke) is not reused without asking again. */
@@ -117,6 +123,22 @@ export function sessionRecords(
         await dropGrant(t.grantId);
         throw refuse('the grant was revoked: authorize again');
       }
+    },
+    async machineToken(t: { jti: string; accountId: string; clientId: string; exp: number | undefined }): Promise<void> {
+      if (t.exp === undefined) throw refuse('this token has no expiry');
+      // The resource reads a recorded token as a chain of two records (its own under its grant's): a
+      // client-credentials token has no grant, so each gets a top-level record of its own to stand under.
+      const parentId = randomBytes(32).toString('base64url');
+      const common = { userId: t.accountId, createdAt: sec(Date.now()), expiresAt: new Date(t.exp * 1000) };
+      const top = await recorder.record({
+        ...common,
+        id: parentId,
+        name: nameOf(t.clientId),
+        description: `OAuth client credentials token, client ${t.clientId}`,
+        parentId: null,
+      });
+      const own = top === 'ok' ? await recorder.record({ ...common, id: t.jti, name: 'oauth-access-token', description: null, parentId }) : top;
+      if (own !== 'ok') throw refuse('the token could not be recorded');
     },
     grantRevoked: (grantId: string) => recorder.revoke(grantId),
     grantActive: (grantId: string) => recorder.active(grantId),

@@ -15,6 +15,7 @@ import { isCliClient } from './cli-client';
 import { ownDeviceLinkPage, providerConfiguration, routesOf } from './config';
 import { errorPage, pageHeaders, type ClientView } from './pages';
 import { attemptAddress, interactionRoutes, userCodeAttempts } from './interactions';
+import { machineClients } from './machines';
 import { mount } from './mount';
 import { resolveOptions } from './options';
 import { sessionRecords } from './records';
@@ -108,6 +109,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     (grantId) => dropGrant(grantId),
   );
   const documents = o.documents === undefined ? undefined : metadataDocuments(o.documents);
+  const machines = machineClients(o.auth);
 
   const Adapter = adapterClass(o.storage, {
     isDocument: (id) => documents !== undefined && isDocumentClientId(id),
@@ -121,6 +123,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     },
     grantRevoked: (grantId) => records.grantRevoked(grantId),
     clientTtlSec: { unused: o.unusedClientTtlSec, granted: o.refreshTokenTtlSec },
+    machineClient: (id) => machines.find(id),
+    machineRegistrationRefused: () =>
+      new mod.errors.InvalidClientMetadata('client_credentials clients are made for service accounts by org admins, not registered'),
     now: () => new Date(),
     clientRefused(err) {
       // RFC 7591 has no quota error: 503 with temporarily_unavailable (RFC 6749 4.1.2.1) says
@@ -151,8 +156,17 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       await dropGrant(grantId);
       return false;
     },
-    accessToken: (_ctx, token, payload) =>
-      records.accessToken({ jti: token.jti, grantId: token.grantId, accountId: token.accountId, exp: payload.exp as number | undefined }),
+    accessToken(_ctx, token, payload) {
+      // A client-credentials token speaks for the service account its client belongs to (machines/).
+      const account = token.grantId === undefined ? machines.accountOf(token.clientId) : null;
+      if (account !== null) {
+        payload.sub = account;
+        // None asked is every permission (as for people); the account's live role caps it at each use.
+        if (typeof payload.scope !== 'string' || payload.scope.trim() === '') payload.scope = PERMISSIONS.join(' ');
+        return records.machineToken({ jti: token.jti, accountId: account, clientId: token.clientId ?? '', exp: payload.exp as number | undefined });
+      }
+      return records.accessToken({ jti: token.jti, grantId: token.grantId, accountId: token.accountId, exp: payload.exp as number | undefined });
+    },
   });
   const provider = new mod.default(o.issuer, configuration);
   provider.proxy = o.trustProxy;
@@ -216,6 +230,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       body.client_id_metadata_document_supported = documents !== undefined;
     } else if (route === 'device_authorization') {
       body.interval = o.devicePollIntervalSec;
+    } else if (route === 'token' && machines.accountOf((ctx as KoaContextWithOIDC).oidc.client?.clientId) !== null && !body.scope) {
+      body.scope = PERMISSIONS.join(' ');
     } else if (route === 'token' && isCliClient(o.cli, (ctx as KoaContextWithOIDC).oidc.client?.clientId)) {
       // The command line's token carries no scope (cli-client.ts): its answer does not claim one either.
       delete body.scope;

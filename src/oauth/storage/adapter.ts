@@ -44,6 +44,10 @@ export interface AdapterHooks {
   now(): Date;
   /** A new client could not be stored (a full client budget, the storage down): the error to answer the registration with. */
   clientRefused(err: unknown): Error;
+  /** A service account's machine client (never stored here), or `undefined` when `id` is not one or is refused. */
+  machineClient?(id: string): Promise<OAuthEntry | undefined>;
+  /** The error a registration asking for what only machine clients have (client_credentials) is answered with. */
+  machineRegistrationRefused?(): Error;
 }
 
 /** @internal The adapter class oidc-provider instantiates once per model name. */
@@ -72,6 +76,10 @@ export function adapterClass(storage: OAuthStorage, hooks: AdapterHooks): Adapte
     async upsert(id: string, payload: OAuthEntry, expiresIn?: number): Promise<void> {
       const at = (sec: number): Date => new Date(hooks.now().getTime() + sec * 1000);
       if (this.#kind === 'Client') {
+        // Machine clients live in their service account's record: a registration never makes one.
+        const grants = Array.isArray(payload.grant_types) ? (payload.grant_types as unknown[]) : [];
+        if ((id.startsWith('sa~') || grants.includes('client_credentials')) && hooks.machineRegistrationRefused !== undefined)
+          throw hooks.machineRegistrationRefused();
         const entry =
           typeof payload.client_secret === 'string' ? { ...payload, client_secret: secretHash(payload.client_secret) } : payload;
         try {
@@ -93,6 +101,7 @@ export function adapterClass(storage: OAuthStorage, hooks: AdapterHooks): Adapte
       if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID) return undefined;
       if (this.#kind === 'Client') {
         if (hooks.isDocument(id)) return hooks.documentClient(id);
+        if (id.startsWith('sa~')) return hooks.machineClient?.(id);
         const client = await storage.get('Client', id);
         if (client !== undefined) delete client.scope;
         return client;

@@ -10,7 +10,7 @@
  */
 import { compileLayer, type CompiledLayer, type Principal, type UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
-import type { Permission } from '../../core/vocabulary';
+import { parseServiceAccountId, type Permission } from '../../core/vocabulary';
 import { IssuerVerifier, type IssuerClaims } from '../../tokens';
 import { checkUserId } from '../identity';
 import type { PrincipalState } from '../internals';
@@ -81,7 +81,10 @@ export function issuerPath(
     clockToleranceSec: opts.clockToleranceSec,
     cacheSize: opts.signatureCacheSize,
     // The same rule as issueSession and principalFor: the id may have to form the default committer identity.
-    isUserId: (id) => {
+    // A service account (`sa:<org>/<name>`) is a subject of the server's own authorization server only
+    // (a recorded issuer: its client-credentials tokens have records we wrote); never of another issuer.
+    isUserId: (id, recorded) => {
+      if (recorded && parseServiceAccountId(id) !== null) return true;
       try {
         checkUserId(id, needsSegment);
         return true;

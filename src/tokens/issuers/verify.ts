@@ -32,7 +32,7 @@ export interface IssuerVerifierOptions {
   /** Verified tokens remembered; 0 turns the cache off. */
   readonly cacheSize: number;
   /** May this claim value stand as a user id here? */
-  readonly isUserId: (id: string) => boolean;
+  readonly isUserId: (id: string, recorded: boolean) => boolean;
   /**
    * Accept any `aud` (default `false`: the issuer's audience is pinned). Only for leak reports: a
    * token of a recorded issuer is this service's to revoke whatever resource it was minted for.
@@ -77,7 +77,7 @@ export class IssuerVerifier {
   readonly #byIssuer: ReadonlyMap<string, { readonly config: IssuerConfig; readonly keys: IssuerKeys }>;
   readonly #own: string;
   readonly #toleranceSec: number;
-  readonly #isUserId: (id: string) => boolean;
+  readonly #isUserId: (id: string, recorded: boolean) => boolean;
   readonly #cache: SignatureCache<Entry>;
   readonly #anyAudience: boolean;
 
@@ -199,13 +199,13 @@ export class IssuerVerifier {
         // Its message may quote claims: not carried.
         throw fail('malformed', "the issuer's userId function found no user id");
       }
-      if (typeof id !== 'string' || !this.#isUserId(id))
+      if (typeof id !== 'string' || !this.#isUserId(id, config.recorded))
         throw fail('malformed', "the issuer's userId function found no user id accepted here");
       return id;
     }
     const value = Object.hasOwn(payload, config.userIdClaim) ? payload[config.userIdClaim] : undefined;
     id = typeof value === 'string' && value.length > 0 ? `${config.userIdPrefix ?? ''}${value}` : undefined;
-    if (typeof id !== 'string' || !this.#isUserId(id))
+    if (typeof id !== 'string' || !this.#isUserId(id, config.recorded))
       throw fail('malformed', `claim ${config.userIdClaim} is not a user id accepted here`);
     return id;
   }
