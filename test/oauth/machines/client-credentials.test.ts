@@ -14,8 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMachineClientId, PERMISSIONS } from '../../../src/core/vocabulary';
-import { internalsOf, registerInternals } from '../../../src/service/internals';
-import type { MachineClientRecord, ServiceAccountRecord } from '../../../src/stores/service-accounts';
+import type { MachineClientRecord, PublicJwk, ServiceAccountRecord } from '../../../src/stores';
 import { trustedIssuerFor } from '../../../src/entries/oauth';
 import { testAuth, systemTime } from '../../support/auth';
 import { startServer, type Running } from '../../support/oauth';
@@ -66,19 +65,6 @@ describe('client_credentials for machine clients', () => {
     await store.putServiceAccount(account('acme', 'ci-bot', [bot, revoked]));
     await store.putServiceAccount(account('acme', 'off-bot', [off], { disabled: true }));
     await store.putServiceAccount(account('globex', 'ci-bot', [other]));
-    const internals = internalsOf(s.auth);
-    if (internals === undefined) throw new Error('no internals');
-    registerInternals(s.auth, {
-      ...internals,
-      machines: {
-        findClient(clientId: string) {
-          const ref = parseMachineClientId(clientId);
-          const acc = ref === null ? null : store.readServiceAccount(ref.org, ref.name);
-          const c = acc?.clients.find((x) => x.clientId === clientId);
-          return acc == null || c === undefined ? null : { account: acc, client: c };
-        },
-      },
-    } as Parameters<typeof registerInternals>[1]);
   });
   afterAll(() => s.close());
 
@@ -183,7 +169,7 @@ describe('client_credentials for machine clients', () => {
     beforeAll(async () => {
       const pair = await generateKeyPair('ES256');
       key = pair.privateKey;
-      jwtClient = client('acme', 'jwt-bot', { method: 'private_key_jwt', secretHash: null, jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), alg: 'ES256' }] } });
+      jwtClient = client('acme', 'jwt-bot', { method: 'private_key_jwt', secretHash: null, jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), alg: 'ES256' } as PublicJwk] } });
       await s.tokens.putServiceAccount(account('acme', 'jwt-bot', [jwtClient]));
     });
     const assertion = (jti = random()): Promise<string> =>
