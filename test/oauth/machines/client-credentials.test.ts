@@ -13,7 +13,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseMachineClientId, PERMISSIONS } from '../../../src/core/vocabulary';
+import { PERMISSIONS } from '../../../src/core/vocabulary';
 import type { MachineClientRecord, PublicJwk, ServiceAccountRecord } from '../../../src/stores';
 import { trustedIssuerFor } from '../../../src/entries/oauth';
 import { testAuth, systemTime } from '../../support/auth';
