@@ -39,7 +39,7 @@ describe('exchangeWorkloadToken', () => {
     const got = await auth.exchangeWorkloadToken(await jwt());
     expect(got.serviceAccount).toEqual({ org: 'acme', name: 'ci-bot' });
     expect(got.expiresAt.getTime()).toBe(clock.ms + 15 * 60_000);
-    expect(got.scopes).toEqual([{ resource: 'acme/api', permissions: ['repo:write'] }]);
+    expect(got.scopes).toEqual([{ resource: 'acme/api', permissions: ['repo:read', 'repo:write'] }]);
     const p = await auth.authenticate(got.token);
     expect(p).toMatchObject({ kind: 'pat', userId: 'sa:acme/ci-bot', tokenId: got.tokenId });
     await auth.flush();
@@ -129,5 +129,50 @@ describe('exchangeWorkloadToken', () => {
     const { createAuth } = await import('../../../src/service');
     const auth = createAuth({ issuer: 'https://svc.test', keys, members: { rolesOf: () => ({}) } });
     await expect(auth.exchangeWorkloadToken(await jwt())).rejects.toMatchObject({ code: 'authentication', reason: 'issuer' });
+  });
+});
+
+describe('replay across servers and options', () => {
+  it('attack: a token exchanged on one server is refused on another sharing the store (shared claimProof)', async () => {
+    const store = await withAccount();
+    const one = workloadAuth({ idp, keys, now: clock.now, store });
+    const two = workloadAuth({ idp, keys, now: clock.now, store });
+    const token = await jwt();
+    await one.exchangeWorkloadToken(token);
+    await expect(two.exchangeWorkloadToken(token)).rejects.toMatchObject({ code: 'authentication', reason: 'revoked' });
+  });
+
+  it('asked scopes narrow the rule; asking for more is a ValidationError', async () => {
+    const auth = workloadAuth({ idp, keys, now: clock.now, store: await withAccount() });
+    const got = await auth.exchangeWorkloadToken(await jwt(), { scopes: ['acme/api=repo:read'] });
+    expect(got.scopes).toEqual([{ resource: 'acme/api', permissions: ['repo:read'] }]);
+    await expect(auth.exchangeWorkloadToken(await jwt(), { scopes: ['acme=org:admin'] })).rejects.toMatchObject({ code: 'validation' });
+  });
+
+  it('misuse of trustedWorkloads fails when createAuth is called, every issue at once', () => {
+    let err: unknown;
+    try {
+      workloadAuth({
+        idp,
+        keys,
+        now: clock.now,
+        rules: [
+          { claims: {}, serviceAccount: 'acme', expiresIn: '2h', scopes: ['=='] },
+          { claims: { ref: [] }, serviceAccount: 'acme/x' },
+        ],
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'validation' });
+    const paths = (err as { issues: { path: unknown[] }[] }).issues.map((i) => i.path.join('.'));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'trustedWorkloads.0.rules.0.claims',
+        'trustedWorkloads.0.rules.0.serviceAccount',
+        'trustedWorkloads.0.rules.0.expiresIn',
+        'trustedWorkloads.0.rules.1.claims.ref',
+      ]),
+    );
   });
 });

@@ -79,7 +79,7 @@ export function workloadAuth(s: Setup): Auth {
           {
             claims: { repository: 'acme/api', ref: 'refs/heads/main' },
             serviceAccount: 'acme/ci-bot',
-            scopes: ['acme/api=repo:write'],
+            scopes: ['acme/api=repo:read,repo:write'],
           },
         ]) as never,
       },
