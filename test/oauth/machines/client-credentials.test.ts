@@ -221,7 +221,7 @@ describe('client_credentials for machine clients', () => {
       jwtClient = client('acme', 'jwt-bot', {
         method: 'private_key_jwt',
         secretHash: null,
-        jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), alg: 'ES256' }] },
+        jwks: { keys: [{ kty: 'EC', ...(await exportJWK(pair.publicKey)), alg: 'ES256' }] },
       });
       await s.tokens.putServiceAccount(account('acme', 'jwt-bot', [jwtClient]));
     });
