@@ -137,7 +137,8 @@ export function sessionRecords(
         description: `OAuth client credentials token, client ${t.clientId}`,
         parentId: null,
       });
-      const own = top === 'ok' ? await recorder.record({ ...common, id: t.jti, name: 'oauth-access-token', description: null, parentId }) : top;
+      const own =
+        top === 'ok' ? await recorder.record({ ...common, id: t.jti, name: 'oauth-access-token', description: null, parentId }) : top;
       if (own !== 'ok') throw refuse('the token could not be recorded');
     },
     grantRevoked: (grantId: string) => recorder.revoke(grantId),

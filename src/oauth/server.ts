@@ -163,9 +163,19 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
         payload.sub = account;
         // None asked is every permission (as for people); the account's live role caps it at each use.
         if (typeof payload.scope !== 'string' || payload.scope.trim() === '') payload.scope = PERMISSIONS.join(' ');
-        return records.machineToken({ jti: token.jti, accountId: account, clientId: token.clientId ?? '', exp: payload.exp as number | undefined });
+        return records.machineToken({
+          jti: token.jti,
+          accountId: account,
+          clientId: token.clientId ?? '',
+          exp: payload.exp as number | undefined,
+        });
       }
-      return records.accessToken({ jti: token.jti, grantId: token.grantId, accountId: token.accountId, exp: payload.exp as number | undefined });
+      return records.accessToken({
+        jti: token.jti,
+        grantId: token.grantId,
+        accountId: token.accountId,
+        exp: payload.exp as number | undefined,
+      });
     },
   });
   const provider = new mod.default(o.issuer, configuration);

@@ -37,11 +37,6 @@ interface MachinesInternals {
   findClient(clientId: string): Promise<FoundClient | null> | FoundClient | null;
 }
 
-/** @internal Does `id` have the form of a machine client id? Such ids are never registered. */
-export function isMachineClientId(id: unknown): boolean {
-  return typeof id === 'string' && id.startsWith('sa~');
-}
-
 /** @internal The machine clients of `auth`, as oidc-provider client entries. */
 export interface MachineClients {
   /** The client entry of `clientId`, or `undefined` (unknown, revoked, disabled account). Never throws. */
