@@ -156,13 +156,16 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       await dropGrant(grantId);
       return false;
     },
-    accessToken(_ctx, token, payload) {
+    async accessToken(_ctx, token, payload) {
       // A client-credentials token speaks for the service account its client belongs to (machines/).
       const account = token.grantId === undefined ? machines.accountOf(token.clientId) : null;
       if (account !== null) {
         payload.sub = account;
-        // None asked is every permission (as for people); the account's live role caps it at each use.
-        if (typeof payload.scope !== 'string' || payload.scope.trim() === '') payload.scope = PERMISSIONS.join(' ');
+        // None asked is all the account's role allows now (its client's scope); more than that was refused as
+        // invalid_scope (W2: capped at issuance), and the live role caps it again at each use.
+        if (typeof payload.scope !== 'string' || payload.scope.trim() === '') {
+          payload.scope = (await machines.find(token.clientId ?? ''))?.scope ?? '';
+        }
         return records.machineToken({
           jti: token.jti,
           accountId: account,

@@ -71,7 +71,8 @@ export interface AuthInternals {
  * ```
  */
 export interface MachineClientsView {
-  findClient(clientId: string): Promise<{ account: ServiceAccountRecord; client: MachineClientRecord } | null>;
+  /** The live client, its account, and the permissions the account's role can ever grant on its org. */
+  findClient(clientId: string): Promise<{ account: ServiceAccountRecord; client: MachineClientRecord; permissions: readonly string[] } | null>;
   checkSecret(client: MachineClientRecord, presented: string): boolean;
 }
 

@@ -7,7 +7,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { NotFoundError, ValidationError } from '../../errors';
 import type { Principal } from '../../core/policy';
-import { machineClientId, parseMachineClientId, type ServiceAccountRef } from '../../core/vocabulary';
+import { machineClientId, parseMachineClientId, ROLE_TABLE, type Permission, type ServiceAccountRef } from '../../core/vocabulary';
 import { MAX_MACHINE_CLIENTS, type MachineClientRecord, type ServiceAccountRecord, type TokenStore } from '../../stores';
 import type { ServiceContext } from '../internals';
 import type { CreatedMachineClient, MachineClientInfo, ServiceAccountApi } from '../contract';
@@ -97,7 +97,7 @@ export function machineClientsApi(
  */
 export interface MachineClients {
   /** The live client and its account: `null` for an unknown or revoked client, or a gone or disabled account. */
-  findClient(clientId: string): Promise<{ account: ServiceAccountRecord; client: MachineClientRecord } | null>;
+  findClient(clientId: string): Promise<{ account: ServiceAccountRecord; client: MachineClientRecord; permissions: Permission[] } | null>;
   /** Is `presented` the client's secret? Constant time on the hashes; `false` for a client without one. */
   checkSecret(client: MachineClientRecord, presented: string): boolean;
 }
@@ -119,7 +119,10 @@ export function machineClients(store: TokenStore, call: <T>(what: string, fn: ()
       const account = got instanceof Promise ? await got : got;
       if (account === null || account.disabled) return null;
       const client = account.clients.find((c) => c.clientId === clientId);
-      return client === undefined || client.revokedAt !== null ? null : { account, client };
+      if (client === undefined || client.revokedAt !== null) return null;
+      // What the account's role can ever grant on its org: a machine token asks for at most this (W2).
+      const role = ROLE_TABLE[account.role];
+      return { account, client, permissions: [...role.repo, ...role.org] };
     },
     checkSecret(client: MachineClientRecord, presented: string): boolean {
       if (client.secretHash === null || typeof presented !== 'string' || presented.length === 0 || presented.length > 512) return false;

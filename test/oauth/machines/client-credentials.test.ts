@@ -152,15 +152,20 @@ describe('client_credentials for machine clients', () => {
     await expect(mcp.authenticate(r.body.access_token as string)).rejects.toThrow(/not a user id accepted here/);
   });
 
-  it('scope: what was asked (permissions only); none asked = every permission, which the account role caps at each use', async () => {
+  it("scope: what was asked, capped by the account's role at issuance (W2): more is invalid_scope; none asked = all its role allows", async () => {
     const asked = await token(s.base, bot.clientId, SECRET, { resource: s.base, scope: 'repo:read' });
     expect(asked.status, JSON.stringify(asked.body)).toBe(200);
     expect(decodeJwt(asked.body.access_token as string).scope).toBe('repo:read');
+    // A viewer account: repo:read and org:read, nothing more.
     const none = await token(s.base, bot.clientId, SECRET, { resource: s.base });
-    expect(decodeJwt(none.body.access_token as string).scope).toBe(PERMISSIONS.join(' '));
-    expect(none.body.scope).toBe(PERMISSIONS.join(' '));
+    expect(none.status, JSON.stringify(none.body)).toBe(200);
+    expect(String(decodeJwt(none.body.access_token as string).scope).split(' ').sort()).toEqual(['org:read', 'repo:read']);
+    const above = await token(s.base, bot.clientId, SECRET, { resource: s.base, scope: 'repo:write' });
+    expect(above.status).toBe(400);
+    expect(above.body.error).toBe('invalid_scope');
     const bogus = await token(s.base, bot.clientId, SECRET, { resource: s.base, scope: 'admin:everything' });
     expect(bogus.body.access_token === undefined || !String(decodeJwt(bogus.body.access_token as string).scope).includes('admin:everything')).toBe(true);
+    expect(PERMISSIONS.length).toBe(7);
   });
 
   describe('private_key_jwt', () => {
