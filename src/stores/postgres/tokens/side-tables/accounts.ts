@@ -6,7 +6,8 @@
  * @module
  */
 import type { PoolClient } from 'pg';
-import { ConflictError, UnavailableError } from '../../../../errors';
+import { ConflictError, UnavailableError, ValidationError } from '../../../../errors';
+import { storable } from '../text';
 import { checkServiceAccount, type ServiceAccountRecord } from '../../../service-accounts';
 
 /** @internal The statements of the service accounts, for one token table. */
@@ -73,17 +74,22 @@ export function pgAccounts(sql: AccountsSql, run: <T>(work: (client: PoolClient)
   return {
     async readServiceAccount(org: string, name: string): Promise<ServiceAccountRecord | null> {
       if (typeof org !== 'string' || typeof name !== 'string' || org.length > 100 || name.length > 64) return null;
+      if (!storable(org) || !storable(name)) return null; // no such account, and no text PostgreSQL refuses
       const { rows } = await run((client) => client.query({ text: sql.read, values: [org, name] }));
       return parsed(rows[0] as { record?: unknown } | undefined);
     },
     async listServiceAccounts(org: string): Promise<ServiceAccountRecord[]> {
-      if (typeof org !== 'string' || org.length > 100) return [];
+      if (typeof org !== 'string') throw new ValidationError([{ path: 'org', message: 'expected an org name' }]);
+      if (org.length > 100 || !storable(org)) return [];
       const { rows } = await run((client) => client.query({ text: sql.list, values: [org] }));
       return rows.map((row) => parsed(row as { record?: unknown }) as ServiceAccountRecord);
     },
     async putServiceAccount(given: ServiceAccountRecord): Promise<boolean> {
       const r = checkServiceAccount(given, 'date');
-      const json = JSON.stringify(r);
+      let bad = false;
+      // NUL and lone surrogates: text jsonb refuses, said as bad input rather than as a database failure.
+      const json = JSON.stringify(r, (_key, value: unknown) => ((bad ||= typeof value === 'string' && !storable(value)), value));
+      if (bad) throw new ValidationError([{ path: 'serviceAccount', message: 'must not contain NUL characters or lone surrogates' }]);
       return run(async (client) => {
         await client.query('BEGIN');
         const done =
