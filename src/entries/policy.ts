@@ -79,6 +79,7 @@ export type {
   CreateServiceAccountInput,
   CreatedMachineClient,
   ExchangedToken,
+  ExchangeWorkloadOptions,
   MachineClientInfo,
   ServiceAccountApi,
   ServiceAccountEvent,

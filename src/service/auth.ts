@@ -14,7 +14,7 @@ import type { ServiceContext } from './internals';
 import { EventDispatcher, deniedReporter, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
 import { checkIdentity, checkUserId, defaultIdentity } from './identity';
-import { issuers, sweeper, purger, tokenApi, sessionApi, managedRecords, toInfo } from './manage';
+import { issuers, sweeper, purger, tokenApi, sessionApi, managedRecords, toInfo, checkNarrowing } from './manage';
 import { leakReporter } from './leaks';
 import { orgApi } from './orgs';
 import { machineClients, serviceAccountApi, serviceAccountsApi } from './service-accounts';
@@ -165,6 +165,7 @@ export function createAuth(options: AuthOptions): Auth {
       call,
       events,
       mint: plainMint({ issuer: opts.issuer, keys: opts.keys, store, call, events }),
+      checkNarrowing,
     }),
 
     async flush(options) {

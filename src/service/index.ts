@@ -14,6 +14,7 @@ export type {
   CreateServiceAccountInput,
   CreatedMachineClient,
   ExchangedToken,
+  ExchangeWorkloadOptions,
   MachineClientInfo,
   ServiceAccountApi,
   ServiceAccountInfo,

@@ -19,6 +19,5 @@ export type {
   ServiceAccountsApi,
   TrustedWorkload,
   UpdateServiceAccountInput,
-  WorkloadExchange,
   WorkloadRule,
 } from './service-accounts';

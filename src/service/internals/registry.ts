@@ -72,7 +72,9 @@ export interface AuthInternals {
  */
 export interface MachineClientsView {
   /** The live client, its account, and the permissions the account's role can ever grant on its org. */
-  findClient(clientId: string): Promise<{ account: ServiceAccountRecord; client: MachineClientRecord; permissions: readonly string[] } | null>;
+  findClient(
+    clientId: string,
+  ): Promise<{ account: ServiceAccountRecord; client: MachineClientRecord; permissions: readonly string[] } | null>;
   checkSecret(client: MachineClientRecord, presented: string): boolean;
 }
 

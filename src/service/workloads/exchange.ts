@@ -10,7 +10,6 @@ import { isPlainObject, type ServiceAccountRef } from '../../core/vocabulary';
 import type { Scope } from '../../core/scopes';
 import type { TokenStore } from '../../stores';
 import { ReplayCache } from '../../tokens';
-import { checkNarrowing } from '../manage';
 import type { EventDispatcher } from '../events';
 import type { ExchangedToken } from '../contract';
 import { matchRule } from './match';
@@ -54,6 +53,11 @@ export interface ExchangeDeps {
   call<T>(what: string, fn: () => T | Promise<T>): Promise<T>;
   readonly events: EventDispatcher | null;
   readonly mint: MintAccountToken;
+  /**
+   * Token management's narrowing check (M4), handed in by `createAuth`: importing `manage/` here
+   * would close a cycle through the options, which import this folder.
+   */
+  readonly checkNarrowing: (child: readonly Scope[], layers: readonly (readonly Scope[])[]) => void;
 }
 
 /** The replay key of a workload token: its issuer and `jti`, hashed (a `jti` is the issuer's text, of any shape). */
@@ -63,7 +67,7 @@ async function replayKey(issuer: string, jti: string): Promise<string> {
 }
 
 /** `options.scopes` narrowed within the rule's (narrowing only); `null`: the rule's. */
-function askedScopes(options: unknown, rule: WorkloadRuleConfig): readonly Scope[] | null {
+function askedScopes(options: unknown, rule: WorkloadRuleConfig, checkNarrowing: ExchangeDeps['checkNarrowing']): readonly Scope[] | null {
   if (options === undefined) return rule.scopes;
   if (!isPlainObject(options) || Object.keys(options).some((k) => k !== 'scopes')) {
     throw new ValidationError([{ path: [], message: 'options must be an object { scopes? }' }]);
@@ -112,7 +116,7 @@ export function workloadExchanger(deps: ExchangeDeps): (jwt: string, options?: {
     const nowMs = deps.nowMs();
     const verified = await verifier.verify(jwt, Math.floor(nowMs / 1000));
     const rule = matchRule(verified.config, verified.claims);
-    const scopes = askedScopes(options, rule);
+    const scopes = askedScopes(options, rule, deps.checkNarrowing);
     const { org, name } = rule.account;
     const store = deps.store;
     if (typeof store.readServiceAccount !== 'function') throw new UnavailableError('the token store keeps no service accounts');

@@ -7,5 +7,5 @@
 
 /** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */
 export { checkTrustedWorkloads, type WorkloadConfig } from './options';
-export { workloadExchanger, type MintAccountToken, type MintInput } from './exchange';
+export { workloadExchanger } from './exchange';
 export { plainMint } from './mint';

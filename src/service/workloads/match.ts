@@ -40,7 +40,9 @@ export function matchRule(config: WorkloadConfig, claims: Readonly<Record<string
   }
   const { rule, missed } = closest as { rule: WorkloadRuleConfig; missed: string[] };
   const named = missed.slice(0, MAX_NAMED).join(', ') + (missed.length > MAX_NAMED ? `, and ${missed.length - MAX_NAMED} more` : '');
-  return refuse(`no rule of ${config.issuer} matches this workload token: claims that differ from rule ${rule.index} (the closest): ${named}`);
+  return refuse(
+    `no rule of ${config.issuer} matches this workload token: claims that differ from rule ${rule.index} (the closest): ${named}`,
+  );
 }
 
 function refuse(message: string): never {

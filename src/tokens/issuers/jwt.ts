@@ -56,7 +56,11 @@ export async function verifyIssuerJwt(token: string, keys: Pick<IssuerKeys, 'get
 }
 
 /** jwtVerify, trying each fitting key when the issuer's set has several (as jose's documentation shows). */
-async function verifyWithCandidates(token: string, keys: Pick<IssuerKeys, 'getKey'>, options: JWTVerifyOptions): Promise<{ payload: JWTPayload }> {
+async function verifyWithCandidates(
+  token: string,
+  keys: Pick<IssuerKeys, 'getKey'>,
+  options: JWTVerifyOptions,
+): Promise<{ payload: JWTPayload }> {
   try {
     return await jwtVerify(token, keys.getKey, options);
   } catch (err) {

@@ -36,12 +36,35 @@ function client(org: string, name: string, over: Partial<MachineClientRecord> = 
   };
 }
 
-function account(org: string, name: string, clients: MachineClientRecord[], over: Partial<ServiceAccountRecord> = {}): ServiceAccountRecord {
+function account(
+  org: string,
+  name: string,
+  clients: MachineClientRecord[],
+  over: Partial<ServiceAccountRecord> = {},
+): ServiceAccountRecord {
   const now = new Date();
-  return { org, name, role: 'viewer', description: null, disabled: false, clients, createdBy: 'alice', createdAt: now, updatedBy: 'alice', updatedAt: now, version: 1, ...over } as ServiceAccountRecord;
+  return {
+    org,
+    name,
+    role: 'viewer',
+    description: null,
+    disabled: false,
+    clients,
+    createdBy: 'alice',
+    createdAt: now,
+    updatedBy: 'alice',
+    updatedAt: now,
+    version: 1,
+    ...over,
+  } as ServiceAccountRecord;
 }
 
-async function token(base: string, clientId: string, secret: string, extra: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+async function token(
+  base: string,
+  clientId: string,
+  secret: string,
+  extra: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${base}/oauth/token`, {
     method: 'POST',
     headers: {
@@ -106,7 +129,13 @@ describe('client_credentials for machine clients', () => {
     const res = await fetch(`${s.base}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'x', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' }),
+      body: JSON.stringify({
+        client_name: 'x',
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      }),
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_client_metadata');
@@ -116,7 +145,11 @@ describe('client_credentials for machine clients', () => {
     const reg = await fetch(`${s.base}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'x', redirect_uris: ['http://127.0.0.1:9/cb'], token_endpoint_auth_method: 'client_secret_basic' }),
+      body: JSON.stringify({
+        client_name: 'x',
+        redirect_uris: ['http://127.0.0.1:9/cb'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      }),
     });
     const body = (await reg.json()) as { client_id: string; client_secret: string };
     const r = await token(s.base, body.client_id, body.client_secret);
@@ -159,12 +192,18 @@ describe('client_credentials for machine clients', () => {
     // A viewer account: repo:read and org:read, nothing more.
     const none = await token(s.base, bot.clientId, SECRET, { resource: s.base });
     expect(none.status, JSON.stringify(none.body)).toBe(200);
-    expect(String(decodeJwt(none.body.access_token as string).scope).split(' ').sort()).toEqual(['org:read', 'repo:read']);
+    expect(
+      String(decodeJwt(none.body.access_token as string).scope)
+        .split(' ')
+        .sort(),
+    ).toEqual(['org:read', 'repo:read']);
     const above = await token(s.base, bot.clientId, SECRET, { resource: s.base, scope: 'repo:write' });
     expect(above.status).toBe(400);
     expect(above.body.error).toBe('invalid_scope');
     const bogus = await token(s.base, bot.clientId, SECRET, { resource: s.base, scope: 'admin:everything' });
-    expect(bogus.body.access_token === undefined || !String(decodeJwt(bogus.body.access_token as string).scope).includes('admin:everything')).toBe(true);
+    expect(
+      bogus.body.access_token === undefined || !String(decodeJwt(bogus.body.access_token as string).scope).includes('admin:everything'),
+    ).toBe(true);
     expect(PERMISSIONS.length).toBe(7);
   });
 
@@ -174,7 +213,11 @@ describe('client_credentials for machine clients', () => {
     beforeAll(async () => {
       const pair = await generateKeyPair('ES256');
       key = pair.privateKey;
-      jwtClient = client('acme', 'jwt-bot', { method: 'private_key_jwt', secretHash: null, jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), alg: 'ES256' } as PublicJwk] } });
+      jwtClient = client('acme', 'jwt-bot', {
+        method: 'private_key_jwt',
+        secretHash: null,
+        jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), alg: 'ES256' } as PublicJwk] },
+      });
       await s.tokens.putServiceAccount(account('acme', 'jwt-bot', [jwtClient]));
     });
     const assertion = (jti = random()): Promise<string> =>

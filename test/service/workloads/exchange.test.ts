@@ -89,7 +89,10 @@ describe('exchangeWorkloadToken', () => {
     const store = await withAccount({ disabled: true });
     const auth = workloadAuth({ idp, keys, now: clock.now, store });
     const token = await jwt();
-    await expect(auth.exchangeWorkloadToken(token)).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('disabled') });
+    await expect(auth.exchangeWorkloadToken(token)).rejects.toMatchObject({
+      code: 'forbidden',
+      message: expect.stringContaining('disabled'),
+    });
     const missing = workloadAuth({ idp, keys, now: clock.now, store: new MemoryTokenStore() });
     await expect(missing.exchangeWorkloadToken(await jwt())).rejects.toMatchObject({ code: 'forbidden' });
     await store.putServiceAccount(accountRecord({ disabled: false, version: 2 }));
@@ -110,7 +113,14 @@ describe('exchangeWorkloadToken', () => {
       ['HS256 (the public key as a secret)', async () => withHeader(await jwt(), { alg: 'HS256', typ: 'JWT', kid: 'first' }), 'algorithm'],
       ['a key not in the JWKS', async () => jwt({}, await idp.key('ES256', 'stranger')), 'key'],
       ['another issuer', () => idp.sign(idp.first, githubClaims('https://token.actions.githubusercontent.com', NOW_SEC)), 'issuer'],
-      ['a forged signature', async () => { const t = await jwt(); return `${t.slice(0, -4)}AAAA`; }, 'signature'],
+      [
+        'a forged signature',
+        async () => {
+          const t = await jwt();
+          return `${t.slice(0, -4)}AAAA`;
+        },
+        'signature',
+      ],
     ];
     for (const [name, make, reason] of cases) {
       it(`attack: ${name} is refused (${reason})`, async () => {
