@@ -102,7 +102,13 @@ describe('authenticate: sessions', () => {
     });
     const { auth } = await testAuth({ tokens: counting });
     const p = await auth.authenticate(await auth.issueSession('bob'));
-    expect(p).toEqual({ kind: 'session', userId: 'bob', tokenId: expect.any(String) as string, expiresAt: new Date(T0 + DAY_MS / 2) });
+    expect(p).toEqual({
+      kind: 'session',
+      userId: 'bob',
+      tokenId: expect.any(String) as string,
+      expiresAt: new Date(T0 + DAY_MS / 2),
+      serviceAccount: null,
+    });
     expect(Object.keys(p)).not.toContain('tokenName');
     expect(reads).toEqual([p.tokenId]);
     expect((await store.readChain(p.tokenId as string))?.[0]).toMatchObject({
@@ -150,6 +156,7 @@ describe('authenticate: PATs (T5)', () => {
       tokenName: 'ci',
       expiresAt: info.expiresAt,
       committerIdentity: 'svc:acme/users/Identity/ci-bot',
+      serviceAccount: null,
     });
     expect(Object.isFrozen(p)).toBe(true);
   });
@@ -171,7 +178,7 @@ describe('authenticate: PATs (T5)', () => {
     const forged = Object.assign(Object.create(Object.getPrototypeOf(p) as object) as object, { ...p, userId: 'bob' });
     expect(() => s.auth.client(forged as typeof p)).toThrow(ValidationError);
     expect(() => s.auth.committer(forged as typeof p)).toThrow(ValidationError);
-    expect(Object.keys(p)).toEqual(['kind', 'userId', 'expiresAt', 'tokenId']);
+    expect(Object.keys(p)).toEqual(['kind', 'userId', 'expiresAt', 'serviceAccount', 'tokenId']);
     expect(s.auth.authorize(p, 'acme/web', 'repo:read')).toEqual({ allowed: true });
     expect(s.auth.authorize(forged as typeof p, 'acme/web', 'repo:read')).toEqual({ allowed: false, reason: 'invalid' });
     expect(s.auth.authorize(structuredClone(p), 'acme/web', 'repo:read')).toEqual({ allowed: false, reason: 'invalid' });

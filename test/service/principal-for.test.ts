@@ -14,7 +14,7 @@ describe('auth.principalFor (issue 18, item 11)', () => {
     const s = await testAuth();
     const direct = await s.auth.principalFor('alice');
     const viaToken = await s.auth.authenticate(await s.auth.issueSession('alice'));
-    expect(direct).toEqual({ kind: 'session', userId: 'alice', expiresAt: new Date(T0 + 12 * 3600_000) });
+    expect(direct).toEqual({ kind: 'session', userId: 'alice', expiresAt: new Date(T0 + 12 * 3600_000), serviceAccount: null });
     // The same but for the session's record id: principalFor mints no token, so it has no record.
     expect(viaToken).toEqual({ ...direct, tokenId: expect.any(String) as string });
     expect(Object.isFrozen(direct)).toBe(true);
