@@ -6,7 +6,7 @@
  * @module
  */
 import { AuthenticationError, ForbiddenError, UnavailableError, ValidationError } from '../../errors';
-import { isPlainObject, type ServiceAccountRef } from '../../core/vocabulary';
+import { isPlainObject, type RoleName, type ServiceAccountRef } from '../../core/vocabulary';
 import type { Scope } from '../../core/scopes';
 import type { TokenStore } from '../../stores';
 import { ReplayCache } from '../../tokens';
@@ -22,12 +22,14 @@ import { WorkloadVerifier } from './verify';
  *
  * @example
  * ```ts
- * const input: MintInput = { account: { org: 'acme', name: 'ci-bot' }, accountId: 'sa:acme/ci-bot', name: 'workload-x1y2z3w4', scopes: null, lifetimeSec: 900, nowMs: Date.now() };
+ * const input: MintInput = { account: { org: 'acme', name: 'ci-bot' }, accountId: 'sa:acme/ci-bot', role: 'editor', name: 'workload-x1y2z3w4', scopes: null, lifetimeSec: 900, nowMs: Date.now() };
  * ```
  */
 export interface MintInput {
   readonly account: ServiceAccountRef;
   readonly accountId: string;
+  /** The account's role on its org, read now: the orgs' policies decide by it. */
+  readonly role: RoleName;
   readonly name: string;
   readonly scopes: readonly Scope[] | null;
   readonly lifetimeSec: number;
@@ -133,6 +135,7 @@ export function workloadExchanger(deps: ExchangeDeps): (jwt: string, options?: {
     const minted = await deps.mint({
       account: rule.account,
       accountId: rule.accountId,
+      role: account.role,
       name: `workload-${nameSuffix()}`,
       scopes,
       lifetimeSec: rule.lifetimeSec,

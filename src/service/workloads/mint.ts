@@ -1,14 +1,16 @@
 /**
  * The plain minting of an exchanged token: a PAT record owned by the account
  * (`sa:<org>/<name>`), without a parent, stored before its value is returned,
- * and its `token.created` event. The seam `MintAccountToken` lets the account
- * token creation of service-accounts/ take its place.
+ * and its `token.created` event. The orgs' policies apply as to any token an
+ * admin makes for the account (G2, G3): a policy the token breaks refuses the
+ * exchange, and an org that approves tokens is asked (`token.requested`).
  * @module
  */
 import { ConflictError, UnavailableError } from '../../errors';
 import type { TokenRecord, TokenStore } from '../../stores';
 import { mintToken, newTokenId, type KeyRing } from '../../tokens';
 import { createdEvent, SERVER_ACTOR, type EventDispatcher } from '../events';
+import { orgAccessAtCreation, policyIndexReader } from '../orgs';
 import type { MintAccountToken } from './exchange';
 
 /**
@@ -17,7 +19,7 @@ import type { MintAccountToken } from './exchange';
  * @example
  * ```ts
  * const mint = plainMint({ issuer: 'https://svc.example', keys, store, call, events: null });
- * const { token } = await mint({ account, accountId: 'sa:acme/ci-bot', name: 'workload-a1b2c3d4', scopes: null, lifetimeSec: 900, nowMs: Date.now() });
+ * const { token } = await mint({ account, accountId: 'sa:acme/ci-bot', role: 'editor', name: 'workload-a1b2c3d4', scopes: null, lifetimeSec: 900, nowMs: Date.now() });
  * ```
  */
 export function plainMint(deps: {
@@ -27,9 +29,18 @@ export function plainMint(deps: {
   call<T>(what: string, fn: () => T | Promise<T>): Promise<T>;
   readonly events: EventDispatcher | null;
 }): MintAccountToken {
+  const policies = policyIndexReader(deps.store, deps.call);
   return async (input) => {
     const iat = Math.floor(input.nowMs / 1000);
     const exp = iat + input.lifetimeSec;
+    let rules: ReturnType<typeof orgAccessAtCreation> = { entries: [], requested: [] };
+    if (policies !== null) {
+      const got = policies();
+      const index = got instanceof Promise ? await got : got;
+      const roles = { orgs: { [input.account.org]: input.role } };
+      const t = { scopes: input.scopes, chain: null, lifetimeSec: exp - iat, allowedIps: null, justification: null };
+      if (index.byOrg.size > 0) rules = orgAccessAtCreation(index, { ownerId: input.accountId, roles, ...t, at: new Date(iat * 1000) });
+    }
     const record: TokenRecord = Object.freeze({
       id: newTokenId(),
       kind: 'pat' as const,
@@ -42,6 +53,7 @@ export function plainMint(deps: {
       expiresAt: new Date(exp * 1000),
       revokedAt: null,
       committerIdentity: null,
+      ...(rules.entries.length === 0 ? {} : { orgAccess: Object.freeze(rules.entries) }),
     });
     const token = await mintToken(deps.keys, { kind: 'pat', iss: deps.issuer, sub: input.accountId, jti: record.id, iat, exp });
     const result = await deps.call('token store', () => deps.store.insert(record, new Date(input.nowMs)));
@@ -49,6 +61,10 @@ export function plainMint(deps: {
     if (result === 'name_taken') throw new ConflictError(`the account already holds an active token named "${input.name}"`);
     if (result !== 'ok') throw new UnavailableError('token store insert returned an unexpected result');
     deps.events?.emit(createdEvent(new Date(input.nowMs), SERVER_ACTOR, record));
+    for (const org of rules.requested) {
+      const token = Object.freeze({ id: record.id, name: record.name, ownerId: record.ownerId });
+      deps.events?.emit(Object.freeze({ type: 'token.requested', at: record.createdAt, actor: SERVER_ACTOR, org, token, justification: null }));
+    }
     return { token, tokenId: record.id, expiresAt: record.expiresAt };
   };
 }

@@ -159,6 +159,21 @@ describe('replay across servers and options', () => {
     await expect(auth.exchangeWorkloadToken(await jwt(), { scopes: ['acme=org:admin'] })).rejects.toMatchObject({ code: 'validation' });
   });
 
+  it("the org's policy holds for an exchanged token: an org that approves tokens is asked, and the token waits for it", async () => {
+    const events: AuthEvent[] = [];
+    const roles = (id: string): { orgs: Record<string, 'owner'> } => (id === 'alice' ? { orgs: { acme: 'owner' } } : { orgs: {} });
+    const auth = workloadAuth({ idp, keys, now: clock.now, store: await withAccount(), events, roles });
+    const owner = await auth.authenticate(await auth.issueSession('alice'));
+    await auth.client(owner).org('acme').policy.set({ requireApproval: true });
+    const got = await auth.exchangeWorkloadToken(await jwt());
+    const p = await auth.authenticate(got.token);
+    expect(auth.authorize(p, 'acme/api', 'repo:read')).toMatchObject({ allowed: false, reason: 'policy' });
+    await auth.flush();
+    expect(events.some((e) => e.type === 'token.requested' && e.org === 'acme' && e.token.id === got.tokenId)).toBe(true);
+    await auth.client(owner).org('acme').requests.approve([got.tokenId]);
+    expect(auth.authorize(await auth.authenticate(got.token), 'acme/api', 'repo:read')).toEqual({ allowed: true });
+  });
+
   it('misuse of trustedWorkloads fails when createAuth is called, every issue at once', () => {
     let err: unknown;
     try {
