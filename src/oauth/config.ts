@@ -14,6 +14,7 @@ import { PERMISSIONS } from '../core/vocabulary';
 import type { ResolvedOptions } from './options';
 import type { AdapterClass, OAuthSecrets } from './storage';
 import { applyScopeRule, cliClientMetadata, imitatesCli, isCliClient } from './cli-client';
+import { workloadClientMetadata } from './machines';
 import {
   deviceConfirmPage,
   deviceDonePage,
@@ -46,6 +47,8 @@ export interface ConfigHooks {
     token: { jti: string; grantId?: string | undefined; accountId?: string | undefined; clientId?: string | undefined },
     payload: Record<string, unknown>,
   ): Promise<void>;
+  /** The `Auth` trusts workloads: the static `svc-workload` client is there for the JWT bearer grant. */
+  readonly workloads: boolean;
 }
 
 const SCOPE = PERMISSIONS.join(' ');
@@ -119,7 +122,8 @@ export function providerConfiguration(
   return {
     adapter: Adapter,
     // The command line's first-party client (cli-client.ts), when `clients.cli` is on.
-    clients: o.cli ? [cliClientMetadata()] : [],
+    // The workloads' client (machines/workloads.ts), when the Auth trusts workloads.
+    clients: [...(o.cli ? [cliClientMetadata()] : []), ...(hooks.workloads ? [workloadClientMetadata()] : [])],
     jwks: { keys: secrets.signingKeys },
     cookies: {
       keys: [...secrets.cookieKeys],

@@ -9,6 +9,7 @@
 export { createAuthorizationServer } from './server';
 export { trustedIssuerFor } from './trust';
 export { CLI_CLIENT_ID } from './cli-client';
+export { WORKLOAD_CLIENT_ID } from './machines';
 export type {
   AuthorizationServer,
   AuthorizationServerOptions,

@@ -9,13 +9,14 @@
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { UnavailableError } from '../errors';
+import { internalsOf } from '../service';
 import { PERMISSIONS } from '../core/vocabulary';
 import { isDocumentClientId, metadataDocuments, DocumentRefused } from './cimd';
 import { isCliClient } from './cli-client';
 import { ownDeviceLinkPage, providerConfiguration, routesOf } from './config';
 import { errorPage, pageHeaders, type ClientView } from './pages';
 import { attemptAddress, interactionRoutes, userCodeAttempts } from './interactions';
-import { machineClients } from './machines';
+import { JWT_BEARER_GRANT, jwtBearerHandler, machineClients } from './machines';
 import { mount } from './mount';
 import { resolveOptions } from './options';
 import { sessionRecords } from './records';
@@ -125,7 +126,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     clientTtlSec: { unused: o.unusedClientTtlSec, granted: o.refreshTokenTtlSec },
     machineClient: (id) => machines.find(id),
     machineRegistrationRefused: () =>
-      new mod.errors.InvalidClientMetadata('client_credentials clients are made for service accounts by org admins, not registered'),
+      new mod.errors.InvalidClientMetadata(
+        'client_credentials clients are made for service accounts by org admins, and workloads use svc-workload: neither is registered',
+      ),
     now: () => new Date(),
     clientRefused(err) {
       // RFC 7591 has no quota error: 503 with temporarily_unavailable (RFC 6749 4.1.2.1) says
@@ -148,7 +151,10 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     const site = documents !== undefined && isDocumentClientId(clientId) ? new URL(clientId).host : undefined;
     return { id: clientId, name, site, firstParty: isCliClient(o.cli, clientId) };
   }
+  // Read once: whether the Auth trusts workloads is fixed when it is made.
+  const workloads = internalsOf(o.auth)?.workloads === true;
   const configuration = providerConfiguration(o, secrets, Adapter, mod.errors, {
+    workloads,
     clientView,
     wrongUserCode: (ctx) => attempts.failed(attemptAddress(ctx.req, o.trustProxy)),
     async usableGrant(grantId) {
@@ -183,6 +189,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   });
   const provider = new mod.default(o.issuer, configuration);
   provider.proxy = o.trustProxy;
+  // RFC 7523 for workloads (machines/workloads.ts): listed in the metadata's grant_types_supported once registered.
+  if (workloads)
+    provider.registerGrantType(JWT_BEARER_GRANT, jwtBearerHandler(o.auth, o.resources, mod.errors), ['assertion', 'scope', 'resource']);
   // A stored client's secret is its hash (storage/adapter.ts): the presented one is hashed to compare.
   (provider.Client.prototype as { compareClientSecret(this: { clientSecret?: string }, actual: string): boolean }).compareClientSecret =
     function compareClientSecret(actual) {

@@ -182,6 +182,8 @@ export function createAuth(options: AuthOptions): Auth {
     denied: events === null ? null : deniedReporter({ events, nowMs, owns: (p) => grantOf(p) !== undefined }),
     // The authorization server finds a service account's machine clients here (client_credentials).
     machines: machineClients(store, call),
+    // The authorization server offers the JWT bearer grant (RFC 7523) only when workloads are trusted.
+    workloads: opts.trustedWorkloads.length > 0,
   });
   return frozen;
 }

@@ -46,7 +46,7 @@ export interface AdapterHooks {
   clientRefused(err: unknown): Error;
   /** A service account's machine client (never stored here), or `undefined` when `id` is not one or is refused. */
   machineClient?(id: string): Promise<OAuthEntry | undefined>;
-  /** The error a registration asking for what only machine clients have (client_credentials) is answered with. */
+  /** The error a registration asking for what only machine clients have (client_credentials, jwt-bearer) is answered with. */
   machineRegistrationRefused?(): Error;
 }
 
@@ -76,9 +76,11 @@ export function adapterClass(storage: OAuthStorage, hooks: AdapterHooks): Adapte
     async upsert(id: string, payload: OAuthEntry, expiresIn?: number): Promise<void> {
       const at = (sec: number): Date => new Date(hooks.now().getTime() + sec * 1000);
       if (this.#kind === 'Client') {
-        // Machine clients live in their service account's record: a registration never makes one.
+        // Machine clients live in their service account's record, and the workloads' one is static: a
+        // registration never makes a client with their grants.
         const grants = Array.isArray(payload.grant_types) ? (payload.grant_types as unknown[]) : [];
-        if ((id.startsWith('sa~') || grants.includes('client_credentials')) && hooks.machineRegistrationRefused !== undefined)
+        const machineGrant = grants.includes('client_credentials') || grants.includes('urn:ietf:params:oauth:grant-type:jwt-bearer');
+        if ((id.startsWith('sa~') || machineGrant) && hooks.machineRegistrationRefused !== undefined)
           throw hooks.machineRegistrationRefused();
         const entry =
           typeof payload.client_secret === 'string' ? { ...payload, client_secret: secretHash(payload.client_secret) } : payload;

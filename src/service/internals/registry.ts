@@ -59,6 +59,8 @@ export interface AuthInternals {
   readonly denied: DeniedReporter | null;
   /** The machine clients of service accounts, for an authorization server's `client_credentials` grant. */
   readonly machines: MachineClientsView;
+  /** Does the `Auth` trust workloads (`trustedWorkloads`)? An authorization server then offers the JWT bearer grant. */
+  readonly workloads: boolean;
 }
 
 /**
