@@ -27,3 +27,4 @@ export type {
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { principalScopes, scopeNarrowing } from './authenticate';
 export { isAuth, internalsOf } from './internals';
+export { checkTrustedWorkloads } from './workloads';

@@ -11,7 +11,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UnavailableError, ValidationError } from '../../errors';
-import { createAuth, type Auth } from '../../service';
+import { createAuth, type Auth, type AuthOptions } from '../../service';
 import { FileMembershipStore, FileTokenStore, JsonFile, type MembershipStore, type TokenStore } from '../../stores';
 import { generateKeyRing, importKeyRing, type KeyRing, type TrustedIssuer } from '../../tokens';
 import { PostgresOAuthStorage, type OAuthStorage } from '../../oauth';
@@ -122,6 +122,8 @@ export interface OpenOptions {
   trustedIssuers?: TrustedIssuer[];
   /** Reverse proxies whose `X-Forwarded-For` the instance believes (`svc serve --trust-proxy`). */
   trustProxy?: string[];
+  /** Workloads whose identity tokens are exchanged for tokens of service accounts (`svc serve --trust-workloads`). */
+  trustedWorkloads?: AuthOptions['trustedWorkloads'];
   /**
    * Accept the saved session's server as a trusted issuer (its base URL, audience the
    * same, keys from its JWKS), when the saved session was signed in there and
@@ -172,6 +174,7 @@ export async function openInstance(env: CliEnv, options: OpenOptions = {}): Prom
       ...(clock ? { now: clock } : {}),
       ...(trusted.length === 0 ? {} : { trustedIssuers: [...trusted] }),
       ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+      ...(options.trustedWorkloads === undefined ? {} : { trustedWorkloads: options.trustedWorkloads }),
     });
     built.push(a);
     return a;

@@ -2,13 +2,13 @@
  * `svc serve`: run the reference dev server until SIGINT or SIGTERM.
  * @module
  */
-import { ValidationError, type IssueInput } from '../../../errors';
-import { checkRanges } from '../../../core/network';
-import { checkTrustedIssuers, type TrustedIssuer } from '../../../tokens';
-import { defineCommand } from '../command';
-import { createDevServer, DEV_ISSUER, recordServe, type ExpirySweep } from '../../dev';
-import { packageVersion } from '../version';
-import { daysFlag } from './token-input';
+import { ValidationError, type IssueInput } from '../../../../errors';
+import { checkRanges } from '../../../../core/network';
+import { checkTrustedIssuers, type TrustedIssuer } from '../../../../tokens';
+import { defineCommand } from '../../command';
+import { createDevServer, DEV_ISSUER, recordServe, type ExpirySweep } from '../../../dev';
+import { packageVersion } from '../../version';
+import { daysFlag } from '../token-input';
 
 const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
                  [--trust-issuer <url> --audience <aud>]... [--trust-proxy <cidr>]...
