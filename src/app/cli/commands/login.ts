@@ -6,6 +6,7 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { decodeJwt } from 'jose';
 import { ValidationError, type IssueInput } from '../../../errors';
 import { CLI_CLIENT_ID } from '../../../oauth';
 import { LIFETIMES, parseShortDuration } from '../../../tokens';
@@ -13,11 +14,13 @@ import type { CliIO } from '../output';
 import type { DevInstance } from '../../dev';
 import { renameIssues } from '../args';
 import { defineCommand } from '../command';
-import { deviceLogin, discover, findServer, savedFrom } from '../oauth';
+import { deviceLogin, discover, findServer, savedFrom, workloadSignIn, type ServerSource } from '../oauth';
+import { readWorkloadToken } from './workload-token';
 import { clean, dateText } from '../output';
 
 const LOGIN_HELP = `Usage: svc auth login [--server <url>]
        svc auth login --user <id> [--expires <N>d|h|m]
+       svc auth login --workload-token <file|-> [--server <url>] [--print]
 
 Sign in by device code (RFC 8628) at an authorization server: the server is
 --server, else SVC_URL, else the 'svc serve' running on this SVC_HOME (it
@@ -38,11 +41,25 @@ With --user, log in to the local dev instance as <id> instead, without a
 server (it asks nothing: any user id of letters, digits, '.', '_' and '-' is
 accepted; give it roles with 'svc member set').
 
+With --workload-token, a CI job or another workload signs in with its own
+identity token (GitHub Actions, GitLab CI, Kubernetes), read from the file
+or from stdin ('-'), with no secret stored anywhere: the server exchanges it
+(RFC 7523 jwt-bearer grant) for a short-lived token of the service account
+its rules name, once per token, and only if the token's claims match a rule
+exactly (the refusal says which claims did not). The token is saved as the
+session (nothing secret is printed), or with --print written to stdout alone
+for 'Authorization: Bearer' (nothing saved).
+
 Options:
       --server <url>     the authorization server, e.g. http://127.0.0.1:8080
   -u, --user <id>        log in to the local dev instance as this user
       --expires <dur>    with --user: session lifetime, e.g. 12h (default),
                          30m, 7d (at most 30d)
+      --workload-token <file|->
+                         sign in with this workload identity token (a
+                         file, or - for stdin; at most 16 KiB)
+      --print            with --workload-token: print the token on stdout
+                         instead of saving it
   -h, --help             show this help
 `;
 
@@ -54,10 +71,24 @@ export const authLogin = defineCommand({
   name: 'login',
   summary: 'sign in (device code at a server, or --user on the dev instance)',
   help: LOGIN_HELP,
-  flags: { user: { type: 'string', short: 'u' }, expires: { type: 'string' }, server: { type: 'string' } },
+  flags: {
+    user: { type: 'string', short: 'u' },
+    expires: { type: 'string' },
+    server: { type: 'string' },
+    'workload-token': { type: 'string' },
+    print: { type: 'boolean' },
+  },
   needs: 'instance',
-  input: ({ user, expires, server }) => {
+  input: ({ user, expires, server, 'workload-token': workload, print }) => {
     const issues: IssueInput[] = [];
+    if (workload !== undefined && user !== undefined)
+      issues.push({
+        path: '--workload-token',
+        message: 'signs in as a service account at a server; --user logs in on the local instance: give one',
+      });
+    if (workload === '') issues.push({ path: '--workload-token', message: 'must name a file, or - for stdin' });
+    if (print === true && workload === undefined)
+      issues.push({ path: '--print', message: 'only with --workload-token: other sign-ins save their session' });
     if (user !== undefined && server !== undefined)
       issues.push({
         path: '--server',
@@ -69,7 +100,8 @@ export const authLogin = defineCommand({
     if (issues.length > 0) throw new ValidationError(issues);
     if (expires !== undefined) sessionLifetime(expires);
   },
-  async run({ flags: { user, expires, server }, dev, io }) {
+  async run({ flags: { user, expires, server, 'workload-token': workload, print }, dev, io }) {
+    if (workload !== undefined) return workloadLogin(dev, io, server, workload, print === true);
     const code = user === undefined ? await deviceSignIn(dev, io, server) : await localLogin(dev, io, user, expires);
     if (code === 0 && io.env.SVC_TOKEN) io.stderr('svc: note: SVC_TOKEN is set and takes precedence over this session\n');
     return code;
@@ -92,8 +124,8 @@ async function localLogin(dev: DevInstance, io: CliIO, user: string, expires: st
   return 0;
 }
 
-/** No `--user`: the device flow at the server found by {@link findServer}. */
-async function deviceSignIn(dev: DevInstance, io: CliIO, flag: string | undefined): Promise<number> {
+/** The server to sign in at, found by {@link findServer}, or a usage error that says how to name one. */
+async function serverOf(dev: DevInstance, io: CliIO, flag: string | undefined): Promise<{ url: string; source: ServerSource }> {
   const found = await findServer(flag, io.env, dev.home);
   if (found === undefined) {
     throw new ValidationError([
@@ -104,6 +136,12 @@ async function deviceSignIn(dev: DevInstance, io: CliIO, flag: string | undefine
       },
     ]);
   }
+  return found;
+}
+
+/** No `--user`: the device flow at the server found by {@link serverOf}. */
+async function deviceSignIn(dev: DevInstance, io: CliIO, flag: string | undefined): Promise<number> {
+  const found = await serverOf(dev, io, flag);
   const endpoints = await discover(found.url, found.source);
   io.stderr(`svc: signing in at ${found.url} (${found.source === 'svc serve' ? 'the svc serve on this SVC_HOME' : found.source})\n`);
   const outcome = await deviceLogin(endpoints, CLI_CLIENT_ID, {
@@ -143,5 +181,33 @@ function sessionLifetime(value: string): void {
     const n = /^\s*([1-9][0-9]{0,6})\s*$/.exec(value)?.[1];
     if (n !== undefined) issues.push({ path: [], message: `a duration needs its unit: --expires ${n}d, ${n}h or ${n}m` });
     throw new ValidationError(issues, { cause: err });
+  }
+}
+
+/** `--workload-token`: the workload's identity token exchanged at the server, then saved (or printed with `--print`). */
+async function workloadLogin(dev: DevInstance, io: CliIO, flag: string | undefined, from: string, print: boolean): Promise<number> {
+  const assertion = await readWorkloadToken(from);
+  const found = await serverOf(dev, io, flag);
+  const got = await workloadSignIn(await discover(found.url, found.source), assertion);
+  const who = subjectOf(got.accessToken);
+  const minutes = Math.round(got.expiresIn / 60);
+  const what = `a token of ${clean(who)} for ${minutes} minutes${got.scope === undefined ? '' : ` (${clean(got.scope)})`}`;
+  if (print) {
+    io.stdout(`${got.accessToken}\n`);
+    io.stderr(`svc: ${what} from ${found.url}, printed on stdout (nothing saved)\n`);
+    return 0;
+  }
+  await dev.session.update(() => ({ user: who, token: got.accessToken }));
+  io.stdout(`logged in as ${clean(who)} at ${found.url}: ${what}\n`);
+  return 0;
+}
+
+/** The token's `sub`, read without verifying (for display; the instance verifies it when it is used). */
+function subjectOf(token: string): string {
+  try {
+    const sub = decodeJwt(token).sub;
+    return typeof sub === 'string' && sub.length <= 256 ? sub : '?';
+  } catch {
+    return '?';
   }
 }

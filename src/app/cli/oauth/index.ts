@@ -5,6 +5,7 @@
  * another party's answers; oidc-provider is the server.
  * @module
  */
-export { discover, findServer } from './server';
+export { discover, findServer, type ServerSource } from './server';
 export { deviceLogin } from './device';
+export { workloadSignIn, type WorkloadTokens } from './workload';
 export { isDue, renew, revokeAtServer, savedFrom } from './session';

@@ -26,6 +26,8 @@ export interface ServerEndpoints {
   readonly token: string;
   /** RFC 7009; `undefined` when the server offers none. */
   readonly revocation: string | undefined;
+  /** The grant types the metadata lists (`grant_types_supported`; strings only, at most 32). */
+  readonly grantTypes: readonly string[];
 }
 
 /**
@@ -117,5 +119,8 @@ export async function discover(server: string, source: ServerSource): Promise<Se
     deviceAuthorization: endpoint(meta, 'device_authorization_endpoint', server, false) as string,
     token: endpoint(meta, 'token_endpoint', server, false) as string,
     revocation: endpoint(meta, 'revocation_endpoint', server, true),
+    grantTypes: Array.isArray(meta.grant_types_supported)
+      ? meta.grant_types_supported.slice(0, 32).filter((g): g is string => typeof g === 'string' && g.length <= 256)
+      : [],
   };
 }

@@ -4,14 +4,14 @@
  */
 import { ValidationError, type IssueInput } from '../../../../errors';
 import { checkRanges } from '../../../../core/network';
-import { checkTrustedIssuers, type TrustedIssuer } from '../../../../tokens';
 import { defineCommand } from '../../command';
-import { createDevServer, DEV_ISSUER, recordServe, type ExpirySweep } from '../../../dev';
+import { createDevServer, recordServe } from '../../../dev';
 import { packageVersion } from '../../version';
-import { daysFlag } from '../token-input';
+import { asFlagError, collect, RANGES, sweepFlags, trustFlags, workloadsFile } from './flags';
 
 const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
                  [--trust-issuer <url> --audience <aud>]... [--trust-proxy <cidr>]...
+                 [--trust-workloads <file.json>]
                  [--sweep-every <N>m|<N>h|off] [--warn-before <N>d]...
                  [--keep-sessions <N>d|forever]
 
@@ -63,6 +63,15 @@ path, '_', then the 'sub' claim (https://sso.example.com/realms/acme and sub
 alice: sso.example.com-realms-acme_alice), since 'sub' is unique per issuer
 only. Roles come from 'svc member set' under that id, as for any user.
 
+With --trust-workloads, CI jobs and other workloads sign in with their own
+identity token (GitHub Actions, GitLab CI, Kubernetes), with no stored
+secret: the file holds the list createAuth's trustedWorkloads option takes,
+[{"issuer": "...", "audience": "...", "rules": [{"claims": {...},
+"serviceAccount": "<org>/<name>", "scopes": [...]?, "expiresIn": "15m"?}]}].
+A token whose claims match a rule exactly is exchanged, once, for a token of
+that service account ('svc auth login --workload-token', or the jwt-bearer
+grant at /oauth/token with client_id svc-workload).
+
 Behind a reverse proxy, --trust-proxy names it: its X-Forwarded-For is then
 read (from the right) for the client address that --allow-ip limits and
 'svc token get' shows. From any other peer the header is ignored.
@@ -90,6 +99,8 @@ Options:
                                each issuer, in the same order (repeatable)
       --trust-proxy <cidr>     a reverse proxy (address or range) whose
                                X-Forwarded-For is believed (repeatable)
+      --trust-workloads <file> workload identity issuers and their rules
+                               (a JSON list, at most 64 KiB)
       --sweep-every <interval> how often to look for expiring tokens: <N>m
                                or <N>h, 1m to 24h, or off (default 60m)
       --warn-before <N>d       a warning threshold, 1d to 365d (repeatable;
@@ -111,6 +122,7 @@ export const serveCommand = defineCommand({
     'trust-issuer': { type: 'string', multiple: true },
     audience: { type: 'string', multiple: true },
     'trust-proxy': { type: 'string', multiple: true },
+    'trust-workloads': { type: 'string' },
     'sweep-every': { type: 'string' },
     'warn-before': { type: 'string', multiple: true },
     'keep-sessions': { type: 'string' },
@@ -124,6 +136,7 @@ export const serveCommand = defineCommand({
     }
     const trustedIssuers = trustFlags(issuers, audience, issues);
     const trustProxy = collect(issues, () => (flags['trust-proxy'] === undefined ? [] : checkRanges(flags['trust-proxy'], RANGES)));
+    const trustedWorkloads = flags['trust-workloads'] === undefined ? undefined : workloadsFile(flags['trust-workloads'], issues);
     const sweep = sweepFlags(flags['sweep-every'], flags['warn-before'], issues);
     const keep = flags['keep-sessions'] ?? '90d';
     if (keep !== 'forever' && !(/^[1-9][0-9]{0,3}d$/.test(keep) && Number(keep.slice(0, -1)) <= 3650)) {
@@ -135,12 +148,14 @@ export const serveCommand = defineCommand({
       port: Number(port),
       trustedIssuers,
       trustProxy: trustProxy ?? [],
+      trustedWorkloads,
       sweep: sweep === false ? sweep : { ...sweep, purgeOlderThan },
     };
   },
-  open: ({ trustedIssuers, trustProxy }) => ({
+  open: ({ trustedIssuers, trustProxy, trustedWorkloads }) => ({
     ...(trustedIssuers.length === 0 ? {} : { trustedIssuers }),
     ...(trustProxy.length === 0 ? {} : { trustProxy }),
+    ...(trustedWorkloads === undefined ? {} : { trustedWorkloads }),
   }),
   async run({ flags: { host = '127.0.0.1', 'allow-origin': origins }, input: { port, sweep }, dev, io }) {
     const server = await createDevServer({
@@ -188,64 +203,3 @@ export const serveCommand = defineCommand({
     return 0;
   },
 });
-
-/**
- * `--trust-issuer` and `--audience`, paired in order, checked as `createAuth` checks
- * `trustedIssuers` but with the problems named by the flags the user typed.
- */
-function trustFlags(issuers: readonly string[], audiences: readonly string[], issues: IssueInput[]): TrustedIssuer[] {
-  if (issuers.length !== audiences.length) {
-    issues.push({
-      path: '--audience',
-      message: `give one --audience per --trust-issuer (${issuers.length} issuers, ${audiences.length} audiences)`,
-    });
-    return [];
-  }
-  const list = issuers.map((issuer, i) => ({ issuer, audience: audiences[i] as string }));
-  const found: IssueInput[] = [];
-  checkTrustedIssuers(list, DEV_ISSUER, found);
-  for (const issue of found) {
-    const [, i, field] = issue.path as readonly (string | number)[];
-    issues.push({
-      path: [field === 'audience' ? '--audience' : '--trust-issuer', ...(typeof i === 'number' ? [i] : [])],
-      message: issue.message,
-    });
-  }
-  return list;
-}
-
-const RANGES = { path: '--trust-proxy', max: 256, allowEmpty: false } as const;
-const INTERVAL = /^([1-9][0-9]{0,4})([mh])$/;
-const MINUTE_MS = 60_000;
-
-/** Run one flag check, turning its `ValidationError` into issues so that all are reported at once. */
-function collect<T>(issues: IssueInput[], check: () => T): T | undefined {
-  try {
-    return check();
-  } catch (err) {
-    if (!(err instanceof ValidationError)) throw err;
-    issues.push(...err.issues.map((i) => ({ code: i.code, path: i.path as (string | number)[], message: i.message })));
-    return undefined;
-  }
-}
-
-/** `--sweep-every` and `--warn-before`: the dev server's expiry sweep, or `false` for none. */
-function sweepFlags(every: string | undefined, before: readonly string[] | undefined, issues: IssueInput[]): ExpirySweep | false {
-  const within = before === undefined ? ['7d', '1d'] : before.map((b) => collect(issues, () => daysFlag('warn-before', b)) ?? b);
-  if (every === 'off') return false;
-  const m = INTERVAL.exec(every ?? '60m');
-  const ms = m === null ? Number.NaN : Number(m[1]) * (m[2] === 'h' ? 60 : 1) * MINUTE_MS;
-  if (!(ms >= MINUTE_MS && ms <= 24 * 60 * MINUTE_MS)) {
-    issues.push({ path: '--sweep-every', message: 'expected <N>m or <N>h from 1m to 24h, or off' });
-  }
-  return { intervalMs: ms, within };
-}
-
-/** The library names a bad origin `options.allowedOrigins[i]`; the user typed `--allow-origin`. */
-function asFlagError(err: unknown): unknown {
-  if (!(err instanceof ValidationError) || !err.issues.some((i) => i.path[1] === 'allowedOrigins')) return err;
-  return new ValidationError(
-    err.issues.map((i) => ({ path: i.path[1] === 'allowedOrigins' ? ['--allow-origin', ...i.path.slice(2)] : i.path, message: i.message })),
-    { cause: err },
-  );
-}
