@@ -15,6 +15,7 @@ export {
   createAuthorizationServer,
   trustedIssuerFor,
   CLI_CLIENT_ID,
+  WORKLOAD_CLIENT_ID,
   MemoryOAuthStorage,
   type AuthorizationServer,
   type AuthorizationServerOptions,

@@ -19,7 +19,7 @@ import { parseMachineClientId, serviceAccountId } from '../../core/vocabulary';
 import { internalsOf, type Auth } from '../../service';
 import type { OAuthEntry } from '../storage';
 
-export { JWT_BEARER_GRANT, WORKLOAD_CLIENT_ID, jwtBearerHandler, workloadClientMetadata, type GrantErrors } from './workloads';
+export { JWT_BEARER_GRANT, WORKLOAD_CLIENT_ID, jwtBearerHandler, workloadClientMetadata } from './workloads';
 
 /** @internal The record shapes the lookup reads (the service's `machines` internals answer them). */
 interface FoundClient {

@@ -29,7 +29,7 @@ export function plainMint(deps: {
   call<T>(what: string, fn: () => T | Promise<T>): Promise<T>;
   readonly events: EventDispatcher | null;
 }): MintAccountToken {
-  const policies = policyIndexReader(deps.store, deps.call);
+  const policies = policyIndexReader(deps.store, (what, fn) => deps.call(what, fn));
   return async (input) => {
     const iat = Math.floor(input.nowMs / 1000);
     const exp = iat + input.lifetimeSec;
@@ -63,7 +63,9 @@ export function plainMint(deps: {
     deps.events?.emit(createdEvent(new Date(input.nowMs), SERVER_ACTOR, record));
     for (const org of rules.requested) {
       const token = Object.freeze({ id: record.id, name: record.name, ownerId: record.ownerId });
-      deps.events?.emit(Object.freeze({ type: 'token.requested', at: record.createdAt, actor: SERVER_ACTOR, org, token, justification: null }));
+      deps.events?.emit(
+        Object.freeze({ type: 'token.requested', at: record.createdAt, actor: SERVER_ACTOR, org, token, justification: null }),
+      );
     }
     return { token, tokenId: record.id, expiresAt: record.expiresAt };
   };

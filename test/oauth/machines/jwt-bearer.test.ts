@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryTokenStore } from '../../../src/stores';
+import { WORKLOAD_CLIENT_ID } from '../../../src/entries/oauth';
 import { testAuth, systemTime } from '../../support/auth';
 import { startKeyServer, type KeyServer, type SigningKey } from '../../support/key-server';
 import { startServer, type Running } from '../../support/oauth';
@@ -56,7 +57,7 @@ async function grant(base: string, form: Record<string, string>): Promise<{ stat
   const res = await fetch(`${base}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: GRANT, client_id: 'svc-workload', ...form }).toString(),
+    body: new URLSearchParams({ grant_type: GRANT, client_id: WORKLOAD_CLIENT_ID, ...form }).toString(),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

@@ -7,5 +7,5 @@
  */
 export { discover, findServer, type ServerSource } from './server';
 export { deviceLogin } from './device';
-export { workloadSignIn, type WorkloadTokens } from './workload';
+export { workloadSignIn } from './workload';
 export { isDue, renew, revokeAtServer, savedFrom } from './session';
