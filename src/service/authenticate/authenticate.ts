@@ -35,7 +35,7 @@ import { addressOf, addressText, userAgentOf } from './origin';
 import type { AuthenticateRequestOptions, RequestOrigin } from '../contract';
 import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
-import { proofCheck } from './dpop';
+import { bindingCheck } from './dpop';
 import { ownerRoles } from './accounts';
 
 function isBound(chain: readonly TokenRecord[]): boolean {
@@ -102,7 +102,7 @@ export function createAuthenticator(
   // Off the request path (events/last-used.ts, events/events.ts): authenticate only hands them ids and events.
   const recorder = recorderFor(store, opts.lastUsedIntervalMs, call);
   const refused = refusalReporter(events, nowMs);
-  const checkBinding = proofCheck(opts, store, call);
+  const binding = bindingCheck(opts, store, call);
 
   /**
    * The roles, read on every call (T5). A source that answers synchronously is
@@ -181,20 +181,22 @@ export function createAuthenticator(
         if (foreign !== undefined) {
           const verified = foreign instanceof Promise ? await foreign : foreign;
           // A token bound to a key (RFC 9449) is taken only with a proof by that key; an unbound one only as Bearer.
-          if (verified.jkt !== null || dpop !== undefined) await checkBinding(verified.jkt, token, dpop, req, address, at);
+          if (verified.jkt !== null || dpop !== undefined) await binding.check(verified.jkt, token, dpop, req, address, at);
           const p = issuers.principal(verified);
           return p instanceof Promise ? await p : p;
         }
       }
       claims ??= await verifier.verify(token, nowSec);
+      // A bound PAT names its key in its record, not in the JWT: its proof is checked and its replay claim
+      // sent now, beside the chain read (one round trip's wait on a shared store), and compared once read.
+      const started = dpop === undefined ? undefined : binding.start(token, dpop, req, address, at);
       // Every kind has a record, sessions too (T3, T5). The frozen claims serve
       // as the chain claims as they are (no copy per request).
       const now = readChainNow(claims.jti);
       const chain = now === undefined ? await readRequestChain(claims, at) : checkChain(now, claims, at);
       const head = chain[0] as TokenRecord;
-      // A bound PAT names its key in its record, not in the JWT: the binding is checked once the chain is read.
       // An unbound chain without a DPoP header (nearly every request) costs one field read per record.
-      if (dpop !== undefined || isBound(chain)) await checkBinding(boundKeyOf(chain), token, dpop, req, address, at);
+      if (started !== undefined || isBound(chain)) await binding.finish(boundKeyOf(chain), started);
       if (isRestricted(chain)) {
         client = addressOf(req, address, opts.trustProxy);
         allowedIps.check(chain, client);

@@ -18,15 +18,33 @@ import type { RangeMatcher } from '../../core/network';
 import type { ResolvedOptions } from '../options';
 import { addressOf } from './origin';
 
-/** @internal checks the binding of one token on one request; resolves when it holds. */
-export type ProofCheck = (
-  jkt: string | null,
-  token: string,
-  dpop: DpopCredential | undefined,
-  req: BearerRequest | undefined,
-  address: unknown,
-  at: number,
-) => Promise<void>;
+/**
+ * @internal A proof checked before its token's key is known (a PAT's key is in its record), with its
+ * replay claim already sent: the claim's round trip overlaps the chain read's.
+ */
+export interface StartedProof {
+  /** The thumbprint of the key that signed the proof. */
+  readonly thumbprint: string;
+  /** Whether the proof was taken for the first time (already handled: awaiting it never goes unhandled). */
+  readonly fresh: Promise<boolean>;
+}
+
+/** @internal The binding checks of one `Auth` instance. */
+export interface BindingCheck {
+  /** A token whose key is known now (`cnf.jkt` of an access token): resolves when the binding holds. */
+  check(
+    jkt: string | null,
+    token: string,
+    dpop: DpopCredential | undefined,
+    req: BearerRequest | undefined,
+    address: unknown,
+    at: number,
+  ): Promise<void>;
+  /** Check a request's proof and send its replay claim, before the token's key is known. */
+  start(token: string, dpop: DpopCredential, req: BearerRequest | undefined, address: unknown, at: number): Promise<StartedProof>;
+  /** Once the key is known (`null`: the token is not bound): resolves when the started proof binds the token. */
+  finish(jkt: string | null, started: Promise<StartedProof> | undefined): Promise<void>;
+}
 
 function header(req: BearerRequest, name: string): string | undefined {
   const headers = (req as { headers: unknown }).headers as Record<string, unknown> & { get?: unknown };
@@ -64,32 +82,38 @@ function requestUrl(req: BearerRequest, address: unknown, trust: RangeMatcher | 
   return url.href;
 }
 
+const NOT_BOUND = 'the token is not bound to a key: send it as a Bearer token';
+const NEEDS_PROOF = 'the token is bound to a key: it needs the DPoP scheme and a proof';
+
 function refuse(reason: 'dpop' | 'bound', message: string): AuthenticationError {
   return new AuthenticationError(reason, message);
 }
 
 /**
- * @internal the proof check of one `Auth` instance.
+ * @internal The binding checks of one `Auth` instance.
  *
  * @example
  * ```ts
- * const check = proofCheck(opts, store, call);
- * await check(claims.jkt, token, dpop, req, address, nowMs());
+ * const binding = bindingCheck(opts, store, call);
+ * await binding.check(claims.jkt, token, dpop, req, address, nowMs());
  * ```
  */
-export function proofCheck(
+export function bindingCheck(
   opts: ResolvedOptions,
   store: TokenStore,
   call: <T>(what: string, fn: () => T | Promise<T>) => Promise<T>,
-): ProofCheck {
+): BindingCheck {
   const memory = new ReplayCache();
   const shared = typeof store.claimProof === 'function';
-  return async (jkt, token, dpop, req, address, at) => {
-    if (jkt === null) {
-      if (dpop !== undefined) throw refuse('bound', 'the token is not bound to a key: send it as a Bearer token');
-      return;
-    }
-    if (dpop === undefined || req === undefined) throw refuse('bound', 'the token is bound to a key: it needs the DPoP scheme and a proof');
+
+  async function start(
+    token: string,
+    dpop: DpopCredential,
+    req: BearerRequest | undefined,
+    address: unknown,
+    at: number,
+  ): Promise<StartedProof> {
+    if (req === undefined) throw refuse('bound', NEEDS_PROOF);
     const proof = proofText(dpop.proof);
     let method: unknown;
     let url: string;
@@ -104,18 +128,51 @@ export function proofCheck(
       method: typeof method === 'string' ? method : '',
       url,
       token,
-      jkt,
+      jkt: null,
       nowSec,
       windowSec: opts.dpopProofAgeSec,
       toleranceSec: opts.clockToleranceSec,
     });
     // The jti is unique per key (RFC 9449 §11.1): scoped to the key, one client cannot spend another's.
-    const key = `${jkt}:${checked.jti}`;
+    // Claimed before the binding is compared: a proof by another key is refused anyway, and spending
+    // its jti costs its sender nothing it could use.
+    const key = `${checked.thumbprint}:${checked.jti}`;
     const fresh = shared
-      ? await call('token store', () =>
+      ? call('token store', () =>
           (store as Required<Pick<TokenStore, 'claimProof'>>).claimProof(key, new Date(checked.expiresAtMs), new Date(at)),
         )
-      : memory.claim(key, checked.expiresAtMs, at);
-    if (fresh !== true) throw refuse('dpop', 'invalid DPoP proof: the proof was used before');
+      : Promise.resolve(memory.claim(key, checked.expiresAtMs, at));
+    fresh.catch(() => undefined); // awaited by finish; a chain read that fails first leaves it unread
+    return { thumbprint: checked.thumbprint, fresh };
+  }
+
+  async function finish(jkt: string | null, started: Promise<StartedProof> | undefined): Promise<void> {
+    if (jkt === null) {
+      if (started !== undefined) throw refuse('bound', NOT_BOUND);
+      return;
+    }
+    if (started === undefined) throw refuse('bound', NEEDS_PROOF);
+    const proof = await started;
+    if (proof.thumbprint !== jkt) throw refuse('dpop', 'invalid DPoP proof: the proof is signed by another key than the token is bound to');
+    if ((await proof.fresh) !== true) throw refuse('dpop', 'invalid DPoP proof: the proof was used before');
+  }
+
+  const api: BindingCheck = {
+    start(token: string, dpop: DpopCredential, req: BearerRequest | undefined, address: unknown, at: number): Promise<StartedProof> {
+      const started = start(token, dpop, req, address, at);
+      // Read by finish, which may refuse first (an unbound token, a chain that failed): never unhandled.
+      started.catch(() => undefined);
+      return started;
+    },
+    finish,
+    async check(jkt, token, dpop, req, address, at): Promise<void> {
+      if (jkt === null) {
+        if (dpop !== undefined) throw refuse('bound', NOT_BOUND);
+        return;
+      }
+      if (dpop === undefined) throw refuse('bound', NEEDS_PROOF);
+      return finish(jkt, start(token, dpop, req, address, at));
+    },
   };
+  return Object.freeze(api);
 }

@@ -45,8 +45,11 @@ export interface ProofContext {
   readonly url: string;
   /** The access token the request carries (its hash must be the proof's `ath`). */
   readonly token: string;
-  /** The thumbprint the token is bound to (`cnf.jkt`, RFC 7638 SHA-256, base64url). */
-  readonly jkt: string;
+  /**
+   * The thumbprint the token is bound to (`cnf.jkt`, RFC 7638 SHA-256, base64url), or `null` when it is not
+   * known yet (a PAT's key is in its record): the caller then compares {@link CheckedProof.thumbprint} itself.
+   */
+  readonly jkt: string | null;
   /** Now, in whole seconds since the epoch. */
   readonly nowSec: number;
   /** How old a proof may be, in seconds (its `iat` no earlier than now minus this). */
@@ -58,6 +61,8 @@ export interface ProofContext {
 /** @internal a checked proof: its `jti`, and until when it must be remembered to be refused again. */
 export interface CheckedProof {
   readonly jti: string;
+  /** The thumbprint of the key that signed the proof. */
+  readonly thumbprint: string;
   /** When the proof falls out of the window, milliseconds since the epoch. */
   readonly expiresAtMs: number;
 }
@@ -163,6 +168,6 @@ export async function checkProof(proof: string, ctx: ProofContext): Promise<Chec
   } catch {
     throw fail('the jwk is not a valid key');
   }
-  if (thumbprint !== ctx.jkt) throw fail('the proof is signed by another key than the token is bound to');
-  return { jti, expiresAtMs: (Math.max(iat, ctx.nowSec) + ctx.windowSec + ctx.toleranceSec) * 1000 };
+  if (ctx.jkt !== null && thumbprint !== ctx.jkt) throw fail('the proof is signed by another key than the token is bound to');
+  return { jti, thumbprint, expiresAtMs: (Math.max(iat, ctx.nowSec) + ctx.windowSec + ctx.toleranceSec) * 1000 };
 }
