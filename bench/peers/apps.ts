@@ -67,7 +67,7 @@ function nodeApp(kind: Kind, setup: Setup): Server {
       nodeAnswer(res, m[1]!, m[2]!);
     });
   }
-  if (kind === 'svc-memory' || kind === 'svc-postgres') {
+  if (kind === 'svc-memory' || kind === 'svc-bound' || kind === 'svc-postgres') {
     type Routed = IncomingMessage & { repo?: string };
     const guard = requireAuth(need(setup.auth, 'an Auth'), { permission: SCOPE, resource: (req: Routed) => req.repo ?? '' });
     return createServer((req: Routed, res) => {
@@ -97,6 +97,7 @@ function expressApp(kind: Kind, setup: Setup): express.Express {
       app.get(ROUTE, head);
       return app;
     case 'svc-memory':
+    case 'svc-bound':
     case 'svc-postgres':
       app.use(svcExpress.svcAuth(need(setup.auth, 'an Auth')));
       app.get(
@@ -146,6 +147,7 @@ async function fastifyApp(kind: Kind, setup: Setup): Promise<ReturnType<typeof F
       app.get<Repo>(ROUTE, head);
       return app;
     case 'svc-memory':
+    case 'svc-bound':
     case 'svc-postgres':
       await app.register(svcFastify.svcAuth, { auth: need(setup.auth, 'an Auth') });
       app.setErrorHandler(svcFastify.errorHandler());
@@ -199,7 +201,7 @@ async function fastifyApp(kind: Kind, setup: Setup): Promise<ReturnType<typeof F
 // Hono on @hono/node-server
 
 function honoApp(kind: Kind, setup: Setup): { fetch: (request: Request) => Response | Promise<Response> } {
-  if (kind === 'svc-memory' || kind === 'svc-postgres') {
+  if (kind === 'svc-memory' || kind === 'svc-bound' || kind === 'svc-postgres') {
     const app = new Hono<svcHono.PrincipalEnv>();
     app.use(svcHono.svcAuth(need(setup.auth, 'an Auth')));
     app.get(ROUTE, svcHono.requirePermission(SCOPE, { resource: (c) => `${c.req.param('org')}/${c.req.param('repo')}` }), (c) =>

@@ -5,7 +5,7 @@
  * only through its package names, so that `--dist` measures the built package.
  * Not a benchmark itself; see bench/peers/run.ts.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { SignJWT, exportSPKI, exportPKCS8, generateKeyPair, jwtVerify, type CryptoKey } from 'jose';
 import pg from 'pg';
 import { betterAuth } from 'better-auth';
@@ -37,6 +37,12 @@ export interface JwtKeys {
   signPem?: string;
 }
 
+/** A DPoP key pair as the load generator needs it: the private key (PKCS#8 PEM) and the public JWK. */
+export interface DpopKey {
+  pkcs8: string;
+  jwk: { kty: string; crv: string; x: string };
+}
+
 export interface Setup {
   /** The bearer credentials autocannon cycles through. */
   tokens: string[];
@@ -45,6 +51,8 @@ export interface Setup {
   auth?: Auth;
   /** The pool of the PostgreSQL variants (svc-auth's store, the `SELECT 1` reference). */
   pool?: pg.Pool;
+  /** `svc-bound`: the key the tokens are bound to, for the load generator to sign proofs with. */
+  dpop?: DpopKey;
   close(): Promise<void>;
 }
 
@@ -69,7 +77,7 @@ function newPool(options: pg.PoolConfig = {}): pg.Pool {
 
 const ROLES = { orgs: { acme: 'editor' as const } };
 
-async function svcAuth(store: 'memory' | 'postgres'): Promise<Setup> {
+async function svcAuth(store: 'memory' | 'postgres', bound = false): Promise<Setup> {
   const keys = await generateKeyRing();
   const members = { rolesOf: () => ROLES };
   let pool: pg.Pool | undefined;
@@ -86,13 +94,22 @@ async function svcAuth(store: 'memory' | 'postgres'): Promise<Setup> {
   }
   const me = await auth.authenticate(await auth.issueSession('alice'));
   const tokens: string[] = [];
+  const pair = bound ? generateKeyPairSync('ed25519') : undefined;
+  const jwk = pair === undefined ? undefined : (pair.publicKey.export({ format: 'jwk' }) as DpopKey['jwk']);
   for (let i = 0; i < TOKENS; i++) {
-    const made = await auth.client(me).token.create({ name: `bench-${i}`, scopes: [{ resource: 'acme/web', permissions: [SCOPE] }] });
+    const made = await auth.client(me).token.create({
+      name: `bench-${i}`,
+      scopes: [{ resource: 'acme/web', permissions: [SCOPE] }],
+      ...(jwk === undefined ? {} : { bindKey: jwk }),
+    });
     tokens.push(made.token);
   }
   return {
     tokens,
     auth,
+    ...(pair === undefined || jwk === undefined
+      ? {}
+      : { dpop: { pkcs8: pair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, jwk } }),
     ...(pool === undefined ? {} : { pool }),
     close: async () => {
       if (pool === undefined) return;
@@ -218,6 +235,8 @@ export async function setUp(kind: Kind): Promise<Setup> {
       return jwtPeer('HS256');
     case 'svc-memory':
       return svcAuth('memory');
+    case 'svc-bound':
+      return svcAuth('memory', true);
     case 'svc-postgres':
       return svcAuth('postgres');
     case 'better-auth':

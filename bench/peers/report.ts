@@ -170,6 +170,16 @@ function goals(results: Results, lone: Lone | undefined): Goal[] {
       met: lone === undefined ? undefined : lone.ratio <= 1.2,
     },
   );
+  for (const f of measured) {
+    const r = rpsRatio(results, f, 'svc-bound', 'jwt-eddsa');
+    out.push({
+      goal: 'issue 32: a key-bound PAT with a DPoP proof per request (memory store) vs the uncached EdDSA JWT peer (req/s)',
+      where: FRAMEWORK_LABEL[f],
+      measured: r === undefined ? 'not measured' : x(r),
+      target: 'at least 0.90x',
+      met: r === undefined ? undefined : r >= 0.9,
+    });
+  }
   const guarded = cpuOf(results, 'node', 'svc-memory');
   const bare = cpuOf(results, 'node', 'bare');
   out.push({
@@ -242,7 +252,7 @@ export function report(results: Results, lone: Lone | undefined, info: RunInfo):
     '',
     ...variantTable(results),
     '',
-    '### Goals of issue 23',
+    '### Goals of issues 23 and 32',
     '',
     '| goal | where | measured | target | status |',
     '|---|---|---|---|---|',

@@ -53,6 +53,7 @@ import autocannon from 'autocannon';
 import { PEER_HEADING } from '../report';
 import { figure, runOf, stamp, takeFigures, writeResults } from '../results';
 import { PATH } from './apps';
+import { ProofSigner } from './dpop';
 import { summarise } from './profile';
 import { report, type Figures, type RunInfo } from './report';
 import type { Lone, Ready, Request } from './server';
@@ -153,8 +154,14 @@ async function stopServer(s: Server): Promise<void> {
   clearTimeout(timer);
 }
 
-async function status(port: number, token: string | undefined): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${port}${PATH}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+async function status(port: number, token: string | undefined, signer?: ProofSigner): Promise<number> {
+  const headers: Record<string, string> =
+    token === undefined
+      ? {}
+      : signer === undefined
+        ? { authorization: `Bearer ${token}` }
+        : { authorization: `DPoP ${token}`, dpop: signer.proof(token) };
+  const res = await fetch(`http://127.0.0.1:${port}${PATH}`, { headers });
   await res.arrayBuffer();
   return res.status;
 }
@@ -165,8 +172,9 @@ const tampered = (t: string): string => `${t.slice(0, -2)}${t.endsWith('AA') ? '
 async function prove(s: Server): Promise<void> {
   const name = `${s.framework}/${s.kind}`;
   const { port, tokens } = s.ready;
+  const signer = signerOf(s);
   const expect = async (token: string | undefined, want: number, what: string): Promise<void> => {
-    const got = await status(port, token);
+    const got = await status(port, token, signer);
     if (got !== want) throw new Error(`${name}: ${what} answered ${got}, not ${want}`);
   };
   if (!REFERENCE_KINDS.includes(s.kind)) {
@@ -174,7 +182,23 @@ async function prove(s: Server): Promise<void> {
     await expect(tampered(tokens[0] as string), 401, 'a tampered credential');
   }
   for (const t of tokens) await expect(t, 200, 'a request with a credential');
+  // A key-bound token: refused as Bearer, and with a proof of another request.
+  if (signer !== undefined) {
+    if ((await status(port, tokens[0])) !== 401) throw new Error(`${name}: a bound token sent as Bearer was not refused`);
+  }
 }
+
+/** The proof signer of a `svc-bound` server, once per server. */
+const signers = new WeakMap<Server, ProofSigner>();
+function signerOf(s: Server): ProofSigner | undefined {
+  if (s.ready.dpop === undefined) return undefined;
+  let signer = signers.get(s);
+  if (signer === undefined) signers.set(s, (signer = new ProofSigner(s.ready.dpop, `http://127.0.0.1:${s.ready.port}${PATH}`)));
+  return signer;
+}
+
+/** The most requests per second any server has been seen to serve here: sizes the proof pools. */
+let fastestRps = 20_000;
 
 interface Measured {
   rps: number;
@@ -182,20 +206,22 @@ interface Measured {
 }
 
 async function measure(s: Server, duration: number): Promise<Measured> {
+  const signer = signerOf(s);
+  // Each connection cycles through every credential: distinct hot credentials, as real traffic carries.
+  // A bound token needs a proof per request, signed before the window (twice the fastest rate seen).
+  const requests =
+    signer === undefined
+      ? s.ready.tokens.map((t) => ({ method: 'GET' as const, headers: { authorization: `Bearer ${t}` } }))
+      : signer.requests(s.ready.tokens, Math.ceil((2 * fastestRps * duration) / s.ready.tokens.length));
   const before = (await s.ask('cpu')) as number;
-  const result = await autocannon({
-    url: `http://127.0.0.1:${s.ready.port}${PATH}`,
-    connections,
-    duration,
-    // Each connection cycles through every credential: distinct hot credentials, as real traffic carries.
-    requests: s.ready.tokens.map((t) => ({ method: 'GET', headers: { authorization: `Bearer ${t}` } })),
-  });
+  const result = await autocannon({ url: `http://127.0.0.1:${s.ready.port}${PATH}`, connections, duration, requests });
   const after = (await s.ask('cpu')) as number;
   const bad = result.non2xx + result.errors + result.timeouts;
   if (bad > 0)
     throw new Error(`${s.framework}/${s.kind}: ${result.non2xx} non-2xx answers, ${result.errors + result.timeouts} errors while timed`);
   const total = result.requests.total;
   if (total === 0) throw new Error(`${s.framework}/${s.kind}: no request answered`);
+  fastestRps = Math.max(fastestRps, total / result.duration);
   return { rps: total / result.duration, cpuUs: (after - before) / total };
 }
 

@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { createAuth, generateKeyRing, type Auth } from 'svc-auth';
 import { start } from './apps';
-import { ISSUER, SCOPE, TOKENS, setUp, type Setup } from './credentials';
+import { ISSUER, SCOPE, TOKENS, setUp, type DpopKey, type Setup } from './credentials';
 import { FRAMEWORKS, KINDS, type Framework, type Kind } from './variants';
 
 export interface Request {
@@ -30,6 +30,8 @@ export interface Ready {
   tokens: string[];
   /** Where `svc-auth` resolved from: src/ under tsx, dist/ with `--dist`. */
   resolved: string;
+  /** `svc-bound`: the key the tokens are bound to (the load generator signs a proof per request). */
+  dpop?: DpopKey;
 }
 
 /** One request alone: medians over rounds, µs. */
@@ -202,4 +204,10 @@ process.on('message', (m: Request) => {
 process.on('disconnect', () => void stop().finally(() => process.exit(0)));
 
 const resolved = import.meta.resolve('svc-auth');
-process.send?.({ type: 'ready', port: running.port, tokens: setup.tokens, resolved } satisfies Ready);
+process.send?.({
+  type: 'ready',
+  port: running.port,
+  tokens: setup.tokens,
+  resolved,
+  ...(setup.dpop === undefined ? {} : { dpop: setup.dpop }),
+} satisfies Ready);

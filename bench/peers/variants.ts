@@ -25,6 +25,9 @@ export const FRAMEWORK_LABEL: Record<Framework, string> = {
  * - `svc-memory`, `svc-postgres`: svc-auth's adapter for the framework with
  *   `repo:read` on `acme/web` (verify, read the token's record, roles, authorize),
  *   `MemoryTokenStore` or `PostgresTokenStore` (pool of 16).
+ * - `svc-bound`: `svc-memory` with key-bound PATs (issue 32): every request is
+ *   `Authorization: DPoP <token>` with a fresh proof by the key (signed by the load
+ *   generator before the timed window), which the server verifies and spends once.
  * - `better-auth`: better-auth's apiKey plugin on PostgreSQL (pool of 16),
  *   `verifyApiKey` with `{ repo: ['read'] }` on every request.
  */
@@ -36,6 +39,7 @@ export const KINDS = [
   'jwt-eddsa-cached',
   'jwt-hs256-cached',
   'svc-memory',
+  'svc-bound',
   'svc-postgres',
   'better-auth',
 ] as const;
@@ -61,6 +65,8 @@ export function peerOf(framework: Framework, kind: Kind): string {
       return 'no auth, one `SELECT 1`';
     case 'svc-memory':
       return 'svc-auth, memory store';
+    case 'svc-bound':
+      return 'svc-auth, memory store, key-bound PAT + DPoP proof';
     case 'svc-postgres':
       return 'svc-auth, PostgreSQL store';
     case 'better-auth':

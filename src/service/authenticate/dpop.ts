@@ -106,13 +106,8 @@ export function bindingCheck(
   const memory = new ReplayCache();
   const shared = typeof store.claimProof === 'function';
 
-  async function start(
-    token: string,
-    dpop: DpopCredential,
-    req: BearerRequest | undefined,
-    address: unknown,
-    at: number,
-  ): Promise<StartedProof> {
+  /** The proof checked now (one signature check, no I/O), its claim sent; throws the refusal. */
+  function begin(token: string, dpop: DpopCredential, req: BearerRequest | undefined, address: unknown, at: number): StartedProof {
     if (req === undefined) throw refuse('bound', NEEDS_PROOF);
     const proof = proofText(dpop.proof);
     let method: unknown;
@@ -124,7 +119,7 @@ export function bindingCheck(
       throw refuse('dpop', 'invalid DPoP proof: the request URL could not be read');
     }
     const nowSec = Math.floor(at / 1000);
-    const checked = await checkProof(proof, {
+    const checked = checkProof(proof, {
       method: typeof method === 'string' ? method : '',
       url,
       token,
@@ -159,7 +154,12 @@ export function bindingCheck(
 
   const api: BindingCheck = {
     start(token: string, dpop: DpopCredential, req: BearerRequest | undefined, address: unknown, at: number): Promise<StartedProof> {
-      const started = start(token, dpop, req, address, at);
+      let started: Promise<StartedProof>;
+      try {
+        started = Promise.resolve(begin(token, dpop, req, address, at));
+      } catch (err) {
+        started = Promise.reject(err instanceof Error ? err : new Error('the proof could not be checked'));
+      }
       // Read by finish, which may refuse first (an unbound token, a chain that failed): never unhandled.
       started.catch(() => undefined);
       return started;
@@ -171,7 +171,7 @@ export function bindingCheck(
         return;
       }
       if (dpop === undefined) throw refuse('bound', NEEDS_PROOF);
-      return finish(jkt, start(token, dpop, req, address, at));
+      return finish(jkt, api.start(token, dpop, req, address, at));
     },
   };
   return Object.freeze(api);

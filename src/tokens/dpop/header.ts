@@ -30,7 +30,7 @@ export function hasDpopScheme(value: string, at: number): boolean {
  * @example
  * ```ts
  * const got = bearerTextFromRequest(req);
- * if (typeof got !== 'string') await checkProof(proofText(got.proof), { ...context, token: got.token });
+ * if (typeof got !== 'string') checkProof(proofText(got.proof), { ...context, token: got.token });
  * ```
  */
 export interface DpopCredential {

@@ -11,8 +11,9 @@
  * `dpop`; no message quotes the proof or the token.
  * @module
  */
-import { base64url, calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader } from 'jose';
 import { AuthenticationError } from '../../errors';
+import { tokenHash, verifyProofSignature } from './signature';
 
 /**
  * The proof algorithms accepted, in the order advertised: asymmetric only (RFC 9449 §4.3 check 5;
@@ -106,13 +107,7 @@ function sameTarget(htu: string, url: string): boolean {
   return a.protocol === b.protocol && a.host === b.host && a.pathname === b.pathname;
 }
 
-/** base64url(SHA-256(ASCII token)), the `ath` of RFC 9449 §4.2. */
-async function tokenHash(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
-  return base64url.encode(new Uint8Array(digest));
-}
-
-function checkHeader(proof: string): Record<string, unknown> {
+function checkHeader(proof: string): { header: Record<string, unknown>; alg: string; jwk: Record<string, unknown> } {
   let header: Record<string, unknown>;
   try {
     header = decodeProtectedHeader(proof);
@@ -126,11 +121,11 @@ function checkHeader(proof: string): Record<string, unknown> {
   const key = jwk as Record<string, unknown>;
   if (typeof key.kty !== 'string' || !KEY_TYPES.has(key.kty)) throw fail('the jwk is not an asymmetric public key');
   for (const m of PRIVATE_MEMBERS) if (Object.hasOwn(key, m)) throw fail('the jwk holds a private key');
-  return key;
+  return { header, alg: header.alg, jwk: key };
 }
 
-function claimsOf(payload: JWTPayload, ctx: ProofContext): { jti: string; iat: number } {
-  const { htm, htu, iat, jti } = payload as Record<string, unknown>;
+function claimsOf(payload: Record<string, unknown>, ctx: ProofContext): { jti: string; iat: number } {
+  const { htm, htu, iat, jti } = payload;
   if (typeof htm !== 'string' || htm.length > MAX_HTM || htm !== ctx.method) throw fail('htm is not the request method');
   if (typeof htu !== 'string' || htu.length > MAX_HTU || !sameTarget(htu, ctx.url)) throw fail('htu is not the request URL');
   if (typeof iat !== 'number' || !Number.isFinite(iat)) throw fail('iat is missing');
@@ -142,32 +137,21 @@ function claimsOf(payload: JWTPayload, ctx: ProofContext): { jti: string; iat: n
 
 /**
  * @internal Check the proof `proof` (the text of {@link proofText}) for a request and its bound
- * token. Resolves to the proof's `jti` and how long to remember it; rejects with
- * `AuthenticationError` reason `dpop`.
+ * token: the proof's `jti`, the thumbprint of its key, and how long to remember it; throws
+ * `AuthenticationError` reason `dpop`. Synchronous: one signature check by node:crypto.
  *
  * @example
  * ```ts
- * const { jti, expiresAtMs } = await checkProof(proofText(header), { method: 'GET', url, token, jkt, nowSec, windowSec: 300, toleranceSec: 5 });
+ * const { jti, expiresAtMs } = checkProof(proofText(header), { method: 'GET', url, token, jkt, nowSec, windowSec: 300, toleranceSec: 5 });
  * ```
  */
-export async function checkProof(proof: string, ctx: ProofContext): Promise<CheckedProof> {
-  const jwk = checkHeader(proof);
-  let payload: JWTPayload;
-  try {
-    // EmbeddedJWK verifies with the header's own key: the binding is checked below, by thumbprint.
-    ({ payload } = await jwtVerify(proof, EmbeddedJWK, { algorithms: [...DPOP_ALGORITHMS], typ: 'dpop+jwt' }));
-  } catch {
-    throw fail('the signature does not verify');
-  }
+export function checkProof(proof: string, ctx: ProofContext): CheckedProof {
+  const { header, alg, jwk } = checkHeader(proof);
+  // By the header's own key: the binding is checked below, by thumbprint.
+  const { payload, thumbprint } = verifyProofSignature(proof, alg, jwk, header);
   const { jti, iat } = claimsOf(payload, ctx);
-  const ath = (payload as Record<string, unknown>).ath;
-  if (typeof ath !== 'string' || ath !== (await tokenHash(ctx.token))) throw fail('ath is not the hash of the access token');
-  let thumbprint: string;
-  try {
-    thumbprint = await calculateJwkThumbprint(jwk, 'sha256');
-  } catch {
-    throw fail('the jwk is not a valid key');
-  }
+  const ath = payload.ath;
+  if (typeof ath !== 'string' || ath !== tokenHash(ctx.token)) throw fail('ath is not the hash of the access token');
   if (ctx.jkt !== null && thumbprint !== ctx.jkt) throw fail('the proof is signed by another key than the token is bound to');
   return { jti, thumbprint, expiresAtMs: (Math.max(iat, ctx.nowSec) + ctx.windowSec + ctx.toleranceSec) * 1000 };
 }
