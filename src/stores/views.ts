@@ -145,3 +145,27 @@ export class RecordViews {
     return view;
   }
 }
+
+/**
+ * @internal The replay claim of a store that keeps its proofs in this process (the memory store): the
+ * same answer as `claimProof`, without a promise and a deadline per request; `undefined` to decline
+ * (then the service calls `claimProof` under its deadline).
+ *
+ * @example
+ * ```ts
+ * const fresh = (store as ClaimNowSource)[CLAIM_NOW]?.(key, expiresAtMs, Date.now());
+ * ```
+ */
+export const CLAIM_NOW: unique symbol = Symbol('svc-auth.claimNow');
+
+/**
+ * @internal A store that can answer {@link CLAIM_NOW}.
+ *
+ * @example
+ * ```ts
+ * const claim = (store as ClaimNowSource)[CLAIM_NOW];
+ * ```
+ */
+export interface ClaimNowSource {
+  [CLAIM_NOW]?(key: string, expiresAtMs: number, nowMs: number): boolean | undefined;
+}

@@ -196,7 +196,10 @@ export function createAuthenticator(
       const chain = now === undefined ? await readRequestChain(claims, at) : checkChain(now, claims, at);
       const head = chain[0] as TokenRecord;
       // An unbound chain without a DPoP header (nearly every request) costs one field read per record.
-      if (started !== undefined || isBound(chain)) await binding.finish(boundKeyOf(chain), started);
+      if (started !== undefined || isBound(chain)) {
+        const bound = binding.finish(boundKeyOf(chain), started);
+        if (bound !== undefined) await bound;
+      }
       if (isRestricted(chain)) {
         client = addressOf(req, address, opts.trustProxy);
         allowedIps.check(chain, client);

@@ -13,21 +13,24 @@
  */
 import { AuthenticationError } from '../../errors';
 import { checkProof, proofText, ReplayCache, type BearerRequest, type DpopCredential } from '../../tokens';
-import type { TokenStore } from '../../stores';
+import { CLAIM_NOW, type ClaimNowSource, type TokenStore } from '../../stores';
 import type { RangeMatcher } from '../../core/network';
 import type { ResolvedOptions } from '../options';
 import { addressOf } from './origin';
 
 /**
  * @internal A proof checked before its token's key is known (a PAT's key is in its record), with its
- * replay claim already sent: the claim's round trip overlaps the chain read's.
+ * replay claim already sent: the claim's round trip overlaps the chain read's. Or the refusal it met,
+ * kept to be told once the chain has been read (a revoked token is refused as revoked first).
  */
-export interface StartedProof {
-  /** The thumbprint of the key that signed the proof. */
-  readonly thumbprint: string;
-  /** Whether the proof was taken for the first time (already handled: awaiting it never goes unhandled). */
-  readonly fresh: Promise<boolean>;
-}
+export type StartedProof =
+  | {
+      /** The thumbprint of the key that signed the proof. */
+      readonly thumbprint: string;
+      /** Whether the proof was taken the first time: at once from a store in this process, else a promise (already handled). */
+      readonly fresh: boolean | Promise<boolean>;
+    }
+  | { readonly refused: unknown };
 
 /** @internal The binding checks of one `Auth` instance. */
 export interface BindingCheck {
@@ -40,10 +43,13 @@ export interface BindingCheck {
     address: unknown,
     at: number,
   ): Promise<void>;
-  /** Check a request's proof and send its replay claim, before the token's key is known. */
-  start(token: string, dpop: DpopCredential, req: BearerRequest | undefined, address: unknown, at: number): Promise<StartedProof>;
-  /** Once the key is known (`null`: the token is not bound): resolves when the started proof binds the token. */
-  finish(jkt: string | null, started: Promise<StartedProof> | undefined): Promise<void>;
+  /** Check a request's proof and send its replay claim, before the token's key is known. Never throws. */
+  start(token: string, dpop: DpopCredential, req: BearerRequest | undefined, address: unknown, at: number): StartedProof;
+  /**
+   * Once the key is known (`null`: the token is not bound): returns when the started proof binds the token,
+   * throws the refusal otherwise; a promise only while a claim sent to the store is on its way.
+   */
+  finish(jkt: string | null, started: StartedProof | undefined): void | Promise<void>;
 }
 
 function header(req: BearerRequest, name: string): string | undefined {
@@ -58,32 +64,58 @@ function header(req: BearerRequest, name: string): string | undefined {
  * `trustProxy` (the peer is one), the proxy's `X-Forwarded-Proto` and `X-Forwarded-Host` name the
  * scheme and host the client used, as the proxy's `X-Forwarded-For` names the client.
  */
-function requestUrl(req: BearerRequest, address: unknown, trust: RangeMatcher | null): string {
+function requestUrl(req: BearerRequest, address: unknown, trust: RangeMatcher | null): string | URL {
   const fetchUrl = (req as { url?: unknown }).url;
   const isFetch = typeof (req as { headers: { get?: unknown } }).headers.get === 'function';
+  const viaProxy = trust !== null && fromProxy(req, address, trust);
   let url: URL;
-  if (isFetch && typeof fetchUrl === 'string') url = new URL(fetchUrl);
-  else {
+  if (isFetch && typeof fetchUrl === 'string') {
+    // A fetch Request's URL is already parsed and serialized: its text before the query is the target.
+    if (!viaProxy) return beforeQuery(fetchUrl);
+    url = new URL(fetchUrl);
+  } else {
     const path = (req as { originalUrl?: unknown }).originalUrl ?? fetchUrl;
     const encrypted = (req as { socket?: { encrypted?: unknown } }).socket?.encrypted === true;
-    url = new URL(`${encrypted ? 'https' : 'http'}://${header(req, 'host') ?? 'localhost'}${typeof path === 'string' ? path : '/'}`);
+    const host = header(req, 'host') ?? 'localhost';
+    const target = typeof path === 'string' ? path : '/';
+    const text = `${encrypted ? 'https' : 'http'}://${host}${target}`;
+    // The text as received, when it is plainly a host and a path: a proof's htu equal to it is the same
+    // target without parsing either (a differing one is parsed and compared, proof.ts).
+    if (!viaProxy && PLAIN_HOST.test(host) && target.startsWith('/')) return beforeQuery(text);
+    url = new URL(text);
   }
-  if (trust !== null) {
-    const peer = address !== undefined ? address : (req as { socket?: { remoteAddress?: unknown } }).socket?.remoteAddress;
-    // addressOf without a trust list is the peer itself: is the peer one of the proxies?
-    const from = addressOf(undefined, peer, null);
-    if (from !== undefined && trust.matches(from)) {
-      const proto = header(req, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
-      const host = header(req, 'x-forwarded-host')?.split(',')[0]?.trim();
-      if (proto === 'https' || proto === 'http') url.protocol = `${proto}:`;
-      if (host !== undefined && host !== '') url.host = host;
+  if (viaProxy) {
+    const proto = header(req, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+    const host = header(req, 'x-forwarded-host')?.split(',')[0]?.trim();
+    if (proto === 'https' || proto === 'http') url.protocol = `${proto}:`;
+    if (host !== undefined && host !== '') {
+      // The forwarded host names its own port, or none: the internal Host's port is not the client's.
+      url.port = '';
+      url.host = host;
     }
   }
-  return url.href;
+  return url;
+}
+
+/** A host name or address with an optional port, nothing else. */
+const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+
+const beforeQuery = (text: string): string => {
+  const at = text.search(/[?#]/);
+  return at === -1 ? text : text.slice(0, at);
+};
+
+/** Is the peer one of the proxies of `trustProxy`? Then its `X-Forwarded-Proto` and `-Host` name the target. */
+function fromProxy(req: BearerRequest, address: unknown, trust: RangeMatcher): boolean {
+  const peer = address !== undefined ? address : (req as { socket?: { remoteAddress?: unknown } }).socket?.remoteAddress;
+  // addressOf without a trust list is the peer itself.
+  const from = addressOf(undefined, peer, null);
+  return from !== undefined && trust.matches(from);
 }
 
 const NOT_BOUND = 'the token is not bound to a key: send it as a Bearer token';
 const NEEDS_PROOF = 'the token is bound to a key: it needs the DPoP scheme and a proof';
+const USED = 'invalid DPoP proof: the proof was used before';
 
 function refuse(reason: 'dpop' | 'bound', message: string): AuthenticationError {
   return new AuthenticationError(reason, message);
@@ -105,65 +137,79 @@ export function bindingCheck(
 ): BindingCheck {
   const memory = new ReplayCache();
   const shared = typeof store.claimProof === 'function';
+  const now = (store as ClaimNowSource)[CLAIM_NOW];
+
+  /** The replay claim of `key`: at once from a store in this process (or this instance's cache), else by the store. */
+  function claim(key: string, untilMs: number, at: number): boolean | Promise<boolean> {
+    if (!shared) return memory.claim(key, untilMs, at);
+    try {
+      const got = now?.call(store, key, untilMs, at);
+      if (got !== undefined) return got;
+    } catch {
+      return false; // fail closed: the proof is refused as used
+    }
+    const fresh = call('token store', () =>
+      (store as Required<Pick<TokenStore, 'claimProof'>>).claimProof(key, new Date(untilMs), new Date(at)),
+    );
+    fresh.catch(() => undefined); // read by finish; a chain read that fails first leaves it unread
+    return fresh;
+  }
 
   /** The proof checked now (one signature check, no I/O), its claim sent; throws the refusal. */
   function begin(token: string, dpop: DpopCredential, req: BearerRequest | undefined, address: unknown, at: number): StartedProof {
     if (req === undefined) throw refuse('bound', NEEDS_PROOF);
     const proof = proofText(dpop.proof);
     let method: unknown;
-    let url: string;
+    let url: string | URL;
     try {
       method = (req as { method?: unknown }).method;
       url = requestUrl(req, address, opts.trustProxy);
     } catch {
       throw refuse('dpop', 'invalid DPoP proof: the request URL could not be read');
     }
-    const nowSec = Math.floor(at / 1000);
     const checked = checkProof(proof, {
       method: typeof method === 'string' ? method : '',
       url,
       token,
       jkt: null,
-      nowSec,
+      nowSec: Math.floor(at / 1000),
       windowSec: opts.dpopProofAgeSec,
       toleranceSec: opts.clockToleranceSec,
     });
     // The jti is unique per key (RFC 9449 §11.1): scoped to the key, one client cannot spend another's.
     // Claimed before the binding is compared: a proof by another key is refused anyway, and spending
     // its jti costs its sender nothing it could use.
-    const key = `${checked.thumbprint}:${checked.jti}`;
-    const fresh = shared
-      ? call('token store', () =>
-          (store as Required<Pick<TokenStore, 'claimProof'>>).claimProof(key, new Date(checked.expiresAtMs), new Date(at)),
-        )
-      : Promise.resolve(memory.claim(key, checked.expiresAtMs, at));
-    fresh.catch(() => undefined); // awaited by finish; a chain read that fails first leaves it unread
-    return { thumbprint: checked.thumbprint, fresh };
+    return { thumbprint: checked.thumbprint, fresh: claim(`${checked.thumbprint}:${checked.jti}`, checked.expiresAtMs, at) };
   }
 
-  async function finish(jkt: string | null, started: Promise<StartedProof> | undefined): Promise<void> {
+  function finish(jkt: string | null, started: StartedProof | undefined): void | Promise<void> {
     if (jkt === null) {
       if (started !== undefined) throw refuse('bound', NOT_BOUND);
       return;
     }
     if (started === undefined) throw refuse('bound', NEEDS_PROOF);
-    const proof = await started;
-    if (proof.thumbprint !== jkt) throw refuse('dpop', 'invalid DPoP proof: the proof is signed by another key than the token is bound to');
-    if ((await proof.fresh) !== true) throw refuse('dpop', 'invalid DPoP proof: the proof was used before');
+    if ('refused' in started) throw started.refused;
+    if (started.thumbprint !== jkt)
+      throw refuse('dpop', 'invalid DPoP proof: the proof is signed by another key than the token is bound to');
+    if (typeof started.fresh === 'boolean') {
+      if (!started.fresh) throw refuse('dpop', USED);
+      return;
+    }
+    return started.fresh.then((fresh) => {
+      if (fresh !== true) throw refuse('dpop', USED);
+    });
   }
 
-  const api: BindingCheck = {
-    start(token: string, dpop: DpopCredential, req: BearerRequest | undefined, address: unknown, at: number): Promise<StartedProof> {
-      let started: Promise<StartedProof>;
-      try {
-        started = Promise.resolve(begin(token, dpop, req, address, at));
-      } catch (err) {
-        started = Promise.reject(err instanceof Error ? err : new Error('the proof could not be checked'));
-      }
-      // Read by finish, which may refuse first (an unbound token, a chain that failed): never unhandled.
-      started.catch(() => undefined);
-      return started;
-    },
+  function start(token: string, dpop: DpopCredential, req: BearerRequest | undefined, address: unknown, at: number): StartedProof {
+    try {
+      return begin(token, dpop, req, address, at);
+    } catch (err) {
+      return { refused: err };
+    }
+  }
+
+  return Object.freeze({
+    start,
     finish,
     async check(jkt, token, dpop, req, address, at): Promise<void> {
       if (jkt === null) {
@@ -171,8 +217,7 @@ export function bindingCheck(
         return;
       }
       if (dpop === undefined) throw refuse('bound', NEEDS_PROOF);
-      return finish(jkt, api.start(token, dpop, req, address, at));
+      await finish(jkt, begin(token, dpop, req, address, at));
     },
-  };
-  return Object.freeze(api);
+  } satisfies BindingCheck);
 }

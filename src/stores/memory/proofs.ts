@@ -19,14 +19,18 @@ export class ProofKeys {
   #sweepAt = SWEEP_AT;
 
   claim(key: string, expiresAt: Date, now: Date): boolean {
-    const nowMs = now.getTime();
+    return this.claimMs(key, expiresAt.getTime(), now.getTime());
+  }
+
+  /** {@link claim} in milliseconds since the epoch (the request path's, with no `Date` made). */
+  claimMs(key: string, untilMs: number, nowMs: number): boolean {
     const known = this.#until.get(key);
     if (known !== undefined && known > nowMs) return false;
     if (this.#until.size >= this.#sweepAt) {
       for (const [k, until] of this.#until) if (until <= nowMs) this.#until.delete(k);
       this.#sweepAt = Math.max(SWEEP_AT, this.#until.size * 2);
     }
-    this.#until.set(key, expiresAt.getTime());
+    this.#until.set(key, untilMs);
     return true;
   }
 }

@@ -11,7 +11,7 @@ import { applyOrgAccess, listOrg, PolicyTable } from '../org-table';
 import { TokenTable } from '../token-table';
 import { ServiceAccountTable, type ServiceAccountRecord } from '../service-accounts';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../types';
-import { SHARED_CHAIN, type SharedChainSource } from '../views';
+import { CLAIM_NOW, SHARED_CHAIN, type ClaimNowSource, type SharedChainSource } from '../views';
 
 /**
  * A {@link TokenStore} in memory. Each operation completes synchronously inside
@@ -73,6 +73,16 @@ export class MemoryTokenStore implements TokenStore {
     (MemoryTokenStore.prototype as SharedChainSource)[SHARED_CHAIN] = function (this: MemoryTokenStore, id: string) {
       if (this.readChain !== MemoryTokenStore.prototype.readChain || typeof id !== 'string') return undefined;
       return this.table.readChainShared(id);
+    };
+    // The replay claim at once, for the request path; declines when claimProof was replaced.
+    (MemoryTokenStore.prototype as ClaimNowSource)[CLAIM_NOW] = function (
+      this: MemoryTokenStore,
+      key: string,
+      untilMs: number,
+      nowMs: number,
+    ) {
+      if (this.claimProof !== MemoryTokenStore.prototype.claimProof) return undefined;
+      return this.proofs.claimMs(key, untilMs, nowMs);
     };
   }
 

@@ -13,7 +13,7 @@
  */
 import { decodeProtectedHeader } from 'jose';
 import { AuthenticationError } from '../../errors';
-import { tokenHash, verifyProofSignature } from './signature';
+import { tokenHash, verifyProofSignature, type ProofHeader } from './signature';
 
 /**
  * The proof algorithms accepted, in the order advertised: asymmetric only (RFC 9449 §4.3 check 5;
@@ -42,8 +42,8 @@ const ALGS: ReadonlySet<string> = new Set(DPOP_ALGORITHMS);
 export interface ProofContext {
   /** The request's method, as received (upper case by convention; compared exactly, RFC 9110 §9.1). */
   readonly method: string;
-  /** The request's absolute URL as the server is reached (query and fragment are ignored). */
-  readonly url: string;
+  /** The request's absolute URL as the server is reached (query and fragment are ignored); a parsed one is not parsed again. */
+  readonly url: string | URL;
   /** The access token the request carries (its hash must be the proof's `ath`). */
   readonly token: string;
   /**
@@ -95,19 +95,16 @@ export function proofText(value: unknown): string {
 }
 
 /** htu and the request URL, each without query and fragment, normalized as RFC 3986 §6.2.2-6.2.3 (the URL parser does it). */
-function sameTarget(htu: string, url: string): boolean {
-  let a: URL;
-  let b: URL;
-  try {
-    a = new URL(htu);
-    b = new URL(url);
-  } catch {
-    return false;
-  }
+function sameTarget(htu: string, url: string | URL): boolean {
+  // The same text is the same target (parsing is deterministic); any other text is parsed and compared.
+  if (typeof url === 'string' && htu === url) return true;
+  const a = URL.parse(htu);
+  const b = typeof url === 'string' ? URL.parse(url) : url;
+  if (a === null || b === null) return false;
   return a.protocol === b.protocol && a.host === b.host && a.pathname === b.pathname;
 }
 
-function checkHeader(proof: string): { header: Record<string, unknown>; alg: string; jwk: Record<string, unknown> } {
+function checkHeader(proof: string): ProofHeader {
   let header: Record<string, unknown>;
   try {
     header = decodeProtectedHeader(proof);
@@ -146,9 +143,8 @@ function claimsOf(payload: Record<string, unknown>, ctx: ProofContext): { jti: s
  * ```
  */
 export function checkProof(proof: string, ctx: ProofContext): CheckedProof {
-  const { header, alg, jwk } = checkHeader(proof);
-  // By the header's own key: the binding is checked below, by thumbprint.
-  const { payload, thumbprint } = verifyProofSignature(proof, alg, jwk, header);
+  // By the header's own key (checked once per header text): the binding is checked below, by thumbprint.
+  const { payload, thumbprint } = verifyProofSignature(proof, () => checkHeader(proof));
   const { jti, iat } = claimsOf(payload, ctx);
   const ath = payload.ath;
   if (typeof ath !== 'string' || ath !== tokenHash(ctx.token)) throw fail('ath is not the hash of the access token');

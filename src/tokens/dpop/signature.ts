@@ -1,11 +1,12 @@
 /**
  * The signature of a DPoP proof, by the key its own header carries, checked
- * with node:crypto on a key object made once per key (issue 32 §3: a bound
- * request costs one signature verification, not a key import, a thumbprint
- * over WebCrypto and a promise per step). A client signs every proof with the
- * same key, so the key object is kept by the key's RFC 7638 thumbprint, which
- * is computed from the same canonical members the key object is made from:
- * the key that verifies is the key whose thumbprint is compared. Each
+ * with node:crypto on a key object made once per header (issue 32 §3: a bound
+ * request costs one signature verification, not a header decode, a key import,
+ * a thumbprint over WebCrypto and a promise per step). A client signs every
+ * proof with the same header, so what the header yields (checked, the key
+ * object, the RFC 7638 thumbprint computed from the same canonical members the
+ * key object is made from) is kept by the header's text: the key that verifies
+ * is the key whose thumbprint is compared. Each
  * algorithm is tied to its key type and curve (an ES256 header needs a P-256
  * key), RSA keys have at least 2048 bits, and a header that names critical
  * extensions (`crit`) is refused, as no extension is understood here.
@@ -32,9 +33,8 @@ const SPECS: Readonly<Record<string, AlgSpec>> = {
 
 const MIN_RSA_BITS = 2048;
 const MAX_MEMBER_CHARS = 2048;
-/** Key objects kept, by thumbprint: one per client key in use; the oldest goes first. */
+/** Headers kept (one per client key in use). */
 const MAX_KEYS = 1024;
-const keys = new Map<string, KeyObject>();
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 function fail(message: string): AuthenticationError {
@@ -58,9 +58,8 @@ function canonical(jwk: Record<string, unknown>, spec: AlgSpec): Record<string, 
   return { crv: spec.crv as string, kty: 'EC', x: member(jwk, 'x'), y: member(jwk, 'y') };
 }
 
-function keyOf(thumbprint: string, members: Record<string, string>): KeyObject {
-  let key = keys.get(thumbprint);
-  if (key !== undefined) return key;
+function keyOf(members: Record<string, string>): KeyObject {
+  let key: KeyObject;
   try {
     key = createPublicKey({ key: members, format: 'jwk' });
   } catch {
@@ -69,38 +68,73 @@ function keyOf(thumbprint: string, members: Record<string, string>): KeyObject {
   if (members.kty === 'RSA' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) {
     throw fail(`an RSA key needs at least ${MIN_RSA_BITS} bits`);
   }
-  if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value as string);
-  keys.set(thumbprint, key);
   return key;
 }
 
+/** A proof header read and accepted once: what verifies its proofs. */
+interface HeaderKey {
+  readonly spec: AlgSpec;
+  readonly key: KeyObject;
+  readonly thumbprint: string;
+}
+
+/** The header a proof's header segment reads as, checked: its `alg` and public `jwk`. */
+export interface ProofHeader {
+  readonly header: Record<string, unknown>;
+  readonly alg: string;
+  readonly jwk: Record<string, unknown>;
+}
+
 /**
- * @internal Verify the compact JWS `proof` (its header already read: `alg` of the allow-list, `jwk`
- * public) with the key of `jwk`: the payload object and the key's thumbprint, or `AuthenticationError` `dpop`.
- *
- * @example
- * ```ts
- * const { payload, thumbprint } = verifyProofSignature(proof, header.alg, header.jwk);
- * ```
+ * Accepted headers by their base64url text (a client signs every proof with the same header): the
+ * header checks, the key object and the thumbprint are made once per header, never a verdict on a
+ * signature. Bounded; the oldest goes first.
  */
-export function verifyProofSignature(
-  proof: string,
-  alg: string,
-  jwk: Record<string, unknown>,
-  header: Record<string, unknown>,
-): { payload: Record<string, unknown>; thumbprint: string } {
+const headers = new Map<string, HeaderKey>();
+const MAX_HEADER_CHARS = 4096;
+
+function headerKey(head: string, read: () => ProofHeader): HeaderKey {
+  const known = headers.get(head);
+  if (known !== undefined) return known;
+  const { header, alg, jwk } = read();
   const spec = SPECS[alg];
   if (spec === undefined) throw fail('algorithm not accepted');
   if (header.crit !== undefined) throw fail('the header names critical extensions');
-  const parts = proof.split('.');
-  if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) throw fail('not a JWT');
-  const [head, body, sig] = parts as [string, string, string];
   const members = canonical(jwk, spec);
-  const thumbprint = createHash('sha256').update(JSON.stringify(members)).digest('base64url');
-  const key = keyOf(thumbprint, members);
+  const found: HeaderKey = {
+    spec,
+    key: keyOf(members),
+    thumbprint: createHash('sha256').update(JSON.stringify(members)).digest('base64url'),
+  };
+  if (head.length <= MAX_HEADER_CHARS) {
+    if (headers.size >= MAX_KEYS) headers.delete(headers.keys().next().value as string);
+    headers.set(head, found);
+  }
+  return found;
+}
+
+/**
+ * @internal Verify the compact JWS `proof` with the key of its own header (`read` decodes and checks
+ * the header, when this header was not accepted before): the payload object and the key's thumbprint,
+ * or `AuthenticationError` `dpop`.
+ *
+ * @example
+ * ```ts
+ * const { payload, thumbprint } = verifyProofSignature(proof, () => checkHeader(proof));
+ * ```
+ */
+export function verifyProofSignature(proof: string, read: () => ProofHeader): { payload: Record<string, unknown>; thumbprint: string } {
+  const first = proof.indexOf('.');
+  const last = proof.lastIndexOf('.');
+  if (first <= 0 || last === first || proof.indexOf('.', first + 1) !== last) throw fail('not a JWT');
+  const head = proof.slice(0, first);
+  const body = proof.slice(first + 1, last);
+  const sig = proof.slice(last + 1);
+  if (!BASE64URL.test(head) || !BASE64URL.test(body) || !BASE64URL.test(sig)) throw fail('not a JWT');
+  const { spec, key, thumbprint } = headerKey(head, read);
   let ok: boolean;
   try {
-    ok = verify(spec.hash, Buffer.from(`${head}.${body}`), { key, ...spec.options }, Buffer.from(sig, 'base64url'));
+    ok = verify(spec.hash, Buffer.from(proof.slice(0, last)), { key, ...spec.options }, Buffer.from(sig, 'base64url'));
   } catch {
     ok = false;
   }
@@ -124,5 +158,15 @@ export function verifyProofSignature(
  * ```
  */
 export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  // A bound token comes back with every request: its hash is kept (bounded), not made again.
+  let hash = hashes.get(token);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(token).digest('base64url');
+    if (hashes.size >= MAX_HASHES) hashes.clear();
+    hashes.set(token, hash);
+  }
+  return hash;
 }
+
+const MAX_HASHES = 4096;
+const hashes = new Map<string, string>();
