@@ -12,6 +12,7 @@
 import type { DenyReason, Principal } from '../../core/policy';
 import type { TokenRecord } from '../../stores';
 import type { AuthEvent, AuthEventHook, EventActor, TokenCreatedEvent, TokenLeakedEvent, TokenRevokedEvent } from './types';
+import type { TokenRequestedEvent } from './org-types';
 import { redactEvent } from './redact';
 
 export type {
@@ -215,6 +216,26 @@ export function createdEvent(at: Date, actor: EventActor, record: TokenRecord): 
       expiresAt: new Date(record.expiresAt.getTime()),
       scopes: record.scopes,
     }),
+  });
+}
+
+/**
+ * @internal The `token.requested` event of a new record for one org that must approve it, with the
+ * justification its entry for that org carries.
+ *
+ * @example
+ * ```ts
+ * for (const org of rules.requested) events?.emit(requestedEvent(actorOf(p), record, org));
+ * ```
+ */
+export function requestedEvent(actor: EventActor, record: TokenRecord, org: string): TokenRequestedEvent {
+  return Object.freeze({
+    type: 'token.requested',
+    at: new Date(record.createdAt.getTime()),
+    actor,
+    org,
+    token: Object.freeze({ id: record.id, name: record.name, ownerId: record.ownerId }),
+    justification: record.orgAccess?.find((x) => x.org === org)?.justification ?? null,
   });
 }
 

@@ -9,6 +9,6 @@ export type { FlushOptions } from './flush';
 export type { ServiceAccountEvent, ServiceAccountSnapshot } from './account-types';
 
 /** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */
-export { deniedReporter, revokedEvent, SERVER_ACTOR, createdEvent, actorOf, leakedEvent } from './events';
+export { deniedReporter, revokedEvent, SERVER_ACTOR, createdEvent, requestedEvent, actorOf, leakedEvent } from './events';
 export { flushDeadline, flushWithin } from './flush';
 export { LastUsedRecorder, recorderFor } from './last-used';

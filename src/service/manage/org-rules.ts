@@ -7,8 +7,8 @@
 import type { Principal } from '../../core/policy';
 import type { OrgAccessEntry, TokenRecord } from '../../stores';
 import type { ServiceContext } from '../internals';
-import { actorOf } from '../events';
-import { orgAccessAtCreation, policyIndexReader, type NewToken } from '../orgs';
+import { actorOf, requestedEvent } from '../events';
+import { accessAtCreation, policyIndexReader, type NewToken } from '../orgs';
 
 /** What creation hands over: the new token but its owner and roles, which are read here. */
 type Creating = Omit<NewToken, 'ownerId' | 'roles'>;
@@ -23,19 +23,17 @@ type Creating = Omit<NewToken, 'ownerId' | 'roles'>;
  * const rules = await orgRulesAtCreation(ctx, p.userId, { scopes, chain, lifetimeSec, allowedIps: null, justification: null, at });
  * ```
  */
-export async function orgRulesAtCreation(
+export function orgRulesAtCreation(
   ctx: ServiceContext,
   ownerId: string,
   t: Creating,
 ): Promise<{ entries: OrgAccessEntry[]; requested: string[] }> {
-  const read = policyIndexReader(ctx.store, (what, fn) => ctx.call(what, fn));
-  if (read === null) return { entries: [], requested: [] };
-  const got = read();
-  const index = got instanceof Promise ? await got : got;
-  if (index.byOrg.size === 0) return { entries: [], requested: [] };
-  // Read now (not the roles the caller was authenticated with): whether the owner owns the org decides approval.
-  const roles = await ctx.rolesOf(ownerId);
-  return orgAccessAtCreation(index, { ownerId, roles, ...t });
+  // Roles read now (not those the caller was authenticated with): whether the owner owns the org decides approval.
+  return accessAtCreation(
+    policyIndexReader(ctx.store, (what, fn) => ctx.call(what, fn)),
+    () => ctx.rolesOf(ownerId),
+    { ownerId, ...t },
+  );
 }
 
 /**
@@ -48,19 +46,7 @@ export async function orgRulesAtCreation(
  */
 export function emitRequested(ctx: ServiceContext, p: Principal, record: TokenRecord, orgs: readonly string[]): void {
   if (ctx.events === null) return;
-  for (const org of orgs) {
-    const e = record.orgAccess?.find((x) => x.org === org);
-    ctx.events.emit(
-      Object.freeze({
-        type: 'token.requested',
-        at: new Date(record.createdAt.getTime()),
-        actor: actorOf(p),
-        org,
-        token: Object.freeze({ id: record.id, name: record.name, ownerId: record.ownerId }),
-        justification: e?.justification ?? null,
-      }),
-    );
-  }
+  for (const org of orgs) ctx.events.emit(requestedEvent(actorOf(p), record, org));
 }
 
 /**

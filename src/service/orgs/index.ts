@@ -6,7 +6,7 @@
  * @module
  */
 export { orgApi } from './api';
-export { gateReader, policyIndexReader } from './policies';
+export { accessAtCreation, gateReader, policyIndexReader } from './policies';
 export { sameGates, orgRoleOf } from './gates';
-export { orgAccessAtCreation, inheritedAccess, type NewToken } from './create';
+export { inheritedAccess, type NewToken } from './create';
 export { checkJustification, checkOrg, parse as parseInput } from './input';

@@ -7,8 +7,9 @@
  */
 import { UnavailableError } from '../../errors';
 import type { OrgGate, UserRoles } from '../../core/policy';
-import type { OrgPolicySet, TokenRecord, TokenStore } from '../../stores';
+import type { OrgAccessEntry, OrgPolicySet, TokenRecord, TokenStore } from '../../stores';
 import { failure, isThenable } from '../deadlines';
+import { orgAccessAtCreation, type NewToken } from './create';
 import { gatesOf, hasEntries, policyIndex, type PolicyIndex } from './gates';
 
 type Gates = Readonly<Record<string, OrgGate>> | null;
@@ -48,6 +49,29 @@ export function policyIndexReader(
     }
     return isThenable(got) ? call('token store', () => got).then(derive) : derive(got);
   };
+}
+
+/**
+ * The `orgAccess` entries of a new token and the orgs that must approve it, by the policies read now
+ * through `read` (a {@link policyIndexReader}); nothing without one, or while no org has a policy, and
+ * only then are the owner's roles asked for (whether the owner owns an org decides approval).
+ *
+ * @example
+ * ```ts
+ * const rules = await accessAtCreation(read, () => rolesOf(userId), { ownerId: userId, scopes, chain, lifetimeSec, allowedIps: null, justification: null, at });
+ * ```
+ */
+export async function accessAtCreation(
+  read: (() => PolicyIndex | Promise<PolicyIndex>) | null,
+  rolesOf: () => UserRoles | Promise<UserRoles>,
+  t: Omit<NewToken, 'roles'>,
+): Promise<{ entries: OrgAccessEntry[]; requested: string[] }> {
+  if (read === null) return { entries: [], requested: [] };
+  const got = read();
+  const index = got instanceof Promise ? await got : got;
+  if (index.byOrg.size === 0) return { entries: [], requested: [] };
+  const roles = rolesOf();
+  return orgAccessAtCreation(index, { ...t, roles: roles instanceof Promise ? await roles : roles });
 }
 
 /**

@@ -9,8 +9,8 @@
 import { ConflictError, UnavailableError } from '../../errors';
 import type { TokenRecord, TokenStore } from '../../stores';
 import { mintToken, newTokenId, type KeyRing } from '../../tokens';
-import { createdEvent, SERVER_ACTOR, type EventDispatcher } from '../events';
-import { orgAccessAtCreation, policyIndexReader } from '../orgs';
+import { createdEvent, requestedEvent, SERVER_ACTOR, type EventDispatcher } from '../events';
+import { accessAtCreation, policyIndexReader } from '../orgs';
 import type { MintAccountToken } from './exchange';
 
 /**
@@ -33,14 +33,16 @@ export function plainMint(deps: {
   return async (input) => {
     const iat = Math.floor(input.nowMs / 1000);
     const exp = iat + input.lifetimeSec;
-    let rules: ReturnType<typeof orgAccessAtCreation> = { entries: [], requested: [] };
-    if (policies !== null) {
-      const got = policies();
-      const index = got instanceof Promise ? await got : got;
-      const roles = { orgs: { [input.account.org]: input.role } };
-      const t = { scopes: input.scopes, chain: null, lifetimeSec: exp - iat, allowedIps: null, justification: null };
-      if (index.byOrg.size > 0) rules = orgAccessAtCreation(index, { ownerId: input.accountId, roles, ...t, at: new Date(iat * 1000) });
-    }
+    const roles = { orgs: { [input.account.org]: input.role } };
+    const rules = await accessAtCreation(policies, () => roles, {
+      ownerId: input.accountId,
+      scopes: input.scopes,
+      chain: null,
+      lifetimeSec: exp - iat,
+      allowedIps: null,
+      justification: null,
+      at: new Date(iat * 1000),
+    });
     const record: TokenRecord = Object.freeze({
       id: newTokenId(),
       kind: 'pat' as const,
@@ -61,12 +63,7 @@ export function plainMint(deps: {
     if (result === 'name_taken') throw new ConflictError(`the account already holds an active token named "${input.name}"`);
     if (result !== 'ok') throw new UnavailableError('token store insert returned an unexpected result');
     deps.events?.emit(createdEvent(new Date(input.nowMs), SERVER_ACTOR, record));
-    for (const org of rules.requested) {
-      const token = Object.freeze({ id: record.id, name: record.name, ownerId: record.ownerId });
-      deps.events?.emit(
-        Object.freeze({ type: 'token.requested', at: record.createdAt, actor: SERVER_ACTOR, org, token, justification: null }),
-      );
-    }
+    for (const org of rules.requested) deps.events?.emit(requestedEvent(SERVER_ACTOR, record, org));
     return { token, tokenId: record.id, expiresAt: record.expiresAt };
   };
 }
