@@ -9,7 +9,7 @@
 export { createAuthorizationServer } from './server';
 export { trustedIssuerFor } from './trust';
 export { CLI_CLIENT_ID } from './cli-client';
-export { WORKLOAD_CLIENT_ID } from './machines';
+export { JWT_BEARER_GRANT, WORKLOAD_CLIENT_ID } from './machines';
 export type {
   AuthorizationServer,
   AuthorizationServerOptions,

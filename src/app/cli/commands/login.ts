@@ -6,7 +6,6 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decodeJwt } from 'jose';
 import { ValidationError, type IssueInput } from '../../../errors';
 import { CLI_CLIENT_ID } from '../../../oauth';
 import { LIFETIMES, parseShortDuration } from '../../../tokens';
@@ -14,7 +13,7 @@ import type { CliIO } from '../output';
 import type { DevInstance } from '../../dev';
 import { renameIssues } from '../args';
 import { defineCommand } from '../command';
-import { deviceLogin, discover, findServer, savedFrom, workloadSignIn, type ServerSource } from '../oauth';
+import { deviceLogin, discover, findServer, savedFrom, subjectOf, workloadSignIn, type ServerSource } from '../oauth';
 import { readWorkloadToken } from './workload-token';
 import { clean, dateText } from '../output';
 
@@ -200,14 +199,4 @@ async function workloadLogin(dev: DevInstance, io: CliIO, flag: string | undefin
   await dev.session.update(() => ({ user: who, token: got.accessToken }));
   io.stdout(`logged in as ${clean(who)} at ${found.url}: ${what}\n`);
   return 0;
-}
-
-/** The token's `sub`, read without verifying (for display; the instance verifies it when it is used). */
-function subjectOf(token: string): string {
-  try {
-    const sub = decodeJwt(token).sub;
-    return typeof sub === 'string' && sub.length <= 256 ? sub : '?';
-  } catch {
-    return '?';
-  }
 }

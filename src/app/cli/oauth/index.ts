@@ -8,4 +8,4 @@
 export { discover, findServer, type ServerSource } from './server';
 export { deviceLogin } from './device';
 export { workloadSignIn } from './workload';
-export { isDue, renew, revokeAtServer, savedFrom } from './session';
+export { isDue, renew, revokeAtServer, savedFrom, subjectOf } from './session';

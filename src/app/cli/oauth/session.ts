@@ -28,13 +28,7 @@ const EARLY_MS = 30_000;
  * ```
  */
 export function savedFrom(server: string, clientId: string, tokens: GrantedTokens, nowMs: number): SavedSession {
-  let user = '?';
-  try {
-    const sub = decodeJwt(tokens.accessToken).sub;
-    if (typeof sub === 'string' && sub.length <= 256) user = sub;
-  } catch {
-    // An access token that is not a JWT: the server is not one svc-auth accepts; the next command says so.
-  }
+  const user = subjectOf(tokens.accessToken);
   const oauth: SavedOAuth = {
     server,
     clientId,
@@ -42,6 +36,25 @@ export function savedFrom(server: string, clientId: string, tokens: GrantedToken
     expiresAt: new Date(nowMs + tokens.expiresIn * 1000).toISOString(),
   };
   return { user, token: tokens.accessToken, oauth };
+}
+
+/**
+ * The `sub` of a token the server just gave, read without verifying (to show and to save; the instance
+ * verifies the token when it is used); `'?'` when it has none a person could read.
+ *
+ * @example
+ * ```ts
+ * io.stdout(`logged in as ${subjectOf(accessToken)}\n`);
+ * ```
+ */
+export function subjectOf(token: string): string {
+  try {
+    const sub = decodeJwt(token).sub;
+    return typeof sub === 'string' && sub.length <= 256 ? sub : '?';
+  } catch {
+    // Not a JWT: the server is not one svc-auth accepts; the next command says so.
+    return '?';
+  }
 }
 
 /**

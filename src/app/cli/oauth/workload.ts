@@ -7,11 +7,9 @@
  * @module
  */
 import { AuthenticationError, UnavailableError } from '../../../errors';
+import { JWT_BEARER_GRANT, WORKLOAD_CLIENT_ID } from '../../../oauth';
 import { requestJson } from './http';
 import type { ServerEndpoints } from './server';
-
-const GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-const CLIENT_ID = 'svc-workload';
 
 /** What the server gave for a workload token: a bearer value, its lifetime, and its scope as the server wrote it. */
 export interface WorkloadTokens {
@@ -35,13 +33,13 @@ const words = (v: unknown): string => (typeof v === 'string' ? v.replace(/[\u000
  * ```
  */
 export async function workloadSignIn(endpoints: ServerEndpoints, assertion: string): Promise<WorkloadTokens> {
-  if (!endpoints.grantTypes.includes(GRANT)) {
+  if (!endpoints.grantTypes.includes(JWT_BEARER_GRANT)) {
     throw new AuthenticationError(
       'issuer',
       `${endpoints.issuer} does not take workload tokens (its metadata lists no jwt-bearer grant): start svc serve with --trust-workloads, or give the server trustedWorkloads`,
     );
   }
-  const form = new URLSearchParams({ grant_type: GRANT, client_id: CLIENT_ID, assertion, resource: endpoints.issuer });
+  const form = new URLSearchParams({ grant_type: JWT_BEARER_GRANT, client_id: WORKLOAD_CLIENT_ID, assertion, resource: endpoints.issuer });
   const answer = await requestJson(endpoints.token, 'the token endpoint', form);
   const body = answer.body;
   if (answer.status === 400 || answer.status === 401) {
