@@ -10,6 +10,7 @@ import { checkTrustedWorkloads, type TrustedWorkload } from '../../../../service
 import { checkTrustedIssuers, type TrustedIssuer } from '../../../../tokens';
 import { DEV_ISSUER, type ExpirySweep } from '../../../dev';
 import { daysFlag } from '../token-input';
+import { renameIssues } from '../../args';
 
 /**
  * `--trust-issuer` and `--audience`, paired in order, checked as `createAuth` checks
@@ -63,16 +64,12 @@ export function workloadsFile(path: string, issues: IssueInput[]): TrustedWorklo
     issues.push({ path: '--trust-workloads', message: `${path} is not JSON: expected a list of { issuer, audience, rules }` });
     return undefined;
   }
+  // Checked as createAuth checks it; the problems renamed to the flag, each with its place in the file.
   const found: IssueInput[] = [];
   checkTrustedWorkloads(value, DEV_ISSUER, found);
-  for (const issue of found) {
-    const [, ...rest] = issue.path as readonly (string | number)[];
-    issues.push({
-      ...(issue.code === undefined ? {} : { code: issue.code }),
-      path: ['--trust-workloads', ...rest],
-      message: issue.message,
-    });
-  }
+  collect(issues, () => {
+    if (found.length > 0) throw renameIssues(new ValidationError(found), { trustedWorkloads: '--trust-workloads' });
+  });
   return found.length === 0 ? (value as TrustedWorkload[]) : undefined;
 }
 
