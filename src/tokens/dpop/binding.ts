@@ -7,11 +7,7 @@
 import { calculateJwkThumbprint, importJWK } from 'jose';
 import { ValidationError } from '../../errors';
 import { isPlainObject } from '../../core/vocabulary';
-
-// RFC 7517 private members of every key type: a public key holds none of them.
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
-const MAX_MEMBER_CHARS = 2048; // an RSA-8192 modulus is 1366 characters
-const MIN_RSA_BITS = 2048;
+import { hasPrivateMember, isMemberText, MIN_RSA_BITS } from './jwk';
 
 /** The coordinate length (base64url characters) of each curve, and the algorithm its proofs use. */
 const CURVES: Readonly<Record<string, { kty: string; chars: number; alg: string }>> = {
@@ -26,9 +22,7 @@ function refuse(path: string, message: string): ValidationError {
 
 function member(key: Record<string, unknown>, name: string, path: string): string {
   const v = key[name];
-  if (typeof v !== 'string' || v.length === 0 || v.length > MAX_MEMBER_CHARS || !/^[A-Za-z0-9_-]+$/.test(v)) {
-    throw refuse(`${path}.${name}`, 'expected a base64url string');
-  }
+  if (!isMemberText(v)) throw refuse(`${path}.${name}`, 'expected a base64url string');
   return v;
 }
 
@@ -36,9 +30,7 @@ function member(key: Record<string, unknown>, name: string, path: string): strin
 function publicMembers(raw: unknown, path: string): { members: Record<string, string>; alg: string } {
   if (!isPlainObject(raw)) throw refuse(path, 'expected a public JWK object');
   const key = raw;
-  for (const m of PRIVATE_MEMBERS) {
-    if (Object.hasOwn(key, m)) throw refuse(path, 'this is a private or symmetric key: give the public key only');
-  }
+  if (hasPrivateMember(key)) throw refuse(path, 'this is a private or symmetric key: give the public key only');
   if (key.kty === 'RSA') {
     const n = member(key, 'n', path);
     const e = member(key, 'e', path);

@@ -13,6 +13,7 @@
  */
 import { decodeProtectedHeader } from 'jose';
 import { AuthenticationError } from '../../errors';
+import { hasPrivateMember } from './jwk';
 import { tokenHash, verifyProofSignature, type ProofHeader } from './signature';
 
 /**
@@ -33,8 +34,6 @@ export const MAX_PROOF_CHARS = 8192;
 const MAX_JTI = 256;
 const MAX_HTM = 32;
 const MAX_HTU = 4096;
-// RFC 7517 private members of every key type: a proof carries the public key only.
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
 const KEY_TYPES = new Set(['OKP', 'EC', 'RSA']);
 const ALGS: ReadonlySet<string> = new Set(DPOP_ALGORITHMS);
 
@@ -117,7 +116,7 @@ function checkHeader(proof: string): ProofHeader {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw fail('no jwk in the header');
   const key = jwk as Record<string, unknown>;
   if (typeof key.kty !== 'string' || !KEY_TYPES.has(key.kty)) throw fail('the jwk is not an asymmetric public key');
-  for (const m of PRIVATE_MEMBERS) if (Object.hasOwn(key, m)) throw fail('the jwk holds a private key');
+  if (hasPrivateMember(key)) throw fail('the jwk holds a private key');
   return { header, alg: header.alg, jwk: key };
 }
 

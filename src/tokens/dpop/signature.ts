@@ -14,6 +14,7 @@
  */
 import { constants, createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { AuthenticationError } from '../../errors';
+import { isMemberText, MIN_RSA_BITS } from './jwk';
 
 /** What verifies one algorithm: the key type and curve it needs, and node:crypto's parameters. */
 interface AlgSpec {
@@ -31,8 +32,6 @@ const SPECS: Readonly<Record<string, AlgSpec>> = {
   RS256: { kty: 'RSA', hash: 'sha256', options: { padding: constants.RSA_PKCS1_PADDING } },
 };
 
-const MIN_RSA_BITS = 2048;
-const MAX_MEMBER_CHARS = 2048;
 /** Headers kept (one per client key in use). */
 const MAX_KEYS = 1024;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
@@ -43,9 +42,7 @@ function fail(message: string): AuthenticationError {
 
 function member(jwk: Record<string, unknown>, name: string): string {
   const v = jwk[name];
-  if (typeof v !== 'string' || v.length === 0 || v.length > MAX_MEMBER_CHARS || !BASE64URL.test(v)) {
-    throw fail('the jwk is not a valid key');
-  }
+  if (!isMemberText(v)) throw fail('the jwk is not a valid key');
   return v;
 }
 
