@@ -71,7 +71,8 @@ function keyOf(members: Record<string, string>): KeyObject {
 /** A proof header read and accepted once: what verifies its proofs. */
 interface HeaderKey {
   readonly spec: AlgSpec;
-  readonly key: KeyObject;
+  /** What `verify` takes: the key object, with the algorithm's options when it has any (made once). */
+  readonly key: KeyObject | (AlgSpec['options'] & { key: KeyObject });
   readonly thumbprint: string;
 }
 
@@ -90,17 +91,17 @@ export interface ProofHeader {
 const headers = new Map<string, HeaderKey>();
 const MAX_HEADER_CHARS = 4096;
 
+/** Read, check and keep a header not accepted before. */
 function headerKey(head: string, read: () => ProofHeader): HeaderKey {
-  const known = headers.get(head);
-  if (known !== undefined) return known;
   const { header, alg, jwk } = read();
   const spec = SPECS[alg];
   if (spec === undefined) throw fail('algorithm not accepted');
   if (header.crit !== undefined) throw fail('the header names critical extensions');
   const members = canonical(jwk, spec);
+  const key = keyOf(members);
   const found: HeaderKey = {
     spec,
-    key: keyOf(members),
+    key: spec.hash === null ? key : { key, ...spec.options },
     thumbprint: createHash('sha256').update(JSON.stringify(members)).digest('base64url'),
   };
   if (head.length <= MAX_HEADER_CHARS) {
@@ -127,11 +128,14 @@ export function verifyProofSignature(proof: string, read: () => ProofHeader): { 
   const head = proof.slice(0, first);
   const body = proof.slice(first + 1, last);
   const sig = proof.slice(last + 1);
-  if (!BASE64URL.test(head) || !BASE64URL.test(body) || !BASE64URL.test(sig)) throw fail('not a JWT');
-  const { spec, key, thumbprint } = headerKey(head, read);
+  // A header accepted before is this very text; any other is read whole (by `read`) before its key is made.
+  const known = headers.get(head);
+  if ((known === undefined && !BASE64URL.test(head)) || !BASE64URL.test(body) || !BASE64URL.test(sig)) throw fail('not a JWT');
+  const { spec, key, thumbprint } = known ?? headerKey(head, read);
   let ok: boolean;
   try {
-    ok = verify(spec.hash, Buffer.from(proof.slice(0, last)), { key, ...spec.options }, Buffer.from(sig, 'base64url'));
+    // The signing input is ASCII (checked above): one latin1 copy of the proof, viewed up to the last dot.
+    ok = verify(spec.hash, Buffer.from(proof, 'latin1').subarray(0, last), key, Buffer.from(sig, 'base64url'));
   } catch {
     ok = false;
   }
