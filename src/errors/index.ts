@@ -8,7 +8,7 @@
  */
 
 export { SvcAuthError, type ErrorCode } from './base';
-export { formatIssuePath, ValidationError, type IssueCode, type IssueInput, type IssuePath, type ValidationIssue } from './validation';
+export { ValidationError, type IssueCode, type IssueInput, type ValidationIssue } from './validation';
 export {
   AuthenticationError,
   ConflictError,

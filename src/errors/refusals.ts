@@ -27,7 +27,8 @@ export type AuthenticationReason =
   | 'algorithm'
   | 'key'
   | 'dpop' // RFC 9449: a bad, stale, replayed or foreign DPoP proof
-  | 'bound'; // a key-bound token as Bearer, or an unbound one with the DPoP scheme
+  | 'bound' // a key-bound token as Bearer, or an unbound one with the DPoP scheme
+  | 'dpop_nonce'; // RFC 9449 §9: the proof lacks the resource's current nonce (`dpopNonce`)
 
 /**
  * The credential is missing, malformed, forged, expired, revoked, unknown or of
@@ -49,8 +50,13 @@ export class AuthenticationError extends SvcAuthError {
    * line or an audit event trace a revoked token that is still in use.
    */
   readonly tokenId?: string;
+  /**
+   * With reason `dpop_nonce`: the nonce the client must put in its next proof, answered as the
+   * `DPoP-Nonce` header (RFC 9449 §9). A public value, handed to any client that asks.
+   */
+  readonly dpopNonce?: string;
 
-  constructor(reason: AuthenticationReason, message?: string, options?: { cause?: unknown; tokenId?: string }) {
+  constructor(reason: AuthenticationReason, message?: string, options?: { cause?: unknown; tokenId?: string; dpopNonce?: string }) {
     super(
       'authentication',
       message ?? `authentication failed: ${reason}`,
@@ -58,6 +64,7 @@ export class AuthenticationError extends SvcAuthError {
     );
     this.reason = reason;
     if (options?.tokenId !== undefined) this.tokenId = options.tokenId;
+    if (options?.dpopNonce !== undefined) this.dpopNonce = options.dpopNonce;
   }
 }
 

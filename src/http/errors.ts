@@ -43,6 +43,7 @@ const AUTH_TEXT: Readonly<Record<AuthenticationReason, string>> = {
   key: "the token's signing key is not known",
   dpop: 'the DPoP proof is not valid',
   bound: 'the token is bound to a key: send it with the DPoP scheme and a proof',
+  dpop_nonce: "the DPoP proof needs this resource's current nonce: sign it again with the DPoP-Nonce given",
 };
 
 /** @internal the one text of a refusal `reason` (an unknown reason reads as `malformed`). */
@@ -102,18 +103,35 @@ function answer(status: ErrorAnswer['status'], body: ErrorAnswerBody, extra?: Re
 // from a well-formed header whose token is bad, same reason code.
 const HEADER_TEXT = 'the Authorization header is not a valid bearer credential';
 
-function authAnswer(given: AuthenticationReason, options: ErrorAnswerOptions | undefined, headerProblem = false): ErrorAnswer {
+const DPOP_ERRORS: Partial<Record<AuthenticationReason, string>> = {
+  dpop: 'invalid_dpop_proof',
+  bound: 'invalid_token',
+  dpop_nonce: 'use_dpop_nonce',
+};
+
+// RFC 9449 §8.1: a nonce is NQCHAR (RFC 6749 A.13); any other text (an error built by hand) is not sent.
+const NONCE_TEXT = /^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/;
+
+function authAnswer(
+  given: AuthenticationReason,
+  options: ErrorAnswerOptions | undefined,
+  headerProblem = false,
+  nonce?: unknown,
+): ErrorAnswer {
   const reason: AuthenticationReason = Object.hasOwn(AUTH_TEXT, given) ? given : 'malformed';
   const text = reason === 'malformed' && headerProblem ? HEADER_TEXT : AUTH_TEXT[reason];
   const realm = challenge(options);
   // RFC 6750 §3.1: no error code when the request carried no credential at all.
   let value = reason === 'missing' ? realm : `${realm}, error="invalid_token", error_description="${text}"`;
-  // RFC 9449 §7.1: a refused proof, or a bound token without one, is answered with the DPoP challenge and its algorithms.
-  if (reason === 'dpop' || reason === 'bound') {
-    const error = reason === 'dpop' ? 'invalid_dpop_proof' : 'invalid_token';
+  // RFC 9449 §7.1 and §9: a refused proof, a bound token without one, or a proof without the resource's
+  // nonce is answered with the DPoP challenge and its algorithms; the nonce rides in DPoP-Nonce.
+  const error = DPOP_ERRORS[reason];
+  const extra: Record<string, string> = {};
+  if (error !== undefined) {
     value = `DPoP${realm.slice('Bearer'.length)}, algs="${DPOP_ALGORITHMS.join(' ')}", error="${error}", error_description="${text}"`;
+    if (reason === 'dpop_nonce' && typeof nonce === 'string' && NONCE_TEXT.test(nonce)) extra['dpop-nonce'] = nonce;
   }
-  return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': value });
+  return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': value, ...extra });
 }
 
 function forbiddenAnswer(message: string, options: ErrorAnswerOptions | undefined, reason?: ErrorAnswerReason, why?: string): ErrorAnswer {
@@ -156,6 +174,7 @@ function reRealm(made: ErrorAnswer, options: ErrorAnswerOptions | undefined): Er
  * | `AuthenticationError` reason `missing` | 401 | `Bearer realm="svc"` |
  * | `AuthenticationError` reason `dpop` | 401 | `DPoP realm="svc", algs="EdDSA ES256 …", error="invalid_dpop_proof", error_description="…"` |
  * | `AuthenticationError` reason `bound` | 401 | `DPoP realm="svc", algs="EdDSA ES256 …", error="invalid_token", error_description="…"` |
+ * | `AuthenticationError` reason `dpop_nonce` | 401, `DPoP-Nonce: <nonce>` | `DPoP realm="svc", algs="EdDSA ES256 …", error="use_dpop_nonce", error_description="…"` |
  * | other `AuthenticationError` | 401 | `Bearer realm="svc", error="invalid_token", error_description="…"` |
  * | `ForbiddenError` | 403 | `Bearer realm="svc", error="insufficient_scope"` |
  * | `ForbiddenError` with reason `ip` | 403 (body `reason: 'ip'`) | |
@@ -191,7 +210,7 @@ export function errorAnswer(err: unknown, options?: ErrorAnswerOptions): ErrorAn
 
 function ownAnswer(err: unknown, options: ErrorAnswerOptions | undefined): ErrorAnswer | undefined {
   if (!(err instanceof SvcAuthError)) return undefined;
-  if (err instanceof AuthenticationError) return authAnswer(err.reason, options, isHeaderProblem(err));
+  if (err instanceof AuthenticationError) return authAnswer(err.reason, options, isHeaderProblem(err), err.dpopNonce);
   const message = scrub(String(err.message));
   switch (err.code) {
     case 'authentication':

@@ -8,7 +8,7 @@
  */
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import type { Principal } from '../core/policy';
-import { isAuth, reportDenied, type Auth } from '../service';
+import { internalsOf, isAuth, reportDenied, type Auth } from '../service';
 import { checkOptions, isPermission, type Permission } from '../core/vocabulary';
 import { DEFAULT_REALM, decisionError, errorAnswer, isRealm, type ErrorAnswer } from './errors';
 import { guardOnError } from './answer';
@@ -95,6 +95,8 @@ export interface Gate {
   readonly expiryText: Map<number, string>;
   /** Where the peer address of a request is, when the option was given. */
   readonly clientAddress: ((req: never) => string | undefined) | undefined;
+  /** The `DPoP-Nonce` to send with an admitted DPoP request, when the `Auth` hands out nonces (RFC 9449 §8.2). */
+  readonly nonceFor: (req: unknown) => string | undefined;
 }
 
 /** @internal what a guard is built from: its gate, and its route's check when it checks a permission. */
@@ -155,8 +157,11 @@ export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: Is
     onDecision: typeof onDecision === 'function' ? guardOnError(onDecision as (d: GuardDecision, req: unknown) => unknown) : undefined,
     expiryText: new Map<number, string>(),
     clientAddress: clientAddress as Gate['clientAddress'],
+    nonceFor: internalsOf(auth)?.dpopNonce ?? noNonce,
   });
 }
+
+const noNonce = (): undefined => undefined;
 
 /** @internal check a route's permission options; `required` when the guard cannot work without them. */
 export function makeRoute<R>(rec: Record<string, unknown>, issues: IssueInput[], required: boolean): RouteCheck<R> | undefined {

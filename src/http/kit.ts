@@ -109,9 +109,10 @@ export interface Kit<Q, S, Out> {
   errors(options: ErrorHandlerOptions | undefined): Errors<Q, S, Out>;
 }
 
-// CORS headers must survive, or a browser cannot even read the 401; so does
-// the credential's expiry, which a guard set once the credential was accepted.
-const KEPT_ON_ERROR = /^(?:access-control-|vary$|svc-token-expiration$)/i;
+// CORS headers must survive, or a browser cannot even read the 401; so do
+// the credential's expiry, which a guard set once the credential was accepted,
+// and the DPoP nonce the client signs its next proof with.
+const KEPT_ON_ERROR = /^(?:access-control-|vary$|svc-token-expiration$|dpop-nonce$)/i;
 
 /**
  * @internal the headers set before a failure that stay on the error answer:
@@ -202,6 +203,8 @@ export function adapterKit<Q, S, Out>(framework: string, port: Port<Q, S, Out>):
         attach(raw, gate, principal);
         const expires = expiration(gate, principal);
         if (expires !== undefined) port.header(res, EXPIRATION_HEADER, expires);
+        const nonce = gate.nonceFor(raw);
+        if (nonce !== undefined) port.header(res, 'dpop-nonce', nonce);
         return { principal };
       },
       fail: (res, err) => send(port, res, failed(gate, err)),

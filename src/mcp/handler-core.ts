@@ -9,7 +9,7 @@ import { AuthenticationError, ValidationError, type IssueInput } from '../errors
 import { guardOnError, errorAnswer, JSON_HEADERS, type Answer, type ErrorAnswerBody } from '../http';
 import type { Principal } from '../core/policy';
 import { accessTokenFromRequest } from '../tokens';
-import { reportDenied } from '../service';
+import { internalsOf, reportDenied } from '../service';
 import { authInfoFor, checkAuth, checkRenewHint, checkUrl, refusalText, type AuthInfo } from './auth-info';
 import { checkOptions, type Permission } from '../core/vocabulary';
 import { protectedResourceMetadata, resourceMetadataUrl, resourceOfMetadataPath, type ProtectedResourceMetadata } from './metadata';
@@ -128,14 +128,20 @@ export function core(options: McpHandlerOptions) {
     }
   }
 
-  async function authenticate(req: IncomingMessage | Request, resource: string): Promise<{ principal: Principal; info: AuthInfo }> {
+  const nonceFor = internalsOf(auth)?.dpopNonce;
+
+  /** The principal, the SDK's AuthInfo, and the `DPoP-Nonce` its answer carries (RFC 9449 §8.2) when there is one. */
+  async function authenticate(
+    req: IncomingMessage | Request,
+    resource: string,
+  ): Promise<{ principal: Principal; info: AuthInfo; nonce: string | undefined }> {
     // Through authenticateRequest, as every guard: a header refused before any
     // token is read (none, another scheme, two tokens) is an auth.failed event
     // like every other refusal. The SDK's AuthInfo carries the token text: the
     // header just accepted, read again.
     const peer = peerOf(req);
     const principal = await (peer === undefined ? auth.authenticateRequest(req) : auth.authenticateRequest(req, { address: peer }));
-    return { principal, info: authInfoFor(principal, accessTokenFromRequest(req), resource) };
+    return { principal, info: authInfoFor(principal, accessTokenFromRequest(req), resource), nonce: nonceFor?.(req) };
   }
 
   /** 413 for a body over `maxBodyBytes`, in the H2 shape of a `ValidationError` (issue code `too_big`). */
@@ -157,8 +163,9 @@ export function core(options: McpHandlerOptions) {
         // RFC 9728 5.1 and MCP 2025-11-25: where the metadata is, and the scope to ask for.
         const where = resource === undefined ? '' : `${metadataLink(resource)}${scopeAttr}`;
         // RFC 6750 section 3.1: no error code when the request carried no credential at all.
-        // A refused DPoP proof, or a bound token without one, keeps the DPoP challenge of the answer (RFC 9449 §7.1).
-        const dpop = reason === 'dpop' || reason === 'bound';
+        // A refused DPoP proof, a bound token without one, or a proof without the nonce keeps the DPoP challenge
+        // of the answer (RFC 9449 §7.1, §9), and its DPoP-Nonce.
+        const dpop = reason === 'dpop' || reason === 'bound' || reason === 'dpop_nonce';
         headers['www-authenticate'] = dpop
           ? `${answer.headers['www-authenticate'] ?? ''}${where}`
           : reason === 'missing'

@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Principal } from '../core/policy';
 import type { AuthInfo } from './auth-info';
 import { answerResponse, closing, writeAnswer as write } from '../http';
 import { core } from './handler-core';
@@ -139,7 +140,9 @@ function nodeForms(c: Core) {
       const admitted = c.admit(nodeOrigin(req), pathOf(originalUrl(req)), req.headers.origin);
       if (admitted.refusal !== undefined) return write(res, admitted.refusal);
       resource = admitted.resource;
-      const { principal, info } = await c.authenticate(req, resource);
+      const { principal, info, nonce } = await c.authenticate(req, resource);
+      // Every answer from here on, the SDK's and ours, carries the nonce of the next proof.
+      if (nonce !== undefined) res.setHeader('dpop-nonce', nonce);
       // Where the SDK's node transport (and Express code after requireBearerAuth) looks for it.
       (req as IncomingMessage & { auth?: AuthInfo }).auth = info;
       if (req.method !== 'POST') return write(res, c.methodNotAllowed());
@@ -196,24 +199,30 @@ function fetchForms(c: Core) {
       const admitted = c.admit(origin, path, req.headers.get('origin'));
       if (admitted.refusal !== undefined) return respond(admitted.refusal);
       resource = admitted.resource;
-      const { principal, info } = await c.authenticate(req, resource);
-      if (req.method !== 'POST') return respond(c.methodNotAllowed());
-      const read = await readFetchBody(req, c.maxBodyBytes);
-      if (read.tooLarge) return respond(c.tooLarge());
-      const refused = c.precheck(principal, read.parsed, resource);
-      if (refused !== undefined) return respond(refused);
-      const server = await c.build(principal, info);
-      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-      try {
-        await server.connect(transport);
-        // JSON mode: the Response holds the whole answer once it resolves, so both can close.
-        return await transport.handleRequest(req, { authInfo: info, parsedBody: read.parsed });
-      } finally {
-        await transport.close().catch(() => undefined);
-        await server.close().catch(() => undefined);
-      }
+      const { principal, info, nonce } = await c.authenticate(req, resource);
+      const answer = await answerTo(req, principal, info, resource);
+      // Every answer from here on, the SDK's and ours, carries the nonce of the next proof.
+      return nonce === undefined ? answer : withHeader(answer, 'dpop-nonce', nonce);
     } catch (err) {
       return respond(c.failure(err, resource));
+    }
+  }
+  /** The answer to an authenticated request; throws what `c.failure` answers. */
+  async function answerTo(req: Request, principal: Principal, info: AuthInfo, resource: string): Promise<Response> {
+    if (req.method !== 'POST') return respond(c.methodNotAllowed());
+    const read = await readFetchBody(req, c.maxBodyBytes);
+    if (read.tooLarge) return respond(c.tooLarge());
+    const refused = c.precheck(principal, read.parsed, resource);
+    if (refused !== undefined) return respond(refused);
+    const server = await c.build(principal, info);
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      // JSON mode: the Response holds the whole answer once it resolves, so both can close.
+      return await transport.handleRequest(req, { authInfo: info, parsedBody: read.parsed });
+    } finally {
+      await transport.close().catch(() => undefined);
+      await server.close().catch(() => undefined);
     }
   }
   return Object.freeze({
@@ -230,4 +239,16 @@ function fetchForms(c: Core) {
       }
     },
   });
+}
+
+/** `response` with one more header: set in place, or on a copy when its headers are immutable. */
+function withHeader(response: Response, name: string, value: string): Response {
+  try {
+    response.headers.set(name, value);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set(name, value);
+    return copy;
+  }
 }

@@ -9,7 +9,7 @@ import { UnavailableError, ValidationError } from '../errors';
 import { authorize as decide, type Grant } from '../core/policy';
 import { MemoryTokenStore } from '../stores';
 import { isKeyRing } from '../tokens';
-import { addressOf, addressText, checkGrantChain, createAuthenticator, ownerRoles } from './authenticate';
+import { addressOf, addressText, checkGrantChain, createAuthenticator, nonceForAnswer, ownerRoles } from './authenticate';
 import type { ServiceContext } from './internals';
 import { EventDispatcher, deniedReporter, revokedEvent, SERVER_ACTOR, flushDeadline, flushWithin } from './events';
 import { guarded, readClock } from './deadlines';
@@ -184,6 +184,8 @@ export function createAuth(options: AuthOptions): Auth {
     machines: machineClients(store, call),
     // The authorization server offers the JWT bearer grant (RFC 7523) only when workloads are trusted.
     workloads: opts.trustedWorkloads.length > 0,
+    // The guards and /mcp hand the current nonce to every DPoP request they answer (RFC 9449 §8.2).
+    dpopNonce: nonceForAnswer(opts.dpopNonces, nowMs),
   });
   return frozen;
 }

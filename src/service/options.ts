@@ -4,7 +4,7 @@
  * @module
  */
 import { ValidationError, type IssueInput } from '../errors';
-import { checkTrustedIssuers, type IssuerConfig, type KeyRing } from '../tokens';
+import { checkTrustedIssuers, dpopNonces, type DpopNonces, type IssuerConfig, type KeyRing } from '../tokens';
 import { checkOptions } from '../core/vocabulary';
 import type { TokenStore } from '../stores';
 import { checkRanges, RangeMatcher } from '../core/network';
@@ -30,6 +30,8 @@ export interface ResolvedOptions {
   readonly now: () => Date;
   readonly clockToleranceSec: number;
   readonly dpopProofAgeSec: number;
+  /** The resource's DPoP nonces (`dpopNonce`); `null` when proofs need none. */
+  readonly dpopNonces: DpopNonces | null;
   readonly signatureCacheSize: number;
   readonly layerCacheSize: number;
   readonly grantCacheSize: number;
@@ -54,6 +56,7 @@ const KNOWN = new Set([
   'now',
   'clockToleranceSec',
   'dpopProofAgeSec',
+  'dpopNonce',
   'cache',
   'storeTimeoutMs',
   'lastUsedIntervalMs',
@@ -145,6 +148,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
   if (o.dpopProofAgeSec !== undefined && !intInRange(o.dpopProofAgeSec, 10, 3_600)) {
     issues.push({ path: 'dpopProofAgeSec', message: 'must be an integer from 10 to 3 600' });
   }
+  const nonces = nonceOptions(o.dpopNonce, issues);
   if (o.onEvent !== undefined && typeof o.onEvent !== 'function') issues.push({ path: 'onEvent', message: 'must be a function' });
   const trustProxy = trustedProxies(o.trustProxy, issues);
   const trustedIssuers = checkTrustedIssuers(o.trustedIssuers, o.issuer, issues);
@@ -159,6 +163,7 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     now: (o.now as (() => Date) | undefined) ?? systemClock,
     clockToleranceSec: (o.clockToleranceSec as number | undefined) ?? 5,
     dpopProofAgeSec: (o.dpopProofAgeSec as number | undefined) ?? 300,
+    dpopNonces: nonces,
     signatureCacheSize: cache.signatures,
     layerCacheSize: cache.layers,
     grantCacheSize: cache.grants,
@@ -169,6 +174,35 @@ export function resolveOptions(options: unknown, isKeyRing: (v: unknown) => bool
     trustedIssuers,
     trustedWorkloads,
   });
+}
+
+const NONCE_KEYS = new Set(['secret', 'lifetimeSec']);
+const MIN_NONCE_SECRET_BYTES = 32;
+const MAX_NONCE_SECRET_BYTES = 1024;
+
+/** `dpopNonce`: its secret's bytes and the slot's length, checked now; `null` when absent. */
+function nonceOptions(value: unknown, issues: IssueInput[]): DpopNonces | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    issues.push({ path: 'dpopNonce', message: 'must be an object { secret, lifetimeSec? }' });
+    return null;
+  }
+  const before = issues.length;
+  checkOptions(value, NONCE_KEYS, 'dpopNonce', issues);
+  const { secret, lifetimeSec } = value as { secret?: unknown; lifetimeSec?: unknown };
+  const bytes = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret instanceof Uint8Array ? secret : undefined;
+  if (bytes === undefined || bytes.length < MIN_NONCE_SECRET_BYTES || bytes.length > MAX_NONCE_SECRET_BYTES) {
+    // Never the secret itself: only its size, when it has one.
+    issues.push({
+      path: 'dpopNonce.secret',
+      message: `must be a string or Uint8Array of ${MIN_NONCE_SECRET_BYTES} to ${MAX_NONCE_SECRET_BYTES} bytes${bytes === undefined ? '' : ` (got ${bytes.length})`}`,
+    });
+  }
+  if (lifetimeSec !== undefined && !intInRange(lifetimeSec, 10, 3_600)) {
+    issues.push({ path: 'dpopNonce.lifetimeSec', message: 'must be an integer from 10 to 3 600' });
+  }
+  if (issues.length > before || bytes === undefined) return null;
+  return dpopNonces({ secret: Uint8Array.from(bytes), lifetimeSec: (lifetimeSec as number | undefined) ?? 60 });
 }
 
 /** `trustProxy`: addresses or CIDR ranges, checked now; `null` when absent or empty (trust no proxy). */

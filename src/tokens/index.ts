@@ -19,6 +19,15 @@ export { DPOP_ALGORITHMS } from './dpop';
 export { isKeyRing } from './keys';
 export { expiredClaimsOf } from './verify';
 export { isHeaderProblem, accessTokenFromRequest, bearerTextFromRequest, checkBearerText } from './bearer';
-export { bindingThumbprint, checkProof, proofText, ReplayCache, type DpopCredential } from './dpop';
+export {
+  bindingThumbprint,
+  checkProof,
+  dpopNonces,
+  isDpopValue,
+  proofText,
+  ReplayCache,
+  type DpopCredential,
+  type DpopNonces,
+} from './dpop';
 export { checkTrustedIssuers, IssuerVerifier, type IssuerConfig, type IssuerClaims } from './issuers';
 export { IssuerKeys, verifyIssuerJwt, decodeObject, urlProblem, ISSUER_ALGORITHMS } from './issuers';

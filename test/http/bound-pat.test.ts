@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { serve } from '@hono/node-server';
 import type { Auth } from 'svc-auth';
 import { mcpHandlers } from 'svc-auth/mcp';
 import { testAuth, systemTime } from '../support/auth';
@@ -49,6 +50,21 @@ const guarded: [string, (auth: Auth) => Promise<Endpoint>][] = [
     async (auth) => {
       const h = mcpHandlers({ auth, server: mcpServer });
       const server: Server = createServer((req, res) => void h.mcp.node(req, res)).listen(0, '127.0.0.1');
+      const port = await listening(server);
+      return {
+        url: `http://127.0.0.1:${port}/mcp`,
+        method: 'POST',
+        body: INITIALIZE,
+        headers: MCP_HEADERS,
+        stop: () => closeServer(server),
+      };
+    },
+  ],
+  [
+    '/mcp handler (fetch)',
+    async (auth) => {
+      const h = mcpHandlers({ auth, server: mcpServer });
+      const server = serve({ fetch: (req: Request) => h.mcp.fetch(req), port: 0, hostname: '127.0.0.1' }) as Server;
       const port = await listening(server);
       return {
         url: `http://127.0.0.1:${port}/mcp`,
@@ -117,6 +133,34 @@ describe.each(guarded)('a key-bound PAT at %s', (_name, open) => {
       const child = await s.auth.client(parent).token.create({ name: 'child' });
       expect(child.info.boundKey).toBe(key.thumbprint);
       await expectBound(e, child.token, key, other);
+    } finally {
+      await e.stop();
+    }
+  });
+});
+
+describe.each(guarded)('server nonces (dpopNonce) at %s', (_name, open) => {
+  it('RFC 9449 §9: a proof without the nonce is 401 use_dpop_nonce with DPoP-Nonce; signed again with it, 200 with the current nonce', async () => {
+    const s = await testAuth({ now: systemTime, everyone: { orgs: { acme: 'editor' } }, dpopNonce: { secret: 'x'.repeat(32) } });
+    const alice = s.auth.client(await s.auth.authenticate(await s.auth.issueSession('alice')));
+    const { token } = await alice.token.create({ name: 'bound', bindKey: key.publicJwk });
+    const e = await open(s.auth);
+    try {
+      const first = await send(e, await dpopHeaders(key, token, { method: e.method, url: e.url }));
+      expect(first.status).toBe(401);
+      expect(first.headers.get('www-authenticate')).toMatch(/^DPoP .*error="use_dpop_nonce"/);
+      const nonce = first.headers.get('dpop-nonce');
+      expect(nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      await first.arrayBuffer();
+      const again = await send(e, await dpopHeaders(key, token, { method: e.method, url: e.url, nonce: nonce as string }));
+      expect(again.status).toBe(200);
+      expect(again.headers.get('dpop-nonce')).toBe(nonce);
+      await again.arrayBuffer();
+      // A Bearer request is no DPoP request: it is answered without a nonce.
+      const bearer = await send(e, { authorization: `Bearer ${await s.auth.issueSession('alice')}` });
+      expect(bearer.status).toBe(200);
+      expect(bearer.headers.get('dpop-nonce')).toBeNull();
+      await bearer.arrayBuffer();
     } finally {
       await e.stop();
     }

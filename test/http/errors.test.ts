@@ -37,14 +37,15 @@ describe('H2: errorAnswer maps each error to its status and challenge', () => {
     expectJsonNoStore(a.headers);
   });
 
-  const invalid = AUTH_REASONS.filter((r) => r !== 'missing' && r !== 'dpop' && r !== 'bound');
+  const invalid = AUTH_REASONS.filter((r) => r !== 'missing' && r !== 'dpop' && r !== 'bound' && r !== 'dpop_nonce');
+  const DPOP_ERROR = { dpop: 'invalid_dpop_proof', bound: 'invalid_token', dpop_nonce: 'use_dpop_nonce' } as const;
 
-  it.each(['dpop', 'bound'] as const)(
-    'H2: AuthenticationError %s is 401 with the DPoP challenge and its algorithms (RFC 9449 §7.1)',
+  it.each(['dpop', 'bound', 'dpop_nonce'] as const)(
+    'H2: AuthenticationError %s is 401 with the DPoP challenge and its algorithms (RFC 9449 §7.1, §9)',
     (reason) => {
       const a = errorAnswer(new AuthenticationError(reason));
       expect(a.status).toBe(401);
-      const error = reason === 'dpop' ? 'invalid_dpop_proof' : 'invalid_token';
+      const error = DPOP_ERROR[reason];
       expect(a.headers['www-authenticate']).toMatch(
         new RegExp(`^DPoP realm="svc", algs="EdDSA ES256 ES384 PS256 RS256", error="${error}", error_description="[^"\\\\]+"$`),
       );
@@ -54,6 +55,28 @@ describe('H2: errorAnswer maps each error to its status and challenge', () => {
       expect(a.body.reason).toBe(reason);
     },
   );
+  it('RFC 9449 §9: use_dpop_nonce carries the nonce to sign with in DPoP-Nonce, kept when re-realmed', () => {
+    const err = new AuthenticationError('dpop_nonce', undefined, { dpopNonce: 'n0nce_-ABC' });
+    const a = errorAnswer(err);
+    expect(a.headers['dpop-nonce']).toBe('n0nce_-ABC');
+    expect(a.headers['www-authenticate']).toContain('error="use_dpop_nonce"');
+    expect(errorAnswer(a, { realm: 'api' }).headers['dpop-nonce']).toBe('n0nce_-ABC');
+    // Only for that reason: another refusal built with a nonce sends none.
+    expect(errorAnswer(new AuthenticationError('dpop', undefined, { dpopNonce: 'x' })).headers['dpop-nonce']).toBeUndefined();
+  });
+
+  it.each([
+    ['a header split', 'abc\r\nset-cookie: a=b'],
+    ['a quote', 'a"b'],
+    ['a space', 'a b'],
+    ['too long a value', 'a'.repeat(257)],
+    ['an empty value', ''],
+  ])('header injection: a nonce built by hand with %s is not sent', (_what, nonce) => {
+    const a = errorAnswer(new AuthenticationError('dpop_nonce', undefined, { dpopNonce: nonce }));
+    expect(a.status).toBe(401);
+    expect(a.headers['dpop-nonce']).toBeUndefined();
+  });
+
   it.each(invalid)('H2: AuthenticationError %s is 401 invalid_token', (reason) => {
     const a = errorAnswer(new AuthenticationError(reason));
     expect(a.status).toBe(401);

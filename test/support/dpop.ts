@@ -28,12 +28,15 @@ export interface ProofFor {
   token?: string;
   /** The proof's `iat`, seconds (default: now). */
   iatSec?: number;
+  /** The resource's nonce (RFC 9449 §9); none unless given. */
+  nonce?: string;
 }
 
 /** A DPoP proof by `key` for one request. */
 export function proof(key: TestKey, p: ProofFor): Promise<string> {
   const claims: Record<string, unknown> = { htm: p.method ?? 'GET', htu: p.url, jti: randomUUID() };
   if (p.token !== undefined) claims.ath = createHash('sha256').update(p.token).digest('base64url');
+  if (p.nonce !== undefined) claims.nonce = p.nonce;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.publicJwk })
     .setIssuedAt(p.iatSec ?? Math.floor(Date.now() / 1000))

@@ -17,4 +17,5 @@ export const AUTH_REASONS = [
   'key',
   'dpop',
   'bound',
+  'dpop_nonce',
 ] as const;

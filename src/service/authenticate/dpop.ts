@@ -12,7 +12,7 @@
  * @module
  */
 import { AuthenticationError } from '../../errors';
-import { checkProof, proofText, ReplayCache, type BearerRequest, type DpopCredential } from '../../tokens';
+import { checkProof, isDpopValue, proofText, ReplayCache, type BearerRequest, type DpopCredential, type DpopNonces } from '../../tokens';
 import { CLAIM_NOW, type ClaimNowSource, type TokenStore } from '../../stores';
 import type { RangeMatcher } from '../../core/network';
 import type { ResolvedOptions } from '../options';
@@ -175,6 +175,7 @@ export function bindingCheck(
       nowSec: Math.floor(at / 1000),
       windowSec: opts.dpopProofAgeSec,
       toleranceSec: opts.clockToleranceSec,
+      nonces: opts.dpopNonces,
     });
     // The jti is unique per key (RFC 9449 §11.1): scoped to the key, one client cannot spend another's.
     // Claimed before the binding is compared: a proof by another key is refused anyway, and spending
@@ -220,4 +221,27 @@ export function bindingCheck(
       await finish(jkt, begin(token, dpop, req, address, at));
     },
   } satisfies BindingCheck);
+}
+
+/**
+ * @internal What the guards and `/mcp` send in `DPoP-Nonce` with their answer to `req` (RFC 9449 §8.2):
+ * the current nonce when `nonces` is on and `req` used the DPoP scheme, so a client that keeps the newest
+ * nonce is not refused when the slot turns. Never throws.
+ *
+ * @example
+ * ```ts
+ * const nonceFor = nonceForAnswer(opts.dpopNonces, nowMs);
+ * const nonce = nonceFor(req); // undefined for a Bearer request
+ * ```
+ */
+export function nonceForAnswer(nonces: DpopNonces | null, nowMs: () => number): (req: unknown) => string | undefined {
+  if (nonces === null) return () => undefined;
+  return (req) => {
+    try {
+      const value = header(req as BearerRequest, 'authorization');
+      return value !== undefined && isDpopValue(value) ? nonces.current(Math.floor(nowMs() / 1000)) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
 }

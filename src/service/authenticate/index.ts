@@ -5,6 +5,7 @@
  * @module
  */
 export { createAuthenticator } from './authenticate';
+export { nonceForAnswer } from './dpop';
 
 /** @internal for the folders above (each imports this folder through its index); the package root decides what is public. */
 export { principalScopes, scopeNarrowing } from './principal';

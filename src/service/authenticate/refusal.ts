@@ -48,7 +48,11 @@ export function refusalReporter(
     // Its signature verified, and every kind has a record (sessions too): its id traces it.
     const out =
       claims !== undefined && err.tokenId === undefined
-        ? new AuthenticationError(err.reason, err.message, { cause: err.cause, tokenId: claims.jti })
+        ? new AuthenticationError(err.reason, err.message, {
+            cause: err.cause,
+            tokenId: claims.jti,
+            ...(err.dpopNonce === undefined ? {} : { dpopNonce: err.dpopNonce }),
+          })
         : err;
     if (events !== null) {
       const actor: EventActor =

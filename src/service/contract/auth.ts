@@ -14,7 +14,7 @@ import type { SessionApi, SessionPurge } from './sessions';
 import type { OrgApi } from './orgs';
 import type { LeakReport, ReportLeakedOptions } from '../leaks';
 import type { TrustedWorkload, WorkloadExchange } from './service-accounts';
-import type { AuthenticateRequestOptions, RequestOrigin } from './requests';
+import type { AuthenticateRequestOptions, DpopNonceOptions, RequestOrigin } from './requests';
 
 /** Where `createAuth` learns a user's roles. Called on every `authenticate`. */
 export interface MembershipSource {
@@ -41,6 +41,8 @@ export interface AuthOptions {
   clockToleranceSec?: number;
   /** How old a DPoP proof may be (its `iat`), in seconds, from 10 to 3 600. Default 300 (RFC 9449 §11.1). */
   dpopProofAgeSec?: number;
+  /** Require a nonce of this resource in every DPoP proof (RFC 9449 §9); off by default. */
+  dpopNonce?: DpopNonceOptions;
   /**
    * Bounds of the request path's caches, in entries; each defaults to 10 000,
    * at most 1 000 000, and 0 turns that cache off. The oldest entry goes when

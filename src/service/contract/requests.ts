@@ -1,6 +1,6 @@
 /**
  * What `authenticate` and `authenticateRequest` take beside the credential:
- * where it is used from.
+ * where it is used from; and what a DPoP proof must carry at this resource.
  * @module
  */
 /**
@@ -38,4 +38,27 @@ export interface AuthenticateRequestOptions {
    * applies to it as to a socket's address.
    */
   address?: string | undefined;
+}
+
+/**
+ * Server nonces for DPoP proofs at this resource (RFC 9449 §9), `createAuth`'s `dpopNonce`. With them, a
+ * proof is accepted only with a `nonce` this resource handed out: a proof made ahead of time (by a client
+ * whose key was stolen for a while, say) is useless once its nonce has passed, whatever its `iat` says. A
+ * proof without one is refused with reason `dpop_nonce`: 401 `error="use_dpop_nonce"` and the nonce in
+ * `DPoP-Nonce`, which clients retry with; the guards also send the current nonce with every answer to a
+ * DPoP request, so a client that keeps the newest never meets that refusal again. Nonces are stateless
+ * (an HMAC of the time slot): every server given the same secret takes every other's.
+ *
+ * @example
+ * ```ts
+ * import { createAuth, generateKeyRing, type DpopNonceOptions } from 'svc-auth';
+ * const dpopNonce: DpopNonceOptions = { secret: process.env.DPOP_NONCE_SECRET ?? '', lifetimeSec: 60 };
+ * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({}) }, dpopNonce });
+ * ```
+ */
+export interface DpopNonceOptions {
+  /** At least 32 bytes (a string is read as UTF-8), the same on every server; keep it secret, like a signing key. */
+  secret: string | Uint8Array;
+  /** How long a nonce is handed out, in seconds, from 10 to 3 600 (default 60); it is taken for twice that at most. */
+  lifetimeSec?: number;
 }

@@ -61,6 +61,11 @@ export interface AuthInternals {
   readonly machines: MachineClientsView;
   /** Does the `Auth` trust workloads (`trustedWorkloads`)? An authorization server then offers the JWT bearer grant. */
   readonly workloads: boolean;
+  /**
+   * The nonce to send in `DPoP-Nonce` with the answer to `req` (RFC 9449 §8.2): the current one when the
+   * `Auth` hands out nonces (`dpopNonce`) and `req` carried a DPoP proof, else `undefined`. Never throws.
+   */
+  readonly dpopNonce: (req: unknown) => string | undefined;
 }
 
 /**

@@ -2,12 +2,13 @@
  * The check of a DPoP proof at a resource (RFC 9449 §4.3), in the RFC's order:
  * one `DPoP` header; `typ` `dpop+jwt`; an asymmetric algorithm of
  * {@link DPOP_ALGORITHMS}; a public `jwk` only; the signature by that key;
- * `htm` and `htu` against the request; `iat` within the window; `ath` equal to
+ * `htm` and `htu` against the request; the resource's `nonce` when it hands
+ * out nonces (reason `dpop_nonce`, carrying the one to use); `iat` within the window; `ath` equal to
  * the hash of the access token; the key's thumbprint equal to the token's
  * `cnf.jkt`. The `jti` is handed back, not remembered: using it once is the
  * replay cache's job (its caller's), so this module stays free of state and
  * I/O, and the same check serves any token whose record names a key (a bound
- * PAT, issue 32 §2). Every refusal is an `AuthenticationError` of reason
+ * PAT, issue 32 §2). Every other refusal is an `AuthenticationError` of reason
  * `dpop`; no message quotes the proof or the token.
  * @module
  */
@@ -15,6 +16,7 @@ import { decodeProtectedHeader } from 'jose';
 import { AuthenticationError } from '../../errors';
 import { hasPrivateMember } from './jwk';
 import { tokenHash, verifyProofSignature, type ProofHeader } from './signature';
+import type { DpopNonces } from './nonce';
 
 /**
  * The proof algorithms accepted, in the order advertised: asymmetric only (RFC 9449 §4.3 check 5;
@@ -56,6 +58,8 @@ export interface ProofContext {
   readonly windowSec: number;
   /** How far in the future `iat` may be, in seconds (clock skew). */
   readonly toleranceSec: number;
+  /** The resource's nonces, when a proof must carry one (RFC 9449 §9); absent or `null` when it need not. */
+  readonly nonces?: DpopNonces | null;
 }
 
 /** @internal a checked proof: its `jti`, and until when it must be remembered to be refused again. */
@@ -124,6 +128,14 @@ function claimsOf(payload: Record<string, unknown>, ctx: ProofContext): { jti: s
   const { htm, htu, iat, jti } = payload;
   if (typeof htm !== 'string' || htm.length > MAX_HTM || htm !== ctx.method) throw fail('htm is not the request method');
   if (typeof htu !== 'string' || htu.length > MAX_HTU || !sameTarget(htu, ctx.url)) throw fail('htu is not the request URL');
+  const nonces = ctx.nonces;
+  if (nonces !== undefined && nonces !== null && !nonces.accepts(payload.nonce, ctx.nowSec)) {
+    // RFC 9449 §9: not a bad proof but a missing or passed nonce, answered with the one to use.
+    const why = payload.nonce === undefined ? 'no nonce' : 'a nonce this resource no longer takes';
+    throw new AuthenticationError('dpop_nonce', `DPoP proof with ${why}: sign it again with the DPoP-Nonce given`, {
+      dpopNonce: nonces.current(ctx.nowSec),
+    });
+  }
   if (typeof iat !== 'number' || !Number.isFinite(iat)) throw fail('iat is missing');
   if (iat > ctx.nowSec + ctx.toleranceSec) throw fail('iat is in the future');
   if (iat < ctx.nowSec - ctx.windowSec) throw fail('the proof is too old');
