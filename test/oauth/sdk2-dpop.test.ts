@@ -3,7 +3,9 @@
  * against a real `svc serve` on loopback: discovery, registration, PKCE, a token bound to the
  * session's key, tools listed and called with proofs, then a refresh bound to the same key. The
  * person signs in and consents through the server's own pages over HTTP (support/oauth's
- * `signInAndConsent`), so the test needs no chromium.
+ * `signInAndConsent`), so the test needs no chromium. With the resource's nonces on (`svc serve
+ * --dpop-nonce`), the client answers `use_dpop_nonce` once and signs every later proof with the
+ * nonce the server hands out.
  */
 import {
   Client,
@@ -12,7 +14,7 @@ import {
   UnauthorizedError,
   type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, REDIRECT, signInAndConsent } from '../support/oauth';
 import { startDevServer, type DevServer } from '../support/dev-server';
@@ -81,5 +83,62 @@ describe('the MCP SDK 2.x client with DPoP against svc serve', () => {
     expect((await renewed.callTool({ name: 'whoami', arguments: {} })).structuredContent).toMatchObject({ user: 'alice' });
     await renewed.close();
     expect(provider.urls).toHaveLength(1);
+  });
+});
+
+/** fetch that keeps, for each /mcp request, its proof's claims and the answer's status, challenge and nonce. */
+function proofRecorder(seen: { nonce: unknown; status: number; challenge: string | null; given: string | null }[]): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const dpop = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('dpop');
+    if (url.pathname === '/mcp' && dpop !== null) {
+      expect(decodeProtectedHeader(dpop).typ).toBe('dpop+jwt');
+      seen.push({
+        nonce: decodeJwt(dpop)['nonce'],
+        status: res.status,
+        challenge: res.headers.get('www-authenticate'),
+        given: res.headers.get('dpop-nonce'),
+      });
+    }
+    return res;
+  };
+}
+
+describe('the MCP SDK 2.x client with DPoP against svc serve --dpop-nonce', () => {
+  let dev: DevServer;
+  beforeAll(async () => {
+    dev = await startDevServer(undefined, { dpopNonce: true });
+  });
+  afterAll(() => dev.close());
+
+  it('RFC 9449 §9: the first proof at /mcp is answered use_dpop_nonce with a nonce; the client signs again with it, and keeps it', async () => {
+    const mcp = new URL(`${dev.base}/mcp`);
+    const provider = new DpopProvider(httpPerson(dev.base), REDIRECT, 'sdk2-dpop-nonce');
+    provider.session = await DpopSession.create({ alg: 'EdDSA' });
+    const authProvider = provider as unknown as OAuthClientProvider;
+    const first = new StreamableHTTPClientTransport(mcp, { authProvider });
+    await expect(new Client({ name: 'sdk2-dpop-nonce', version: '2' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    await first.finishAuth(provider.params as URLSearchParams);
+    expect(provider.saved?.token_type).toBe('DPoP');
+
+    const seen: { nonce: unknown; status: number; challenge: string | null; given: string | null }[] = [];
+    const client = new Client({ name: 'sdk2-dpop-nonce', version: '2' });
+    await client.connect(new StreamableHTTPClientTransport(mcp, { authProvider, fetch: proofRecorder(seen) }));
+    expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toMatchObject({ kind: 'session', user: 'alice' });
+    await client.close();
+
+    // The client keeps one nonce per origin: its first proof here carries the authorization server's (the
+    // same origin, nonces of its own), which the resource does not take.
+    const [asked, ...rest] = seen;
+    expect(asked?.status).toBe(401);
+    expect(asked?.challenge).toMatch(/^DPoP .*error="use_dpop_nonce"/);
+    const nonce = asked?.given;
+    expect(nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(asked?.nonce).not.toBe(nonce);
+    expect(rest.length).toBeGreaterThanOrEqual(2);
+    for (const r of rest) expect(r).toMatchObject({ nonce, status: expect.any(Number), given: nonce });
+    // Never refused again (a 405 to the SDK's optional GET stream is no refusal of the proof).
+    expect(rest.filter((r) => r.status === 401)).toEqual([]);
   });
 });

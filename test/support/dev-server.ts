@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDevServer, openInstance, type DevInstance } from '../../src/app/dev';
+import { createDevServer, openInstance, type DevInstance, type OpenOptions } from '../../src/app/dev';
 import type { ReferenceServer } from '../../src/app/server';
 import type { RoleName } from '../../src/core/vocabulary';
 
@@ -16,12 +16,13 @@ export interface DevServer {
   close(): Promise<void>;
 }
 
-/** Start it with `members` (`[user, resource, role]`) set first. */
+/** Start it with `members` (`[user, resource, role]`) set first, the instance opened with `open` (as `svc serve`'s flags do). */
 export async function startDevServer(
   members: readonly (readonly [user: string, resource: string, role: RoleName])[] = [['alice', 'acme', 'editor']],
+  open: OpenOptions = {},
 ): Promise<DevServer> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-dev-'));
-  const instance = await openInstance({ SVC_HOME: join(dir, 'home') });
+  const instance = await openInstance({ SVC_HOME: join(dir, 'home') }, open);
   for (const [user, resource, role] of members) await instance.members.set(user, resource, role);
   const server = await createDevServer({ instance });
   const base = await server.listen({ port: 0 });

@@ -93,7 +93,7 @@ export interface CommandSpec<F extends FlagDefs, I, N extends Needs> {
   /** The command's own checks of its flags, read into its input: they run before the instance is opened, so a usage error costs no I/O. */
   input?(flags: FlagValues<F>): I;
   /** How the instance is opened for this command, from its input (`svc serve --trust-issuer`); default as every command. */
-  open?(input: I): Pick<OpenOptions, 'trustedIssuers' | 'trustProxy' | 'trustedWorkloads'>;
+  open?(input: I): Pick<OpenOptions, 'trustedIssuers' | 'trustProxy' | 'trustedWorkloads' | 'dpopNonce'>;
   /** A refusal of the parser, made more helpful for this command (for example a hint for a `--scope` value split by a space). */
   parseError?(err: unknown, args: readonly string[]): unknown;
   /** Do the work; returns (or resolves to) the exit code. */

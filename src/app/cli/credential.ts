@@ -56,7 +56,7 @@ async function authenticateOwn(io: CliIO, dev: DevInstance, token: string): Prom
     if (!(err instanceof AuthenticationError) || err.reason !== 'bound') throw err;
     const key = await keyOfToken(io.env, dev, token);
     if (key === undefined) throw err;
-    const dpop = await signProof(key, 'GET', SELF_URL, token, dev.now().getTime());
+    const dpop = await signProof(key, { method: 'GET', url: SELF_URL, token, nowMs: dev.now().getTime() });
     return dev.auth.authenticateRequest(new Request(SELF_URL, { headers: { authorization: `DPoP ${token}`, dpop } }));
   }
 }

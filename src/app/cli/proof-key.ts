@@ -131,26 +131,37 @@ export async function proofKey(jwk: JWK, what: string): Promise<ProofKey> {
   return { alg, privateKey, publicJwk, thumbprint: await calculateJwkThumbprint(publicJwk, 'sha256') };
 }
 
+/** What one proof is for: the request, the bound token (for `ath`), the server's nonce, the time. */
+export interface ProofRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly token?: string | undefined;
+  /** The nonce the server handed out (`DPoP-Nonce`, RFC 9449 §9), when it asks for one. */
+  readonly nonce?: string | undefined;
+  readonly nowMs?: number;
+}
+
 /**
- * A DPoP proof by `key` for one request; with the access token, its hash (`ath`).
+ * A DPoP proof by `key` for one request; with the access token, its hash (`ath`); with the server's
+ * nonce, that nonce.
  *
  * @example
  * ```ts
- * const proof = await signProof(key, 'GET', 'http://127.0.0.1:8080/api/whoami', token);
+ * const proof = await signProof(key, { method: 'GET', url: 'http://127.0.0.1:8080/api/whoami', token });
  * ```
  */
-export function signProof(key: ProofKey, method: string, url: string, token?: string, nowMs = Date.now()): Promise<string> {
+export async function signProof(key: ProofKey, request: ProofRequest): Promise<string> {
+  const { method, url, token, nonce, nowMs = Date.now() } = request;
   const claims: Record<string, unknown> = { htm: method, htu: url, jti: randomUUID() };
-  return (async () => {
-    if (token !== undefined) {
-      const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
-      claims.ath = Buffer.from(digest).toString('base64url');
-    }
-    return new SignJWT(claims)
-      .setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.publicJwk })
-      .setIssuedAt(Math.floor(nowMs / 1000))
-      .sign(key.privateKey);
-  })();
+  if (token !== undefined) {
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
+    claims.ath = Buffer.from(digest).toString('base64url');
+  }
+  if (nonce !== undefined) claims.nonce = nonce;
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.publicJwk })
+    .setIssuedAt(Math.floor(nowMs / 1000))
+    .sign(key.privateKey);
 }
 
 /**

@@ -8,6 +8,7 @@
  * `JsonFile`), so several `svc` processes at once lose nothing (C3).
  * @module
  */
+import { createHmac } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UnavailableError, ValidationError } from '../../errors';
@@ -124,6 +125,8 @@ export interface OpenOptions {
   trustProxy?: string[];
   /** Workloads whose identity tokens are exchanged for tokens of service accounts (`svc serve --trust-workloads`). */
   trustedWorkloads?: AuthOptions['trustedWorkloads'];
+  /** Require this instance's nonce in every DPoP proof (`svc serve --dpop-nonce`), from a secret every server on it derives alike. */
+  dpopNonce?: boolean;
   /**
    * Accept the saved session's server as a trusted issuer (its base URL, audience the
    * same, keys from its JWKS), when the saved session was signed in there and
@@ -175,6 +178,7 @@ export async function openInstance(env: CliEnv, options: OpenOptions = {}): Prom
       ...(trusted.length === 0 ? {} : { trustedIssuers: [...trusted] }),
       ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
       ...(options.trustedWorkloads === undefined ? {} : { trustedWorkloads: options.trustedWorkloads }),
+      ...(options.dpopNonce === true ? { dpopNonce: { secret: nonceSecret(keys) } } : {}),
     });
     built.push(a);
     return a;
@@ -220,6 +224,15 @@ export async function loadKeyRing(home: string): Promise<KeyRing> {
   } catch (err) {
     throw new UnavailableError(`the key ring ${file.path} is not valid; it was left untouched: repair it or move it away`, { cause: err });
   }
+}
+
+/**
+ * The DPoP nonce secret of the instance: derived from its private signing keys, which every server on the
+ * instance holds, under a label of its own (a nonce reveals nothing of them). Rotating the ring changes it:
+ * clients are then asked once for a new nonce.
+ */
+function nonceSecret(keys: KeyRing): Buffer {
+  return createHmac('sha256', JSON.stringify(keys.exportPrivate())).update('svc-auth resource dpop nonce').digest();
 }
 
 /** The token and membership stores: files in `home`, or tables in `SVC_DATABASE_URL`'s database. */

@@ -18,7 +18,9 @@ Serve MCP on stdin and stdout, forwarding every message to the MCP endpoint at
 <url> (Streamable HTTP) with your credential: SVC_TOKEN when set, else the
 session saved by 'svc auth login'. A token bound to a key (svc token create
 --bind-key) is sent with a DPoP proof for each request, signed with the key
-SVC_TOKEN_KEY names, else the one kept in SVC_HOME/keys. Start it from an MCP
+SVC_TOKEN_KEY names, else the one kept in SVC_HOME/keys; when the endpoint
+asks for its nonce in proofs (svc serve --dpop-nonce), the bridge signs with
+the newest one it was given. Start it from an MCP
 client's configuration, for example:
   { "command": "svc", "args": ["mcp-bridge", "http://127.0.0.1:8080/mcp"],
     "env": { "SVC_TOKEN": "svc_pat_..." } }
@@ -28,21 +30,41 @@ Options:
   -h, --help   show this help
 `;
 
-/** A fetch that carries the credential: `Bearer`, or `DPoP` with a fresh proof for each request. */
+/** A 401 that asks for the server's nonce (RFC 9449 §9) and names it. */
+function asksForNonce(res: Response): boolean {
+  return res.status === 401 && /error="use_dpop_nonce"/.test(res.headers.get('www-authenticate') ?? '') && res.headers.has('dpop-nonce');
+}
+
+/**
+ * A fetch that carries the credential: `Bearer`, or `DPoP` with a fresh proof for each request. The server's
+ * newest `DPoP-Nonce` (on any answer, RFC 9449 §8.2) goes into the next proof; a request refused for want of
+ * it is signed again with it, once.
+ */
 function credentialFetch(
   token: string,
   key: ProofKey | undefined,
 ): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  let nonce: string | undefined;
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
-    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-    if (key === undefined) headers.set('authorization', `Bearer ${token}`);
-    else {
-      headers.set('authorization', `DPoP ${token}`);
-      headers.set('dpop', await signProof(key, method, url, token));
-    }
-    return fetch(input instanceof Request ? input : url, { ...init, method, headers });
+    const send = async (): Promise<Response> => {
+      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+      if (key === undefined) headers.set('authorization', `Bearer ${token}`);
+      else {
+        headers.set('authorization', `DPoP ${token}`);
+        headers.set('dpop', await signProof(key, { method, url, token, nonce }));
+      }
+      const res = await fetch(input instanceof Request ? input : url, { ...init, method, headers });
+      nonce = res.headers.get('dpop-nonce') ?? nonce;
+      return res;
+    };
+    const res = await send();
+    // The SDK sends its messages as text: a body that is a stream (or a Request's) cannot be sent twice.
+    const again = typeof init?.body === 'string' || init?.body === undefined || init.body === null;
+    if (key === undefined || !asksForNonce(res) || !again || input instanceof Request) return res;
+    await res.body?.cancel();
+    return send();
   };
 }
 

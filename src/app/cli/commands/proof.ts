@@ -8,6 +8,7 @@ import { defineCommand } from '../command';
 import { keyOfToken, proofKey, readJwkFile, signProof } from '../proof-key';
 
 const PROOF_HELP = `Usage: svc proof --method <method> --url <url> [--token <token>] [--key <file>]
+                 [--nonce <nonce>]
 
 Print a DPoP proof header for one request with a key-bound token (made by
 'svc token create --bind-key'), on one line:
@@ -18,6 +19,11 @@ to that method and URL, for a few minutes:
        -H "$(svc proof --method GET --url http://127.0.0.1:8080/api/whoami)" \\
        http://127.0.0.1:8080/api/whoami
 
+A server started with 'svc serve --dpop-nonce' (or any resource that hands out
+nonces) answers a proof without its nonce with 401 'error="use_dpop_nonce"'
+and the nonce in a DPoP-Nonce header: sign again with --nonce=<that value>
+(with '=': a nonce may begin with '-').
+
 The token (--token, else SVC_TOKEN) goes into the proof as its hash (ath). The
 key is --key (a private JWK file), else the file SVC_TOKEN_KEY names, else the
 key 'svc token create --bind-key' kept in SVC_HOME/keys for the token.
@@ -27,6 +33,7 @@ Options:
       --url <url>         the request's URL, as the server is reached (required)
       --token <token>     the bound token (default: SVC_TOKEN)
       --key <file>        the private key (a JWK file) to sign with
+      --nonce <nonce>     the server's nonce (its DPoP-Nonce header)
   -h, --help              show this help
 `;
 
@@ -40,6 +47,7 @@ export const proofCommand = defineCommand({
     url: { type: 'string', required: true },
     token: { type: 'string' },
     key: { type: 'string' },
+    nonce: { type: 'string' },
   },
   needs: 'instance',
   input(flags) {
@@ -54,10 +62,17 @@ export const proofCommand = defineCommand({
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
       issues.push({ path: '--url', message: 'expected an absolute http(s) URL' });
     }
+    // RFC 9449 §8.1: a nonce is NQCHAR (printable ASCII but '"' and '\\'); bounded like the resource bounds it.
+    if (flags.nonce !== undefined && !/^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/.test(flags.nonce)) {
+      issues.push({
+        path: '--nonce',
+        message: 'expected the DPoP-Nonce value as given: 1 to 256 printable characters, no quote or backslash',
+      });
+    }
     if (issues.length > 0) throw new ValidationError(issues);
-    return { method: flags.method, url: (url as URL).href };
+    return { method: flags.method, url: (url as URL).href, nonce: flags.nonce };
   },
-  async run({ flags, input: { method, url }, dev, io }) {
+  async run({ flags, input: { method, url, nonce }, dev, io }) {
     const fromEnv = io.env.SVC_TOKEN;
     const token = flags.token ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv.trim());
     const key =
@@ -76,7 +91,7 @@ export const proofCommand = defineCommand({
           : 'no key found for the token: give --key or set SVC_TOKEN_KEY (a token bound to no key is sent as a Bearer token)',
       );
     }
-    io.stdout(`DPoP: ${await signProof(key, method, url, token)}\n`);
+    io.stdout(`DPoP: ${await signProof(key, { method, url, token, nonce })}\n`);
     return 0;
   },
 });

@@ -11,7 +11,7 @@ import { asFlagError, collect, RANGES, sweepFlags, trustFlags, workloadsFile } f
 
 const SERVE_HELP = `Usage: svc serve [--host 127.0.0.1] [--port 8080] [--allow-origin <origin>]...
                  [--trust-issuer <url> --audience <aud>]... [--trust-proxy <cidr>]...
-                 [--trust-workloads <file.json>]
+                 [--trust-workloads <file.json>] [--dpop-nonce]
                  [--sweep-every <N>m|<N>h|off] [--warn-before <N>d]...
                  [--keep-sessions <N>d|forever]
 
@@ -72,6 +72,14 @@ A token whose claims match a rule exactly is exchanged, once, for a token of
 that service account ('svc auth login --workload-token', or the jwt-bearer
 grant at /oauth/token with client_id svc-workload).
 
+With --dpop-nonce, a DPoP proof at /api and /mcp must carry a nonce of
+this server (RFC 9449 section 9): a proof without one is answered 401
+'error="use_dpop_nonce"' with the nonce in a DPoP-Nonce header, and a client
+signs its proof again with it ('svc proof --nonce'); every answer to a DPoP
+request carries the current nonce. A nonce is taken for one to two minutes,
+by every server on this SVC_HOME. A proof signed ahead of time (by someone
+who held the key for a while) is then useless once its nonce has passed.
+
 Behind a reverse proxy, --trust-proxy names it: its X-Forwarded-For is then
 read (from the right) for the client address that --allow-ip limits and
 'svc token get' shows. From any other peer the header is ignored.
@@ -101,6 +109,7 @@ Options:
                                X-Forwarded-For is believed (repeatable)
       --trust-workloads <file> workload identity issuers and their rules
                                (a JSON list, at most 64 KiB)
+      --dpop-nonce             require this server's nonce in DPoP proofs
       --sweep-every <interval> how often to look for expiring tokens: <N>m
                                or <N>h, 1m to 24h, or off (default 60m)
       --warn-before <N>d       a warning threshold, 1d to 365d (repeatable;
@@ -123,6 +132,7 @@ export const serveCommand = defineCommand({
     audience: { type: 'string', multiple: true },
     'trust-proxy': { type: 'string', multiple: true },
     'trust-workloads': { type: 'string' },
+    'dpop-nonce': { type: 'boolean' },
     'sweep-every': { type: 'string' },
     'warn-before': { type: 'string', multiple: true },
     'keep-sessions': { type: 'string' },
@@ -149,13 +159,15 @@ export const serveCommand = defineCommand({
       trustedIssuers,
       trustProxy: trustProxy ?? [],
       trustedWorkloads,
+      dpopNonce: flags['dpop-nonce'] === true,
       sweep: sweep === false ? sweep : { ...sweep, purgeOlderThan },
     };
   },
-  open: ({ trustedIssuers, trustProxy, trustedWorkloads }) => ({
+  open: ({ trustedIssuers, trustProxy, trustedWorkloads, dpopNonce }) => ({
     ...(trustedIssuers.length === 0 ? {} : { trustedIssuers }),
     ...(trustProxy.length === 0 ? {} : { trustProxy }),
     ...(trustedWorkloads === undefined ? {} : { trustedWorkloads }),
+    ...(dpopNonce ? { dpopNonce } : {}),
   }),
   async run({ flags: { host = '127.0.0.1', 'allow-origin': origins }, input: { port, sweep }, dev, io }) {
     const server = await createDevServer({
