@@ -19,10 +19,10 @@ import {
   TokenVerifier,
   type TokenClaims,
 } from '../../tokens';
-import { checkChain, chainExpiryMs, type ChainClaims } from './chain';
+import { checkChain, chainExpiryMs } from './chain';
 import { chainReads } from './reads';
 import type { PrincipalState } from '../internals';
-import { type EventDispatcher, type LastUsedRecorder, recorderFor } from '../events';
+import { type EventDispatcher, recorderFor } from '../events';
 import { principalFactory } from './principal';
 import { grantSource } from './caches';
 import { gateReader } from '../orgs';
@@ -35,43 +35,9 @@ import { addressOf, addressText, userAgentOf } from './origin';
 import type { AuthenticateRequestOptions, RequestOrigin } from '../contract';
 import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
-import { bindingCheck } from './dpop';
+import { bindingCheck, boundKeyOf, isBound } from './dpop';
+import type { Authenticator } from './authenticator';
 import { ownerRoles } from './accounts';
-
-function isBound(chain: readonly TokenRecord[]): boolean {
-  for (const r of chain) if (r.boundKey != null) return true;
-  return false;
-}
-
-/**
- * The key the head must prove: its own. A chain bound above an unbound head
- * cannot come from `create` (a child inherits the binding); a store that
- * lost it is refused rather than read as unbound (defense in depth).
- */
-function boundKeyOf(chain: readonly TokenRecord[]): string | null {
-  const own = (chain[0] as TokenRecord).boundKey ?? null;
-  if (own === null && isBound(chain)) throw new AuthenticationError('bound', 'the token that created this one is bound to a key');
-  return own;
-}
-
-/** @internal what one Auth instance's request path gives the rest of it. */
-export interface Authenticator {
-  readonly authenticate: (token: string, origin?: RequestOrigin) => Promise<Principal>;
-  /** `authenticate` on the request's bearer header; a refused header is refused (and reported) here. */
-  readonly authenticateRequest: (req: BearerRequest, options?: AuthenticateRequestOptions) => Promise<Principal>;
-  /** A session principal for a user the server signed in itself; roles read now. */
-  readonly principalFor: (userId: string) => Promise<Principal>;
-  /** The grant of a principal this instance made, else `undefined` (no allocation). */
-  readonly grantOf: (p: unknown) => unknown;
-  /** The state of a principal this instance made; `ValidationError` for anything else. */
-  readonly stateOf: (p: Principal) => PrincipalState;
-  /** Read and check a token's record chain now (T5). */
-  readonly readValidChain: (claims: ChainClaims, at: number) => Promise<readonly TokenRecord[]>;
-  /** Re-read a principal's token chain and check it is still valid; `null` without a token (`ServiceContext.recheck`). */
-  readonly recheck: (p: Principal) => Promise<readonly TokenRecord[] | null>;
-  /** The last-used recorder, when the store can record it. */
-  readonly recorder: LastUsedRecorder | null;
-}
 
 /**
  * @internal the request path of one Auth instance. `call` runs a store or

@@ -13,7 +13,7 @@
  */
 import { AuthenticationError } from '../../errors';
 import { checkProof, isDpopValue, proofText, ReplayCache, type BearerRequest, type DpopCredential, type DpopNonces } from '../../tokens';
-import { CLAIM_NOW, type ClaimNowSource, type TokenStore } from '../../stores';
+import { CLAIM_NOW, type ClaimNowSource, type TokenRecord, type TokenStore } from '../../stores';
 import type { RangeMatcher } from '../../core/network';
 import type { ResolvedOptions } from '../options';
 import { addressOf } from './origin';
@@ -244,4 +244,21 @@ export function nonceForAnswer(nonces: DpopNonces | null, nowMs: () => number): 
       return undefined;
     }
   };
+}
+
+/** @internal is any record of the chain bound to a key? */
+export function isBound(chain: readonly TokenRecord[]): boolean {
+  for (const r of chain) if (r.boundKey != null) return true;
+  return false;
+}
+
+/**
+ * @internal The key the head must prove: its own. A chain bound above an unbound head
+ * cannot come from `create` (a child inherits the binding); a store that
+ * lost it is refused rather than read as unbound (defense in depth).
+ */
+export function boundKeyOf(chain: readonly TokenRecord[]): string | null {
+  const own = (chain[0] as TokenRecord).boundKey ?? null;
+  if (own === null && isBound(chain)) throw new AuthenticationError('bound', 'the token that created this one is bound to a key');
+  return own;
 }
