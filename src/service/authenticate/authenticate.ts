@@ -30,7 +30,7 @@ import { failure, isThenable } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
 import { issuerPath } from './issuer';
-import { AllowedIps, isRestricted } from './allowed-ips';
+import { AllowedIps, isRestricted } from './origin';
 import { addressOf, addressText, userAgentOf } from './origin';
 import type { AuthenticateRequestOptions, RequestOrigin } from '../contract';
 import { refusalReporter } from './refusal';

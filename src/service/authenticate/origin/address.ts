@@ -13,9 +13,9 @@
  * caller has already decided it.
  * @module
  */
-import { clientAddress, formatAddress, parseAddress, type IpAddress, type RangeMatcher } from '../../core/network';
-import { MAX_USER_AGENT } from '../../stores';
-import type { BearerRequest } from '../../tokens';
+import { clientAddress, formatAddress, parseAddress, type IpAddress, type RangeMatcher } from '../../../core/network';
+import { MAX_USER_AGENT } from '../../../stores';
+import type { BearerRequest } from '../../../tokens';
 
 /** Read one header of a fetch or node request as text; a repeated node header is joined as node joins it. */
 function header(req: BearerRequest, name: string): string | undefined {

@@ -11,9 +11,9 @@
  * list edited by hand decides the very next request, as scopes do.
  * @module
  */
-import { ForbiddenError, UnavailableError } from '../../errors';
-import { RangeMatcher, type IpAddress } from '../../core/network';
-import type { TokenRecord } from '../../stores';
+import { ForbiddenError, UnavailableError } from '../../../errors';
+import { RangeMatcher, type IpAddress } from '../../../core/network';
+import type { TokenRecord } from '../../../stores';
 
 interface Compiled {
   readonly list: readonly string[];
