@@ -8,6 +8,7 @@
  */
 import { AuthenticationError, ValidationError, type IssueInput } from '../errors';
 import type { Principal } from '../core/policy';
+import type { BearerRequest } from '../tokens';
 import { internalsOf, isAuth, reportDenied, type Auth } from '../service';
 import { checkOptions, isPermission, type Permission } from '../core/vocabulary';
 import { DEFAULT_REALM, decisionError, errorAnswer, isRealm, type ErrorAnswer } from './errors';
@@ -97,6 +98,8 @@ export interface Gate {
   readonly clientAddress: ((req: never) => string | undefined) | undefined;
   /** The `DPoP-Nonce` to send with an admitted DPoP request, when the `Auth` hands out nonces (RFC 9449 §8.2). */
   readonly nonceFor: (req: unknown) => string | undefined;
+  /** `authenticateRequest` in the request's turn: the principal at once when nothing waited; may throw the refusal. */
+  readonly authenticate: (req: BearerRequest, peer: string | undefined) => Principal | Promise<Principal>;
 }
 
 /** @internal what a guard is built from: its gate, and its route's check when it checks a permission. */
@@ -158,7 +161,13 @@ export function makeGate(auth: unknown, rec: Record<string, unknown>, issues: Is
     expiryText: new Map<number, string>(),
     clientAddress: clientAddress as Gate['clientAddress'],
     nonceFor: internalsOf(auth)?.dpopNonce ?? noNonce,
+    authenticate: internalsOf(auth)?.authenticateRequestNow ?? viaPromise(auth as Auth),
   });
+}
+
+/** An `Auth` without internals is refused when the guard is built; this keeps the type whole. */
+function viaPromise(auth: Auth): Gate['authenticate'] {
+  return (req, peer) => (peer === undefined ? auth.authenticateRequest(req) : auth.authenticateRequest(req, { address: peer }));
 }
 
 const noNonce = (): undefined => undefined;

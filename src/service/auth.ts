@@ -49,13 +49,8 @@ export function createAuth(options: AuthOptions): Auth {
   const nowMs = opts.now === systemClock ? (): number => Date.now() : (): number => readClock(opts.now);
   const call = <T>(what: string, fn: () => T | Promise<T>): Promise<T> => guarded(fn, opts.storeTimeoutMs, what);
   const events = opts.onEvent === undefined ? null : new EventDispatcher(opts.onEvent, { hookTimeoutMs: opts.storeTimeoutMs });
-  const { authenticate, authenticateRequest, principalFor, grantOf, stateOf, readValidChain, recheck, recorder } = createAuthenticator(
-    opts,
-    store,
-    nowMs,
-    call,
-    events,
-  );
+  const { authenticate, authenticateRequest, authenticateRequestNow, principalFor, grantOf, stateOf, readValidChain, recheck, recorder } =
+    createAuthenticator(opts, store, nowMs, call, events);
   const ctx: ServiceContext = {
     issuer: opts.issuer,
     keys: opts.keys,
@@ -186,6 +181,7 @@ export function createAuth(options: AuthOptions): Auth {
     workloads: opts.trustedWorkloads.length > 0,
     // The guards and /mcp hand the current nonce to every DPoP request they answer (RFC 9449 §8.2).
     dpopNonce: nonceForAnswer(opts.dpopNonces, nowMs),
+    authenticateRequestNow,
   });
   return frozen;
 }

@@ -91,11 +91,16 @@ export function svcAuth(
 ): RequestHandler {
   const guard = kit.admission(auth, options);
   return (req, res, next) => {
-    // admit never rejects: every failure is already an answer.
-    void guard
-      .admit(req, res)
-      .then((admitted) => {
-        if (!('answer' in admitted)) next();
+    // admit never rejects: every failure is already an answer. A hot token on an in-process store is
+    // admitted in this turn, and the next handler runs in it too (no promise).
+    const admitted = guard.admit(req, res);
+    if (!(admitted instanceof Promise)) {
+      if (!('answer' in admitted)) next();
+      return;
+    }
+    void admitted
+      .then((a) => {
+        if (!('answer' in a)) next();
       })
       .catch(next); // nothing above should throw; if it does, Express's error path answers it.
   };

@@ -112,9 +112,20 @@ const plugin: FastifyPluginAsync<SvcAuthPluginOptions> = async (app, options) =>
   const guard = kit.admission(auth, rest);
   // null until the hook runs (the type says Principal: see SvcAuthTypes).
   app.decorateRequest('principal', null as unknown as RequestPrincipal);
-  app.addHook('onRequest', async (request, reply) => {
-    const admitted = await guard.admit(request, reply);
-    return 'answer' in admitted ? admitted.answer : undefined;
+  // A hook with `done`: a hot token on an in-process store is admitted in this turn, with no promise. A
+  // refusal is already sent (reply.send), and a hook that answered does not call done.
+  app.addHook('onRequest', (request, reply, done) => {
+    const admitted = guard.admit(request, reply);
+    if (!(admitted instanceof Promise)) {
+      if (!('answer' in admitted)) done();
+      return;
+    }
+    admitted.then(
+      (a) => {
+        if (!('answer' in a)) done();
+      },
+      (err: unknown) => done(err instanceof Error ? err : new Error('svc-auth: admission failed')),
+    );
   });
 };
 

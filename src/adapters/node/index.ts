@@ -47,15 +47,40 @@ export function requireAuth<R extends IncomingMessage = IncomingMessage>(auth: A
 }
 
 function middleware<R extends IncomingMessage>(guard: ReturnType<typeof kit.guard<R>>): NodeMiddleware<R> {
-  return async (req, res, next) => {
-    const admitted = await guard.admit(req, res);
-    if ('answer' in admitted) return;
+  /** After admission: the handler, whose throw or rejection is answered here (never an unhandled rejection). */
+  function proceed(res: ServerResponse, admitted: Admitted, next: (err?: unknown) => unknown): Promise<void> {
+    if ('answer' in admitted) return DONE;
+    let ran: unknown;
     try {
-      // Await whatever next returns: an async handler's rejection is answered here
-      // instead of escaping as an unhandled rejection that ends the process.
-      await next();
+      ran = next();
+      if (!isThenable(ran)) return DONE;
     } catch (err) {
       guard.fail(res, err);
+      return DONE;
     }
+    // Whatever next returns is awaited: an async handler's rejection is answered, not left to end the process.
+    return Promise.resolve(ran).then(NOTHING, (err: unknown) => void guard.fail(res, err));
+  }
+  return (req, res, next) => {
+    // A hot token on an in-process store is admitted in this turn: no promise is made for it.
+    let admitted: Admitted | Promise<Admitted>;
+    try {
+      admitted = guard.admit(req, res);
+    } catch (err) {
+      guard.internal(res, err);
+      return DONE;
+    }
+    return admitted instanceof Promise ? admitted.then((a) => proceed(res, a, next)) : proceed(res, admitted, next);
   };
+}
+
+type Admitted = Awaited<ReturnType<ReturnType<typeof kit.guard>['admit']>>;
+
+const DONE: Promise<void> = Promise.resolve();
+const NOTHING = (): void => undefined;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
 }

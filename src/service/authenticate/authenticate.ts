@@ -30,13 +30,13 @@ import { failure, isThenable } from '../deadlines';
 import { checkUserId } from '../identity';
 import type { ResolvedOptions } from '../options';
 import { issuerPath } from './issuer';
-import { AllowedIps, isRestricted } from './origin';
-import { addressOf, addressText, userAgentOf } from './origin';
+import { addressOf, addressText, AllowedIps, isRestricted, userAgentOf } from './origin';
 import type { AuthenticateRequestOptions, RequestOrigin } from '../contract';
 import { refusalReporter } from './refusal';
 import type { IpAddress } from '../../core/network';
 import { bindingCheck, boundKeyOf, isBound } from './dpop';
 import type { Authenticator } from './authenticator';
+import { drive, promised, type Steps } from './steps';
 import { ownerRoles } from './accounts';
 
 /**
@@ -120,15 +120,16 @@ export function createAuthenticator(
    * the `address` and `userAgent` given to `authenticate`, say where the
    * request came from; they are read only when a record limits addresses or
    * a last use is due to be written. Plain arguments, not an object: nothing
-   * is allocated for them on a request that needs neither.
+   * is allocated for them on a request that needs neither. Steps (`drive`):
+   * each `yield` is a promise waited for; a value at hand is taken at once.
    */
-  async function authenticateFrom(
+  function* requestSteps(
     token: string,
     req: BearerRequest | undefined,
     address: unknown,
     userAgent: unknown,
     dpop?: DpopCredential,
-  ): Promise<Principal> {
+  ): Steps<Principal> {
     let claims: TokenClaims | undefined;
     let client: IpAddress | undefined | null = null; // null: not read yet
     try {
@@ -145,26 +146,26 @@ export function createAuthenticator(
         // Not one of ours seen before: maybe a trusted issuer's (undefined: it is not, ours answers).
         const foreign = issuers.cached(token, nowSec) ?? issuers.route(token, nowSec);
         if (foreign !== undefined) {
-          const verified = foreign instanceof Promise ? await foreign : foreign;
+          const verified = foreign instanceof Promise ? ((yield foreign) as Awaited<typeof foreign>) : foreign;
           // A token bound to a key (RFC 9449) is taken only with a proof by that key; an unbound one only as Bearer.
-          if (verified.jkt !== null || dpop !== undefined) await binding.check(verified.jkt, token, dpop, req, address, at);
+          if (verified.jkt !== null || dpop !== undefined) yield binding.check(verified.jkt, token, dpop, req, address, at);
           const p = issuers.principal(verified);
-          return p instanceof Promise ? await p : p;
+          return p instanceof Promise ? ((yield p) as Principal) : p;
         }
       }
-      claims ??= await verifier.verify(token, nowSec);
+      claims ??= (yield verifier.verify(token, nowSec)) as TokenClaims;
       // A bound PAT names its key in its record, not in the JWT: its proof is checked and its replay claim
       // sent now, beside the chain read (one round trip's wait on a shared store), and compared once read.
       const started = dpop === undefined ? undefined : binding.start(token, dpop, req, address, at);
       // Every kind has a record, sessions too (T3, T5). The frozen claims serve
       // as the chain claims as they are (no copy per request).
       const now = readChainNow(claims.jti);
-      const chain = now === undefined ? await readRequestChain(claims, at) : checkChain(now, claims, at);
+      const chain = now === undefined ? ((yield readRequestChain(claims, at)) as readonly TokenRecord[]) : checkChain(now, claims, at);
       const head = chain[0] as TokenRecord;
       // An unbound chain without a DPoP header (nearly every request) costs one field read per record.
       if (started !== undefined || isBound(chain)) {
         const bound = binding.finish(boundKeyOf(chain), started);
-        if (bound !== undefined) await bound;
+        if (bound !== undefined) yield bound;
       }
       if (isRestricted(chain)) {
         client = addressOf(req, address, opts.trustProxy);
@@ -172,10 +173,10 @@ export function createAuthenticator(
       }
       // An in-process membership source answers without a promise (no await, no timer).
       const got = rolesOf(claims.sub);
-      const roles = got instanceof Promise ? await got : got;
+      const roles = got instanceof Promise ? ((yield got) as UserRoles) : got;
       // Only PATs (and their children) answer to org policies; sessions and component tokens do not (G3).
       const gates = gatesFor === null || claims.kind !== 'pat' ? null : gatesFor(chain, roles);
-      const grant = grants.ofChain(chain, roles, gates instanceof Promise ? await gates : gates);
+      const grant = grants.ofChain(chain, roles, gates instanceof Promise ? ((yield gates) as Awaited<typeof gates>) : gates);
       const expiresAt = new Date(chainExpiryMs(chain));
       // Last used: one Map lookup when throttled; the write happens later, elsewhere.
       if (recorder !== null && recorder.due(head.id, at)) {
@@ -186,6 +187,17 @@ export function createAuthenticator(
     } catch (err) {
       throw refused(err, claims);
     }
+  }
+
+  /** The request path as a promise: never throws, rejects with the refusal. */
+  function authenticateFrom(
+    token: string,
+    req: BearerRequest | undefined,
+    address: unknown,
+    userAgent: unknown,
+    dpop?: DpopCredential,
+  ): Promise<Principal> {
+    return promised(() => drive(requestSteps(token, req, address, userAgent, dpop)));
   }
 
   function authenticate(token: string, origin?: RequestOrigin): Promise<Principal> {
@@ -200,9 +212,11 @@ export function createAuthenticator(
     return authenticateFrom(token, undefined, address, userAgent);
   }
 
-  function authenticateRequest(req: BearerRequest, options?: AuthenticateRequestOptions): Promise<Principal> {
-    // Not `async`: a second promise wrapping authenticate's own was a
-    // measurable share of a guarded request. Still never throws synchronously.
+  /**
+   * `authenticateRequest` in the caller's turn: the principal at once when nothing had to wait (a hot
+   * token on an in-process store), else a promise. Throws the refusal when it came before any wait.
+   */
+  function authenticateRequestNow(req: BearerRequest, address: unknown): Principal | Promise<Principal> {
     let token: string;
     let dpop: DpopCredential | undefined;
     try {
@@ -215,15 +229,20 @@ export function createAuthenticator(
       // bearerTextFromRequest throws only AuthenticationError; anything else still refuses.
       const refusal = err instanceof AuthenticationError ? err : new AuthenticationError('malformed');
       refused(refusal, undefined); // reported; nothing was verified, so there is no token id to add
-      return Promise.reject(refusal);
+      throw refusal;
     }
+    return drive(requestSteps(token, req, address, undefined, dpop));
+  }
+
+  function authenticateRequest(req: BearerRequest, options?: AuthenticateRequestOptions): Promise<Principal> {
+    // Not `async`: a second promise wrapping the path's own was a measurable share of a guarded request.
     let peer: unknown;
     try {
       peer = options?.address;
     } catch {
       peer = undefined;
     }
-    return authenticateFrom(token, req, peer, undefined, dpop);
+    return promised(() => authenticateRequestNow(req, peer));
   }
 
   async function principalFor(userId: string): Promise<Principal> {
@@ -251,6 +270,7 @@ export function createAuthenticator(
   return {
     authenticate,
     authenticateRequest,
+    authenticateRequestNow,
     principalFor,
     grantOf: (p: unknown) => principals.grantOf(p),
     stateOf,

@@ -15,6 +15,8 @@ export interface Authenticator {
   readonly authenticate: (token: string, origin?: RequestOrigin) => Promise<Principal>;
   /** `authenticate` on the request's bearer header; a refused header is refused (and reported) here. */
   readonly authenticateRequest: (req: BearerRequest, options?: AuthenticateRequestOptions) => Promise<Principal>;
+  /** The same in the caller's turn (the guards): the principal at once when nothing waited; throws a refusal met before any wait. */
+  readonly authenticateRequestNow: (req: BearerRequest, address: unknown) => Principal | Promise<Principal>;
   /** A session principal for a user the server signed in itself; roles read now. */
   readonly principalFor: (userId: string) => Promise<Principal>;
   /** The grant of a principal this instance made, else `undefined` (no allocation). */

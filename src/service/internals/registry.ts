@@ -66,6 +66,11 @@ export interface AuthInternals {
    * `Auth` hands out nonces (`dpopNonce`) and `req` carried a DPoP proof, else `undefined`. Never throws.
    */
   readonly dpopNonce: (req: unknown) => string | undefined;
+  /**
+   * `authenticateRequest` in the caller's turn, for the guards: the principal at once when nothing had to wait
+   * (a hot token on an in-process store), else a promise; a refusal met before any wait is thrown.
+   */
+  readonly authenticateRequestNow: (req: BearerRequest, address: string | undefined) => Principal | Promise<Principal>;
 }
 
 /**
