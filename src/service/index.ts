@@ -4,7 +4,6 @@
  */
 export { createAuth } from './auth';
 export type { Auth, AuthOptions, MembershipSource, TokenApi, TokenInfo, CreateTokenInput } from './contract';
-export type { AuthenticateRequestOptions, DpopNonceOptions, RequestOrigin } from './contract';
 export type { SessionInfo } from './contract';
 export type { OrgAccess, OrgApi, OrgPolicy, OrgPolicyInput, OrgRequest, OrgTokenInfo, OrgTokensFilter } from './contract';
 export { reportDenied } from './internals';

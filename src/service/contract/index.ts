@@ -4,7 +4,7 @@
  * @module
  */
 export type { Auth, AuthOptions, MembershipSource } from './auth';
-export type { RequestOrigin, AuthenticateRequestOptions, DpopNonceOptions } from './requests';
+export type { RequestOrigin, AuthenticateRequestOptions } from './requests';
 export type { CreateTokenInput, ExpiringToken, LastUse, ListTokensOptions, SweepOptions, TokenApi, TokenInfo } from './tokens';
 export type { OrgAccess, OrgApi, OrgPolicy, OrgPolicyInput, OrgRequest, OrgTokenInfo, OrgTokensFilter } from './orgs';
 export type { PurgeOptions, SessionApi, SessionInfo } from './sessions';

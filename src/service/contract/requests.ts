@@ -51,8 +51,8 @@ export interface AuthenticateRequestOptions {
  *
  * @example
  * ```ts
- * import { createAuth, generateKeyRing, type DpopNonceOptions } from 'svc-auth';
- * const dpopNonce: DpopNonceOptions = { secret: process.env.DPOP_NONCE_SECRET ?? '', lifetimeSec: 60 };
+ * import { createAuth, generateKeyRing, type AuthOptions } from 'svc-auth';
+ * const dpopNonce: AuthOptions['dpopNonce'] = { secret: process.env.DPOP_NONCE_SECRET ?? '', lifetimeSec: 60 };
  * const auth = createAuth({ issuer: 'https://svc.example', keys: await generateKeyRing(), members: { rolesOf: () => ({}) }, dpopNonce });
  * ```
  */
