@@ -99,7 +99,21 @@ function withoutSections(earlier: string, headings: string[]): string {
   return parts.filter((p) => !prefixes.some((h) => p.startsWith(`${h}:`) || p.startsWith(`${h}\n`) || p === h)).join('\n');
 }
 
-const ORDER = ['goals', 'policy', 'glob', 'tokens', 'auth', 'issuers', 'http', 'memory', 'postgres', 'http-postgres', 'peers', 'earlier'];
+const ORDER = [
+  'goals',
+  'policy',
+  'glob',
+  'tokens',
+  'auth',
+  'issuers',
+  'http',
+  'memory',
+  'postgres',
+  'http-postgres',
+  'features',
+  'peers',
+  'earlier',
+];
 const rank = (name: string): number => (ORDER.indexOf(name) + 1 || ORDER.length) * 1;
 
 /**
@@ -212,8 +226,28 @@ const GOALS: Goal[] = [
   },
   {
     goal: "5. this release's features on the hot path (org policy, service accounts, DPoP)",
-    target: 'one round trip, within 5%; no extra round trip',
-    judge: () => undefined,
+    target: 'a service account as a person; with a policy one statement and at least 0.95x in flight; a bound PAT no extra round trip',
+    judge: (f) => {
+      const names = [
+        'features.memory.account.ratio',
+        'features.postgres.account.ratio',
+        'features.postgres.statements.account',
+        'features.memory.policy.ratio',
+        'features.postgres.statements.policy',
+        'features.postgres.inflight.policy.ratio',
+        'features.postgres.dpop.extraRoundTrips',
+      ];
+      const v = names.map((n) => f[n]);
+      if (v.some((n) => n === undefined)) return undefined;
+      const [am, ap, as, pm, ps, pi, t] = v as number[] as [number, number, number, number, number, number, number];
+      return {
+        measured:
+          `service account ${x(am)} a person's PAT on memory, ${x(ap)} on PostgreSQL (${as} statements); ` +
+          `org policy ${x(pm)} on memory, ${ps} statement and ${x(pi)} the throughput at 32 in flight on PostgreSQL; ` +
+          `a bound PAT ${t.toFixed(2)} round trips beyond the read and its claim sent together`,
+        met: am <= 1.05 && as === 1 && ap <= 1.1 && ps === 1 && pi >= 0.95 && t < 0.5,
+      };
+    },
   },
 ];
 

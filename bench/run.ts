@@ -22,7 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import { runOf, stamp, takeFigures, writeResults } from './results';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ORDER = ['policy', 'glob', 'tokens', 'auth', 'issuers', 'http', 'memory', 'postgres', 'http-postgres'];
+const ORDER = ['policy', 'glob', 'tokens', 'auth', 'issuers', 'http', 'memory', 'postgres', 'http-postgres', 'features'];
 const quick = process.argv.includes('--quick');
 const outArg = process.argv.find((a) => a.startsWith('--out='));
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -33,7 +33,7 @@ const files = readdirSync(here)
   .sort((a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99));
 for (const w of wanted) if (!files.includes(w)) throw new Error(`no benchmark bench/${w}.bench.ts`);
 
-const NEEDS_DATABASE = new Set(['postgres', 'http-postgres']);
+const NEEDS_DATABASE = new Set(['postgres', 'http-postgres', 'features']);
 const commandOf = (name: string): string =>
   `${NEEDS_DATABASE.has(name) ? 'DATABASE_URL=… ' : ''}npm run bench -- ${name}${quick ? ' --quick' : ''} --write`;
 
