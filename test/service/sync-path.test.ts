@@ -17,15 +17,16 @@ import { Clock } from '../support/clock';
 import { newKey } from '../support/dpop';
 
 const ROLES: Record<string, UserRoles> = {
-  alice: { orgs: { acme: 'editor' } },
+  alice: { orgs: { acme: 'owner' } },
   bob: { orgs: { acme: 'viewer' }, repos: { 'other/site': 'admin' } },
 };
 
-/** The same store, without its synchronous read: every chain read is a promise. */
+/** The same store, without its synchronous read: every chain read and account read is a promise. */
 function waitingStore(store: MemoryTokenStore): TokenStore {
   return new Proxy(store, {
     get(target, key) {
       if (key === 'readChainSync') return undefined;
+      if (key === 'readServiceAccount') return (org: string, name: string) => Promise.resolve(target.readServiceAccount(org, name));
       const v: unknown = Reflect.get(target, key, target);
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
@@ -52,7 +53,7 @@ function outcome(s: TestAuth, p: Awaited<ReturnType<TestAuth['auth']['authentica
 }
 
 const refusal = (err: unknown): Outcome => ({
-  refused: err instanceof SvcAuthError ? `${err.code}:${(err as { reason?: string }).reason ?? ''}` : 'not ours',
+  refused: err instanceof SvcAuthError ? `${err.code}:${(err as { reason?: string }).reason ?? ''}: ${err.message}` : 'not ours',
 });
 
 describe('the request path answers alike at once and after waiting', () => {
@@ -81,7 +82,17 @@ describe('the request path answers alike at once and after waiting', () => {
     const parent = fast.auth.client(await fast.auth.authenticate(wide));
     const child = (await parent.token.create({ name: 'child', scopes: [{ resource: 'acme', permissions: ['repo:read'] }] })).token;
     const component = await fast.auth.issueComponentToken('bob', { scopes: [{ resource: 'other/site', permissions: ['repo:read'] }] });
-    for (const t of [read, wide, revoked, fenced, bound, child, component, bob]) headers.push(`Bearer ${t}`, `bearer  ${t}`);
+    // A service account's tokens: its roles are read beside the chain; a disabled account's and a revoked one's refused.
+    const acme = alice.org('acme');
+    await acme.serviceAccounts.create({ name: 'ci-bot', role: 'editor' });
+    await acme.serviceAccounts.create({ name: 'off-bot', role: 'viewer' });
+    const bot = (await acme.serviceAccount('ci-bot').token.create({ name: 'deploy' })).token;
+    const botGone = (await acme.serviceAccount('ci-bot').token.create({ name: 'gone' })).token;
+    await acme.serviceAccount('ci-bot').token.revoke('gone');
+    const off = (await acme.serviceAccount('off-bot').token.create({ name: 'x' })).token;
+    await acme.serviceAccounts.update('off-bot', { disabled: true });
+    for (const t of [read, wide, revoked, fenced, bound, child, component, bob, bot, botGone, off])
+      headers.push(`Bearer ${t}`, `bearer  ${t}`);
     headers.push(
       '',
       'Bearer ',

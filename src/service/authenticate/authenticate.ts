@@ -157,6 +157,19 @@ export function createAuthenticator(
       // A bound PAT names its key in its record, not in the JWT: its proof is checked and its replay claim
       // sent now, beside the chain read (one round trip's wait on a shared store), and compared once read.
       const started = dpop === undefined ? undefined : binding.start(token, dpop, req, address, at);
+      // A service account's roles are in its record, whose id its token names: read beside the chain (one
+      // round trip's wait on a shared store). A refusal it meets is kept for its turn, after the chain's.
+      let early: UserRoles | Promise<UserRoles> | undefined;
+      let earlyRefusal: { err: unknown } | undefined;
+      if (claims.sub.startsWith('sa:')) {
+        try {
+          early = rolesOf(claims.sub);
+          // Taken only if the chain holds: a rejection before then is no unhandled one.
+          if (early instanceof Promise) early.catch(() => undefined);
+        } catch (err) {
+          earlyRefusal = { err };
+        }
+      }
       // Every kind has a record, sessions too (T3, T5). The frozen claims serve
       // as the chain claims as they are (no copy per request).
       const now = readChainNow(claims.jti);
@@ -172,7 +185,8 @@ export function createAuthenticator(
         allowedIps.check(chain, client);
       }
       // An in-process membership source answers without a promise (no await, no timer).
-      const got = rolesOf(claims.sub);
+      if (earlyRefusal !== undefined) throw earlyRefusal.err;
+      const got = early ?? rolesOf(claims.sub);
       const roles = got instanceof Promise ? ((yield got) as UserRoles) : got;
       // Only PATs (and their children) answer to org policies; sessions and component tokens do not (G3).
       const gates = gatesFor === null || claims.kind !== 'pat' ? null : gatesFor(chain, roles);
