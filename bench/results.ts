@@ -112,6 +112,7 @@ const ORDER = [
   'http-postgres',
   'features',
   'peers',
+  'profile',
   'earlier',
 ];
 const rank = (name: string): number => (ORDER.indexOf(name) + 1 || ORDER.length) * 1;

@@ -38,7 +38,8 @@
  * (32), `--only=node,express,fastify,hono`, `--kinds=bare,svc-memory,…`
  * (bench/peers/variants.ts), `--server-core=1`, `--load-core=0`, `--no-pin`,
  * `--profile[=node/svc-memory,…]` (a CPU profile of those servers over the timed
- * rounds, summarised at the end; default node/bare and node/svc-memory), `--write` (write RESULTS.md
+ * rounds, summarised at the end; default node/bare and node/svc-memory; with `--write-profile` the summary is
+ * written as the profile block of RESULTS.md, and nothing else), `--write` (write RESULTS.md
  * even when filtered), `--out=FILE` (write that file instead). PostgreSQL variants need
  * `DATABASE_URL`, and are left out (and said so) without it. A full run without filters
  * replaces the `peers` block of bench/RESULTS.md and the goals table computed from every
@@ -302,7 +303,22 @@ const info: RunInfo = {
 };
 const section = stamp(report(results, lone, info), runOf(info.command));
 process.stdout.write(`${section}\n`);
-if (profileDir !== undefined) process.stdout.write(`\n${summarise(profileDir)}\n`);
+const profileSummary = profileDir === undefined ? undefined : summarise(profileDir);
+if (profileSummary !== undefined) process.stdout.write(`\n${profileSummary}\n`);
+// `--write-profile`: the summary alone becomes the profile block of RESULTS.md (the peers block is left as it is).
+if (profileSummary !== undefined && option('write-profile') !== undefined) {
+  const file = join(root, 'bench', 'RESULTS.md');
+  const md = [
+    "## Where a guarded request's time goes (issue 33, goal 1)",
+    '',
+    'CPU profiles of the servers named, over the timed rounds of the run below (V8 samples of the main thread;',
+    "a worker thread, such as WebCrypto's, is not in them). Shares are of the busy time, idle left out.",
+    '',
+    profileSummary,
+  ].join('\n');
+  writeResults(file, [{ name: 'profile', md: stamp(md, runOf(info.command)), figures: {} }]);
+  log(`wrote the profile block of ${file}`);
+}
 const full = !quick && only === undefined && kindsWanted === undefined && profiled.size === 0;
 const out = option('out');
 if (full || option('write') !== undefined || out !== undefined) {
