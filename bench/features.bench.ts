@@ -16,7 +16,6 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { createAuth } from '../src/service/auth';
 import type { Auth } from '../src/service';
 import { MemoryTokenStore } from '../src/stores';
@@ -24,6 +23,7 @@ import { PostgresTokenStore } from '../src/stores/postgres/tokens/store';
 import { generateKeyRing } from '../src/tokens/keys/keyring';
 import type { KeyRing } from '../src/tokens';
 import { ProofSigner } from './peers/dpop';
+import { countedPool } from './counted-pool';
 import { figure } from './results';
 
 const quick = process.argv.includes('--quick');
@@ -152,16 +152,7 @@ export async function run(): Promise<string> {
   const memory = createAuth({ issuer: 'https://svc.bench', keys, members, tokens: new MemoryTokenStore() });
   const mem = await measure(memory, await tokensOf(memory, jwk), signer);
 
-  const pool = new pg.Pool({ connectionString: url, max: 16 });
-  pool.on('error', () => {});
-  let statements = 0;
-  pool.on('connect', (client) => {
-    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (...args: unknown[]) => {
-      statements++;
-      return original(...args);
-    };
-  });
+  const { pool, sent } = countedPool(url, 16);
   const table = `svc_tokens_features_${randomBytes(4).toString('hex')}`;
   try {
     const store = new PostgresTokenStore({ pool, table });
@@ -171,9 +162,9 @@ export async function run(): Promise<string> {
     const pgm = await measure(auth, kinds, signer);
     const counts = [];
     for (const k of [kinds.person, kinds.account, kinds.governed]) {
-      statements = 0;
+      sent.count = 0;
       for (let i = 0; i < COUNTED; i++) await auth.authenticate(k[i % k.length] as string);
-      counts.push(statements / COUNTED);
+      counts.push(sent.count / COUNTED);
     }
     // The record read alone and one claim alone (a fresh key each time, a durable write): a bound request
     // sends both at once, so it should wait for the longer, not for both.

@@ -16,6 +16,7 @@ import type { Principal } from '../src/core/policy/subject';
 import { PostgresTokenStore } from '../src/stores/postgres/tokens/store';
 import { COLUMNS, buildSql, parseTableName } from '../src/stores/postgres/tokens/sql';
 import { generateKeyRing } from '../src/tokens/keys/keyring';
+import { countedPool } from './counted-pool';
 import { figure } from './results';
 
 const IN_FLIGHT = 32;
@@ -83,16 +84,7 @@ export async function run(): Promise<string> {
   const url = process.env.DATABASE_URL;
   if (!url) return `${title}\n\nSkipped: set \`DATABASE_URL\` (e.g. \`postgres://postgres@127.0.0.1:5432/test\`) to run it.\n`;
 
-  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
-  pool.on('error', () => {});
-  let queries = 0;
-  pool.on('connect', (client) => {
-    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (...args: unknown[]) => {
-      queries++;
-      return original(...args);
-    };
-  });
+  const { pool, sent } = countedPool(url, POOL_SIZE);
   const table = `svc_tokens_bench_${randomBytes(4).toString('hex')}`;
   try {
     const store = new PostgresTokenStore({ pool, table });
@@ -109,9 +101,9 @@ export async function run(): Promise<string> {
     if (new Set(answers).size !== 1) throw new Error(`engines disagree:\n${answers.join('\n')}`);
 
     const pgEngine = engines[1] as Engine;
-    queries = 0;
+    sent.count = 0;
     for (let i = 0; i < COUNTED_CALLS; i++) await pgEngine.auth.authenticate(pgEngine.token);
-    const perAuth = queries / COUNTED_CALLS;
+    const perAuth = sent.count / COUNTED_CALLS;
 
     const bench = new Bench({ time: 1500, warmupTime: 300 });
     for (const e of engines) {

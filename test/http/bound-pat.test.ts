@@ -37,6 +37,13 @@ function mcpServer(): McpServer {
   return new McpServer({ name: 't', version: '1' });
 }
 
+/** `/mcp` of handlers on `auth`, served by the server `listen` starts. */
+async function mcpEndpoint(auth: Auth, listen: (h: ReturnType<typeof mcpHandlers>) => Server): Promise<Endpoint> {
+  const server = listen(mcpHandlers({ auth, server: mcpServer }));
+  const port = await listening(server);
+  return { url: `http://127.0.0.1:${port}/mcp`, method: 'POST', body: INITIALIZE, headers: MCP_HEADERS, stop: () => closeServer(server) };
+}
+
 const guarded: [string, (auth: Auth) => Promise<Endpoint>][] = [
   ...adapters.map(([name, serve]: [string, Serve]): [string, (auth: Auth) => Promise<Endpoint>] => [
     name,
@@ -45,35 +52,10 @@ const guarded: [string, (auth: Auth) => Promise<Endpoint>][] = [
       return { url: `http://127.0.0.1:${port}/whoami`, method: 'GET', stop };
     },
   ]),
-  [
-    '/mcp handler (node)',
-    async (auth) => {
-      const h = mcpHandlers({ auth, server: mcpServer });
-      const server: Server = createServer((req, res) => void h.mcp.node(req, res)).listen(0, '127.0.0.1');
-      const port = await listening(server);
-      return {
-        url: `http://127.0.0.1:${port}/mcp`,
-        method: 'POST',
-        body: INITIALIZE,
-        headers: MCP_HEADERS,
-        stop: () => closeServer(server),
-      };
-    },
-  ],
+  ['/mcp handler (node)', (auth) => mcpEndpoint(auth, (h) => createServer((req, res) => void h.mcp.node(req, res)).listen(0, '127.0.0.1'))],
   [
     '/mcp handler (fetch)',
-    async (auth) => {
-      const h = mcpHandlers({ auth, server: mcpServer });
-      const server = serve({ fetch: (req: Request) => h.mcp.fetch(req), port: 0, hostname: '127.0.0.1' }) as Server;
-      const port = await listening(server);
-      return {
-        url: `http://127.0.0.1:${port}/mcp`,
-        method: 'POST',
-        body: INITIALIZE,
-        headers: MCP_HEADERS,
-        stop: () => closeServer(server),
-      };
-    },
+    (auth) => mcpEndpoint(auth, (h) => serve({ fetch: (req: Request) => h.mcp.fetch(req), port: 0, hostname: '127.0.0.1' }) as Server),
   ],
 ];
 

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { createAuth, type Auth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { generateKeyRing } from '../../src/tokens';
-import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
+import { RUN, describeWithDb, newPool, tableName, traceCalls } from '../support/postgres';
 
 const TABLE = tableName('svc_tokens_account_rt');
 const withDb = describeWithDb(
@@ -29,23 +29,7 @@ withDb("a service account's PAT on PostgreSQL", () => {
     pool = newPool(`svc_auth_account_rt_${RUN}`);
     const store = new PostgresTokenStore({ pool, table: TABLE });
     await store.migrate();
-    const readChain = store.readChain.bind(store);
-    const readServiceAccount = store.readServiceAccount.bind(store);
-    Object.assign(store, {
-      async readChain(id: string) {
-        log.push('chain:start');
-        await new Promise((r) => setTimeout(r, 100));
-        const got = await readChain(id);
-        log.push('chain:end');
-        return got;
-      },
-      async readServiceAccount(org: string, name: string) {
-        log.push('account:start');
-        const got = await readServiceAccount(org, name);
-        log.push('account:end');
-        return got;
-      },
-    });
+    traceCalls(store, log, { readChain: 'chain', readServiceAccount: 'account' }, { method: 'readChain', ms: 100 });
     auth = createAuth({
       issuer: 'https://svc.test',
       keys: await generateKeyRing(),

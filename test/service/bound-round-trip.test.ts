@@ -12,7 +12,7 @@ import { createAuth, type Auth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { generateKeyRing } from '../../src/tokens';
 import { newKey, proof, type TestKey } from '../support/dpop';
-import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
+import { RUN, describeWithDb, newPool, tableName, traceCalls } from '../support/postgres';
 
 const TABLE = tableName('svc_tokens_bound_rt');
 const URL_ = 'https://api.svc.test/api/whoami';
@@ -28,25 +28,8 @@ withDb('a bound PAT on PostgreSQL', () => {
     pool = newPool(`svc_auth_bound_rt_${RUN}`);
     const store = new PostgresTokenStore({ pool, table: TABLE });
     await store.migrate();
-    // Note each call's start and end; the store does the work. The chain read is held back 100 ms, so
-    // that a claim which waited for it would start after it ended, whatever the machine's speed.
-    const readChain = store.readChain.bind(store);
-    const claimProof = store.claimProof.bind(store);
-    Object.assign(store, {
-      async readChain(id: string) {
-        log.push('chain:start');
-        await new Promise((r) => setTimeout(r, 100));
-        const got = await readChain(id);
-        log.push('chain:end');
-        return got;
-      },
-      async claimProof(k: string, until: Date, now: Date) {
-        log.push('claim:start');
-        const got = await claimProof(k, until, now);
-        log.push('claim:end');
-        return got;
-      },
-    });
+    // The chain read is held back 100 ms, so that a claim which waited for it would start after it ended.
+    traceCalls(store, log, { readChain: 'chain', claimProof: 'claim' }, { method: 'readChain', ms: 100 });
     auth = createAuth({
       issuer: 'https://svc.test',
       keys: await generateKeyRing(),

@@ -50,3 +50,29 @@ export function newPool(app: string, extra: pg.PoolConfig = {}): pg.Pool {
   pool.on('error', () => {});
   return pool;
 }
+
+/**
+ * Note in `log` when each of `methods` of `store` starts and ends (`<label>:start`, `<label>:end`); the store
+ * does the work. `holdMs` holds the named method back that long before it runs, so that a call which waited
+ * for it would start after it ended, whatever the machine's speed.
+ */
+export function traceCalls<S extends object>(
+  store: S,
+  log: string[],
+  methods: Record<string, string>,
+  hold?: { method: string; ms: number },
+): void {
+  for (const [method, label] of Object.entries(methods)) {
+    const original = (store as Record<string, (...args: unknown[]) => Promise<unknown>>)[method]?.bind(store);
+    if (original === undefined) throw new Error(`traceCalls: the store has no ${method}`);
+    Object.assign(store, {
+      async [method](...args: unknown[]) {
+        log.push(`${label}:start`);
+        if (hold?.method === method) await new Promise((r) => setTimeout(r, hold.ms));
+        const got = await original(...args);
+        log.push(`${label}:end`);
+        return got;
+      },
+    });
+  }
+}
