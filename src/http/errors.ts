@@ -15,7 +15,7 @@ import {
   type ValidationIssue,
 } from '../errors';
 import type { Decision } from '../core/policy';
-import { DPOP_ALGORITHMS, isHeaderProblem } from '../tokens';
+import { DPOP_ALGORITHMS, isHeaderProblem, isNonceText } from '../tokens';
 import type { ErrorAnswer, ErrorAnswerBody, ErrorAnswerReason } from './answer';
 import { challenge, type ErrorAnswerOptions } from './realm';
 
@@ -109,9 +109,6 @@ const DPOP_ERRORS: Partial<Record<AuthenticationReason, string>> = {
   dpop_nonce: 'use_dpop_nonce',
 };
 
-// RFC 9449 §8.1: a nonce is NQCHAR (RFC 6749 A.13); any other text (an error built by hand) is not sent.
-const NONCE_TEXT = /^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/;
-
 function authAnswer(
   given: AuthenticationReason,
   options: ErrorAnswerOptions | undefined,
@@ -129,7 +126,8 @@ function authAnswer(
   const extra: Record<string, string> = {};
   if (error !== undefined) {
     value = `DPoP${realm.slice('Bearer'.length)}, algs="${DPOP_ALGORITHMS.join(' ')}", error="${error}", error_description="${text}"`;
-    if (reason === 'dpop_nonce' && typeof nonce === 'string' && NONCE_TEXT.test(nonce)) extra['dpop-nonce'] = nonce;
+    // A nonce that is no NQCHAR text (an error built by hand) is not sent.
+    if (reason === 'dpop_nonce' && isNonceText(nonce)) extra['dpop-nonce'] = nonce;
   }
   return answer(401, { error: 'authentication', message: text, reason }, { 'www-authenticate': value, ...extra });
 }

@@ -163,9 +163,9 @@ export function core(options: McpHandlerOptions) {
         // RFC 9728 5.1 and MCP 2025-11-25: where the metadata is, and the scope to ask for.
         const where = resource === undefined ? '' : `${metadataLink(resource)}${scopeAttr}`;
         // RFC 6750 section 3.1: no error code when the request carried no credential at all.
-        // A refused DPoP proof, a bound token without one, or a proof without the nonce keeps the DPoP challenge
-        // of the answer (RFC 9449 §7.1, §9), and its DPoP-Nonce.
-        const dpop = reason === 'dpop' || reason === 'bound' || reason === 'dpop_nonce';
+        // A refusal errorAnswer gives the DPoP challenge (a refused proof, a bound token without one, a proof
+        // without the nonce: RFC 9449 §7.1, §9) keeps it, and its DPoP-Nonce.
+        const dpop = (answer.headers['www-authenticate'] ?? '').startsWith('DPoP ');
         headers['www-authenticate'] = dpop
           ? `${answer.headers['www-authenticate'] ?? ''}${where}`
           : reason === 'missing'

@@ -27,4 +27,6 @@ export type {
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { principalScopes, scopeNarrowing } from './authenticate';
 export { isAuth, internalsOf } from './internals';
+/** @internal for the adapters: could a value be a promise (one rule for every layer)? */
+export { isThenable } from './deadlines';
 export { checkTrustedWorkloads } from './workloads';

@@ -24,6 +24,7 @@ export {
   checkProof,
   dpopNonces,
   isDpopValue,
+  isNonceText,
   proofText,
   ReplayCache,
   type DpopCredential,

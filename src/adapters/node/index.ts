@@ -7,7 +7,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Auth } from '../../service';
+import { isThenable, type Auth } from '../../service';
 import { adapterKit, nodeResponse, type AuthCheck } from '../../http';
 
 /**
@@ -59,7 +59,7 @@ function middleware<R extends IncomingMessage>(guard: ReturnType<typeof kit.guar
       return DONE;
     }
     // Whatever next returns is awaited: an async handler's rejection is answered, not left to end the process.
-    return Promise.resolve(ran).then(NOTHING, (err: unknown) => void guard.fail(res, err));
+    return Promise.resolve(ran as PromiseLike<unknown>).then(NOTHING, (err: unknown) => void guard.fail(res, err));
   }
   return (req, res, next) => {
     // A hot token on an in-process store is admitted in this turn: no promise is made for it.
@@ -78,9 +78,3 @@ type Admitted = Awaited<ReturnType<ReturnType<typeof kit.guard>['admit']>>;
 
 const DONE: Promise<void> = Promise.resolve();
 const NOTHING = (): void => undefined;
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
-  );
-}

@@ -6,4 +6,4 @@ export { DPOP_ALGORITHMS, checkProof, proofText } from './proof';
 export { ReplayCache } from './replay';
 export { DPOP_SCHEME, hasDpopScheme, isDpopValue, readNamed, type DpopCredential } from './header';
 export { bindingThumbprint } from './binding';
-export { dpopNonces, type DpopNonces } from './nonce';
+export { dpopNonces, isNonceText, type DpopNonces } from './nonce';

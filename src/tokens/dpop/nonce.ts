@@ -39,6 +39,23 @@ export interface DpopNonces {
 /** Longest `nonce` claim read (a nonce made here has 43 characters). */
 const MAX_NONCE = 256;
 
+// RFC 9449 §8.1: a nonce is NQCHAR (RFC 6749 A.13): printable ASCII but the quote and the backslash, at most MAX_NONCE.
+const NONCE_TEXT = /^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/;
+
+/**
+ * @internal Is `value` text a nonce may be (NQCHAR, 1 to 256 characters)? Only such text goes into a
+ * `DPoP-Nonce` header or a proof: anything else could split a header or break its quoting.
+ *
+ * @example
+ * ```ts
+ * isNonceText('n0nce_-ABC'); // true
+ * isNonceText('a"b');        // false
+ * ```
+ */
+export function isNonceText(value: unknown): value is string {
+  return typeof value === 'string' && NONCE_TEXT.test(value);
+}
+
 /**
  * @internal The nonces made from `config`. The two live ones are kept per slot: a request compares strings,
  * and an HMAC is computed once per slot.

@@ -4,6 +4,7 @@
  * @module
  */
 import { AuthenticationError, ValidationError, type IssueInput } from '../../../errors';
+import { isNonceText } from '../../../tokens';
 import { defineCommand } from '../command';
 import { keyOfToken, proofKey, readJwkFile, signProof } from '../proof-key';
 
@@ -62,8 +63,7 @@ export const proofCommand = defineCommand({
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
       issues.push({ path: '--url', message: 'expected an absolute http(s) URL' });
     }
-    // RFC 9449 §8.1: a nonce is NQCHAR (printable ASCII but '"' and '\\'); bounded like the resource bounds it.
-    if (flags.nonce !== undefined && !/^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/.test(flags.nonce)) {
+    if (flags.nonce !== undefined && !isNonceText(flags.nonce)) {
       issues.push({
         path: '--nonce',
         message: 'expected the DPoP-Nonce value as given: 1 to 256 printable characters, no quote or backslash',
