@@ -25,6 +25,7 @@ import type { KeyRing } from '../src/tokens';
 import { ProofSigner } from './peers/dpop';
 import { countedPool } from './counted-pool';
 import { figure } from './results';
+import { median, rate } from './timing';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 3 : 9;
@@ -59,32 +60,12 @@ async function tokensOf(auth: Auth, jwk: Record<string, string>): Promise<Kinds>
   return kinds;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-}
-
 /** Microseconds per call of `op`, called one at a time for about `ms`. */
 async function perCall(op: (i: number) => Promise<unknown>, ms: number): Promise<number> {
   let n = 0;
   const start = performance.now();
   while (performance.now() - start < ms) await op(n++);
   return ((performance.now() - start) * 1000) / n;
-}
-
-/** Calls per second of `op`, `inFlight` at a time, for about `ms`. */
-async function rate(op: (i: number) => Promise<unknown>, inFlight: number, ms: number): Promise<number> {
-  let done = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: inFlight }, async (_, w) => {
-      for (let i = w; performance.now() - start < ms; i += inFlight) {
-        await op(i);
-        done++;
-      }
-    }),
-  );
-  return (done * 1000) / (performance.now() - start);
 }
 
 /** Median over rounds of each op's µs per call, the ops timed back to back within each round. */

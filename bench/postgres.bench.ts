@@ -18,6 +18,7 @@ import { COLUMNS, buildSql, parseTableName } from '../src/stores/postgres/tokens
 import { generateKeyRing } from '../src/tokens/keys/keyring';
 import { countedPool } from './counted-pool';
 import { figure } from './results';
+import { median, rate } from './timing';
 
 const IN_FLIGHT = 32;
 const POOL_SIZE = 16;
@@ -172,22 +173,6 @@ async function distinctTokens(auth: Auth, n: number): Promise<string[]> {
   return out;
 }
 
-/** Operations per second of `op` run `inFlight` at a time for `ms`. */
-async function rate(op: (i: number) => Promise<unknown>, inFlight: number, ms: number): Promise<number> {
-  let done = 0;
-  const start = performance.now();
-  const until = start + ms;
-  await Promise.all(
-    Array.from({ length: inFlight }, async (_, w) => {
-      for (let i = w; performance.now() < until; i += inFlight) {
-        await op(i);
-        done++;
-      }
-    }),
-  );
-  return (done * 1000) / (performance.now() - start);
-}
-
 /** Operations per second of `a` and of `b`, run one after the other in turn for `ms` each. */
 async function interleaved(a: (i: number) => Promise<unknown>, b: () => Promise<unknown>, ms: number): Promise<[number, number]> {
   let ta = 0;
@@ -203,11 +188,6 @@ async function interleaved(a: (i: number) => Promise<unknown>, b: () => Promise<
     n++;
   }
   return [(n * 1000) / ta, (n * 1000) / tb];
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
 }
 
 /**
