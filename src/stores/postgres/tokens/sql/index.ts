@@ -5,10 +5,10 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { ValidationError } from '../../../errors';
-import { buildUsageSql, type UsageSql } from './usage';
-import { buildPurgeSql, type PurgeSql } from './purge';
-import { buildAccountsSql, buildOrgSql, buildProofsSql, type AccountsSql, type OrgSql, type ProofsSql } from './side-tables';
+import { ValidationError } from '../../../../errors';
+import { buildUsageSql, type UsageSql } from '../usage';
+import { buildPurgeSql, type PurgeSql } from '../purge';
+import { buildAccountsSql, buildOrgSql, buildProofsSql, type AccountsSql, type OrgSql, type ProofsSql } from '../side-tables';
 
 /** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
