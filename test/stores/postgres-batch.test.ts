@@ -1,7 +1,7 @@
 /**
  * The readChain batcher of the PostgreSQL store, against a scripted source (no
- * database): coalescing, order, per-id errors, and T5's rule that a call never
- * joins a read already sent.
+ * database): coalescing, order, per-id errors, T5's rule that a call never
+ * joins a read already sent, and service-account reads riding on the batch.
  */
 import { describe, expect, it } from 'vitest';
 import type { QueryResultRow } from 'pg';
@@ -9,10 +9,11 @@ import { UnavailableError } from '../../src/errors';
 import { ChainBatcher } from '../../src/stores/postgres';
 import type { ChainSource } from '../../src/stores/postgres/tokens/batch';
 import { groupByRoot } from '../../src/stores/postgres/tokens/rows';
-import type { TokenRecord } from '../../src/stores';
+import type { ServiceAccountRecord, TokenRecord } from '../../src/stores';
 
 interface Sent {
   ids: readonly string[];
+  accounts: readonly string[];
   answer: (rows: QueryResultRow[]) => void;
   fail: (err: unknown) => void;
 }
@@ -21,15 +22,23 @@ interface Sent {
 function scripted(): { source: ChainSource<QueryResultRow[]>; sent: Sent[] } {
   const sent: Sent[] = [];
   const source: ChainSource<QueryResultRow[]> = {
-    fetch: (ids) =>
+    fetch: (ids, _ms, accounts) =>
       new Promise<QueryResultRow[]>((resolve, reject) => {
-        sent.push({ ids, answer: resolve, fail: reject });
-      }).then(groupByRoot),
+        sent.push({ ids, accounts, answer: resolve, fail: reject });
+      }).then((rows) => ({
+        chains: groupByRoot(rows.filter((r) => r.root !== undefined)),
+        accounts: new Map(rows.filter((r) => r.account !== undefined).map((r) => [String(r.account), r])),
+      })),
     decode: (rows) =>
       rows.map((r) => {
         if (r.bad === true) throw new UnavailableError('token store unavailable: a stored record is malformed');
         return { id: String(r.id), parentId: r.parent ?? null } as unknown as TokenRecord;
       }),
+    decodeAccount: (found) => {
+      const r = found as QueryResultRow;
+      if (r.bad === true) throw new UnavailableError('token store unavailable: a stored service account is malformed');
+      return { org: String(r.account), name: 'bot' } as unknown as ServiceAccountRecord;
+    },
   };
   return { source, sent };
 }
@@ -152,5 +161,86 @@ describe('ChainBatcher', () => {
     expect(sent.map((s) => s.ids.length)).toEqual([10, 10, 5]);
     for (const s of sent) s.answer(rowsFor(s.ids));
     expect((await Promise.all(reads)).map((c) => c?.[0]?.id)).toEqual(Array.from({ length: 25 }, (_, i) => `m${i}`));
+  });
+
+  describe('service-account reads', () => {
+    it("ride on the chains' statement when made in the same turn: one statement for both", async () => {
+      const { source, sent } = scripted();
+      const b = new ChainBatcher(source, limits);
+      const account = b.readAccount('acme');
+      const chain = b.read('tok');
+      await tick();
+      expect(sent).toHaveLength(1);
+      expect(sent[0]?.ids).toEqual(['tok']);
+      expect(sent[0]?.accounts).toEqual(['acme']);
+      sent[0]?.answer([...rowsFor(['tok']), { account: 'acme' }]);
+      expect((await account)?.org).toBe('acme');
+      expect(ids(await chain)).toEqual(['tok', 'tok-parent']);
+    });
+
+    it('alone, an account read is a statement of its own; an account not in the answer is null', async () => {
+      const { source, sent } = scripted();
+      const b = new ChainBatcher(source, limits);
+      const gone = b.readAccount('gone');
+      await tick();
+      expect(sent.map((s) => [s.ids, s.accounts])).toEqual([[[], ['gone']]]);
+      sent[0]?.answer([]);
+      expect(await gone).toBeNull();
+    });
+
+    it('W2 stale account: a read made after a batch was sent never joins it, so a disabled account is seen by the next request', async () => {
+      const { source, sent } = scripted();
+      const b = new ChainBatcher(source, limits);
+      const before = b.readAccount('acme');
+      await tick();
+      // The account is disabled here; the statement already on the wire may not see it.
+      const after = b.readAccount('acme');
+      await tick();
+      expect(sent.map((s) => s.accounts)).toEqual([['acme'], ['acme']]);
+      sent[1]?.answer([]);
+      sent[0]?.answer([{ account: 'acme' }]);
+      expect((await before)?.org).toBe('acme');
+      expect(await after).toBeNull();
+    });
+
+    it('a malformed account fails only its callers; a failed statement fails every caller, accounts and chains alike', async () => {
+      const { source, sent } = scripted();
+      const b = new ChainBatcher(source, limits);
+      const bad = b.readAccount('bad').catch((e: unknown) => e);
+      const good = b.readAccount('good');
+      const chain = b.read('tok');
+      await tick();
+      sent[0]?.answer([...rowsFor(['tok']), { account: 'bad', bad: true }, { account: 'good' }]);
+      expect(await bad).toBeInstanceOf(UnavailableError);
+      expect((await good)?.org).toBe('good');
+      expect(ids(await chain)).toEqual(['tok', 'tok-parent']);
+      const err = new UnavailableError('token store unavailable: database unreachable');
+      const failed = [b.readAccount('acme'), b.read('tok')].map((p) => p.catch((e: unknown) => e));
+      await tick();
+      sent[1]?.fail(err);
+      for (const r of await Promise.all(failed)) expect(r).toBe(err);
+    });
+
+    it('each caller of one account gets its own record', async () => {
+      const { source, sent } = scripted();
+      const b = new ChainBatcher(source, limits);
+      const both = [b.readAccount('acme'), b.readAccount('acme')];
+      await tick();
+      expect(sent[0]?.accounts).toEqual(['acme']);
+      sent[0]?.answer([{ account: 'acme' }]);
+      const [x, y] = await Promise.all(both);
+      expect(x).toEqual(y);
+      expect(x).not.toBe(y);
+    });
+
+    it('no statement carries more than maxIds accounts', async () => {
+      const { source, sent } = scripted();
+      const b = new ChainBatcher(source, { ...limits, maxIds: 4, maxInFlight: 8 });
+      const reads = Array.from({ length: 9 }, (_, i) => b.readAccount(`o${i}`));
+      await tick();
+      expect(sent.map((s) => s.accounts.length)).toEqual([4, 4, 1]);
+      for (const s of sent) s.answer(s.accounts.map((a) => ({ account: a })));
+      expect((await Promise.all(reads)).map((a) => a?.org)).toEqual(Array.from({ length: 9 }, (_, i) => `o${i}`));
+    });
   });
 });

@@ -2,9 +2,11 @@
  * Service accounts in PostgresTokenStore against PostgreSQL: a database that
  * the previous release migrated gains the two side tables in place and keeps
  * its tokens; creates and client ids race across two pools as across two
- * servers; text PostgreSQL cannot hold is refused before any statement.
+ * servers; text PostgreSQL cannot hold is refused before any statement. An
+ * account read that rides on a chain read's statement answers as one read alone.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import fc from 'fast-check';
 import pg from 'pg';
 import { ConflictError, UnavailableError, ValidationError } from '../../src/errors';
 import { PostgresTokenStore } from '../../src/stores/postgres';
@@ -130,5 +132,47 @@ withDb('PostgresTokenStore service accounts against PostgreSQL', () => {
     await a.query(`UPDATE ${TABLE}_service_accounts SET record = jsonb_set(record, '{role}', '"root"') WHERE org = $1`, [org]);
     await expect(storeB.readServiceAccount(org, 'ci-bot')).rejects.toBeInstanceOf(UnavailableError);
     await expect(storeB.listServiceAccounts(org)).rejects.toBeInstanceOf(UnavailableError);
+  });
+
+  /** What a read answered, as data: the record, null, or the error's class. */
+  const outcome = (p: Promise<unknown>): Promise<unknown> =>
+    p.then(
+      (v) => ({ ok: v }),
+      (e: unknown) => ({ err: (e as Error).constructor.name }),
+    );
+
+  it('property: an account read riding on a chain read (lean or full, one statement) answers as the account read alone', async () => {
+    const org = `ride${RUN}`;
+    // Looked up, not all stored: a missing one, and names no account can have (quotes, JSON, non-ASCII).
+    const names = ['ci-bot', 'paused', '9lives', 'gone', 'broken', "o'neil", '"]', 'édith'];
+    for (const name of names.slice(0, 3)) await storeA.putServiceAccount(account(org, name, { disabled: name === 'paused' }));
+    await storeA.putServiceAccount(account(org, 'broken'));
+    await a.query(
+      `UPDATE ${TABLE}_service_accounts SET record = jsonb_set(record, '{role}', '"root"') WHERE org = $1 AND name = 'broken'`,
+      [org],
+    );
+    const tokens = [rec(), rec(), rec()];
+    for (const t of tokens) expect(await storeA.insert(t, NOW)).toBe('ok');
+    const ids = [...tokens.map((t) => t.id), 'tok_unknown'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 4 }),
+        fc.uniqueArray(fc.constantFrom(...ids), { maxLength: 3 }),
+        fc.boolean(),
+        async (wanted, chains, cold) => {
+          // A fresh store knows no record (full read); storeB has read them before (lean read).
+          const store = cold ? new PostgresTokenStore({ pool: b, table: TABLE }) : storeB;
+          const together = await Promise.all([
+            ...wanted.map((n) => outcome(store.readServiceAccount(org, n))),
+            ...chains.map((id) => outcome(store.readChain(id))),
+          ]);
+          const alone: unknown[] = [];
+          for (const n of wanted) alone.push(await outcome(new PostgresTokenStore({ pool: b, table: TABLE }).readServiceAccount(org, n)));
+          for (const id of chains) alone.push(await outcome(storeA.readChain(id)));
+          expect(together).toEqual(alone);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });

@@ -3,35 +3,48 @@
  * calls that arrive together are read together (one lean statement for the
  * chains the store knows, one recursive read for the rest; see
  * `chains.ts`), so that under load the database runs a statement or
- * two per batch instead of one per request.
+ * two per batch instead of one per request. Service-account reads join the
+ * same batches and ride on its first statement: a service account's token,
+ * whose account is read beside its chain, costs one statement, as a person's.
  *
  * T5 (a request that starts after a revoke has committed must see it) decides
  * what may be shared: a call joins only a batch that has NOT been sent yet. The
  * statement of that batch is sent, and so takes its snapshot, after every call
  * in it started. A call never joins a read already on the wire, whose snapshot
- * may predate a revoke that committed before the call started.
+ * may predate a revoke that committed before the call started. An account read
+ * follows the same rule, so a disabled account is seen by the next request (W2).
  * @module
  */
 import { UnavailableError } from '../../../errors';
 import type { TokenRecord } from '../../types';
+import type { ServiceAccountRecord } from '../../service-accounts';
+
+/** @internal What one batch found: chains by id, accounts by key (each in the store's own form). */
+export interface Fetched<F> {
+  readonly chains: ReadonlyMap<string, F>;
+  readonly accounts: ReadonlyMap<string, unknown>;
+}
 
 /**
- * @internal What a batch needs from the store: read the chains of some ids, and
- * turn what was found for one id into records. `F` is the store's own form of a
- * found chain (rows to decode, or records it already knew).
+ * @internal What a batch needs from the store: read the chains of some ids (and
+ * some accounts), and turn what was found into records. `F` is the store's own
+ * form of a found chain (rows to decode, or records it already knew).
  */
 export interface ChainSource<F> {
   /**
-   * Read the chains of `ids` within `timeoutMs`, in statements sent from now on.
-   * An id missing from the answer is unknown (its callers get `null`).
+   * Read the chains of `ids` and the accounts of `accounts` (keys the store made)
+   * within `timeoutMs`, in statements sent from now on. An id or key missing
+   * from the answer is unknown (its callers get `null`).
    */
-  fetch(ids: readonly string[], timeoutMs: number): Promise<ReadonlyMap<string, F>>;
+  fetch(ids: readonly string[], timeoutMs: number, accounts: readonly string[]): Promise<Fetched<F>>;
   /**
    * One chain as records, nearest first; called once per caller, so each caller
    * gets its own copies, unless the caller asked for `shared` views (the
    * service's request path, see stores/views.ts). Throws (UnavailableError) on a malformed row.
    */
   decode(found: F, shared: boolean): TokenRecord[];
+  /** One found account as a fresh record, once per caller; throws (UnavailableError) on a malformed one. */
+  decodeAccount(found: unknown): ServiceAccountRecord;
 }
 
 /** @internal Limits of a {@link ChainBatcher}. */
@@ -44,8 +57,8 @@ export interface BatchLimits {
   readonly timeoutMs: number;
 }
 
-interface Waiter {
-  readonly resolve: (chain: TokenRecord[] | null) => void;
+interface Waiter<T = TokenRecord[]> {
+  readonly resolve: (found: T | null) => void;
   readonly reject: (err: unknown) => void;
   /** Shared frozen views will do (the service's request path); else fresh copies. */
   readonly shared: boolean;
@@ -54,6 +67,13 @@ interface Waiter {
 /** Callers of one id in a batch that has not been sent. */
 interface Pending {
   readonly waiters: Waiter[];
+}
+
+/** What one batch takes with it: the chains' callers by id, the accounts' by key. */
+interface Batch {
+  readonly calls: Map<string, Pending>;
+  readonly accounts: Map<string, Waiter<ServiceAccountRecord>[]>;
+  readonly since: number;
 }
 
 /**
@@ -68,6 +88,8 @@ interface Pending {
 export class ChainBatcher<F> {
   /** The batch being gathered; replaced by a fresh map the moment it is sent. */
   private pending = new Map<string, Pending>();
+  /** Account reads of the batch being gathered, by the store's key. */
+  private pendingAccounts = new Map<string, Waiter<ServiceAccountRecord>[]>();
   /** When the oldest call of `pending` was made (its deadline starts there). */
   private pendingSince = 0;
   private inFlight = 0;
@@ -84,12 +106,35 @@ export class ChainBatcher<F> {
    */
   read(id: string, shared = false): Promise<TokenRecord[] | null> {
     return new Promise((resolve, reject) => {
-      if (this.pending.size === 0) this.pendingSince = Date.now();
+      this.gathering();
       const same = this.pending.get(id);
       if (same !== undefined) same.waiters.push({ resolve, reject, shared });
       else this.pending.set(id, { waiters: [{ resolve, reject, shared }] });
       this.schedule();
     });
+  }
+
+  /**
+   * The account of `key` (the store's key of an org and a name), or `null` when
+   * there is none: read with the next batch, on its first statement.
+   */
+  readAccount(key: string): Promise<ServiceAccountRecord | null> {
+    return new Promise((resolve, reject) => {
+      this.gathering();
+      const same = this.pendingAccounts.get(key);
+      if (same !== undefined) same.push({ resolve, reject, shared: false });
+      else this.pendingAccounts.set(key, [{ resolve, reject, shared: false }]);
+      this.schedule();
+    });
+  }
+
+  /** A call joins the batch being gathered: the first one starts its deadline. */
+  private gathering(): void {
+    if (this.pending.size === 0 && this.pendingAccounts.size === 0) this.pendingSince = Date.now();
+  }
+
+  private waiting(): boolean {
+    return this.pending.size > 0 || this.pendingAccounts.size > 0;
   }
 
   /**
@@ -107,49 +152,54 @@ export class ChainBatcher<F> {
   }
 
   private flush(): void {
-    while (this.pending.size > 0 && this.inFlight < this.limits.maxInFlight) {
+    while (this.waiting() && this.inFlight < this.limits.maxInFlight) {
       const batch = this.take();
       const remaining = batch.since + this.limits.timeoutMs - Date.now();
       this.inFlight++;
       // send() settles every caller itself and never rejects; finally only frees the slot.
-      void this.send(batch.calls, remaining).finally(() => {
+      void this.send(batch, remaining).finally(() => {
         this.inFlight--;
-        if (this.pending.size > 0) this.schedule();
+        if (this.waiting()) this.schedule();
       });
     }
   }
 
-  /** Detach up to `maxIds` ids from the pending batch: from now on nobody joins them. */
-  private take(): { calls: Map<string, Pending>; since: number } {
+  /** Detach up to `maxIds` ids and `maxIds` accounts from the pending batch: from now on nobody joins them. */
+  private take(): Batch {
     const since = this.pendingSince;
-    if (this.pending.size <= this.limits.maxIds) {
-      const calls = this.pending;
-      this.pending = new Map();
-      return { calls, since };
-    }
-    const calls = new Map<string, Pending>();
-    for (const [id, p] of this.pending) {
-      if (calls.size >= this.limits.maxIds) break;
-      calls.set(id, p);
-      this.pending.delete(id);
-    }
+    const calls = this.pending.size <= this.limits.maxIds ? this.pending : detach(this.pending, this.limits.maxIds);
+    if (calls === this.pending) this.pending = new Map();
+    const accounts =
+      this.pendingAccounts.size <= this.limits.maxIds ? this.pendingAccounts : detach(this.pendingAccounts, this.limits.maxIds);
+    if (accounts === this.pendingAccounts) this.pendingAccounts = new Map();
     // The rest were made no earlier than the batch just taken: its start is a safe bound.
-    return { calls, since };
+    return { calls, accounts, since };
   }
 
-  private async send(calls: Map<string, Pending>, remainingMs: number): Promise<void> {
+  private async send({ calls, accounts }: Batch, remainingMs: number): Promise<void> {
     if (remainingMs < 1) {
-      failAll(calls, new UnavailableError('token store unavailable: timed out'));
+      failAll(calls, accounts, new UnavailableError('token store unavailable: timed out'));
       return;
     }
-    let byRoot: ReadonlyMap<string, F>;
+    let fetched: Fetched<F>;
     try {
-      byRoot = await this.source.fetch([...calls.keys()], remainingMs);
+      fetched = await this.source.fetch([...calls.keys()], remainingMs, [...accounts.keys()]);
     } catch (err) {
       // The statement failed: no caller of this batch gets an answer (fail closed).
-      failAll(calls, err);
+      failAll(calls, accounts, err);
       return;
     }
+    for (const [key, waiters] of accounts) {
+      const own = fetched.accounts.get(key);
+      for (const w of waiters) {
+        try {
+          w.resolve(own === undefined ? null : this.source.decodeAccount(own));
+        } catch (err) {
+          w.reject(err);
+        }
+      }
+    }
+    const byRoot = fetched.chains;
     for (const [id, p] of calls) {
       const own = byRoot.get(id);
       if (own === undefined) {
@@ -168,6 +218,18 @@ export class ChainBatcher<F> {
   }
 }
 
-function failAll(calls: Map<string, Pending>, err: unknown): void {
+/** The first `max` entries of `from`, taken out of it. */
+function detach<V>(from: Map<string, V>, max: number): Map<string, V> {
+  const out = new Map<string, V>();
+  for (const [key, value] of from) {
+    if (out.size >= max) break;
+    out.set(key, value);
+    from.delete(key);
+  }
+  return out;
+}
+
+function failAll(calls: Map<string, Pending>, accounts: Map<string, Waiter<ServiceAccountRecord>[]>, err: unknown): void {
   for (const p of calls.values()) for (const w of p.waiters) w.reject(err);
+  for (const waiters of accounts.values()) for (const w of waiters) w.reject(err);
 }

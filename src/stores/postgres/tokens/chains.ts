@@ -10,6 +10,9 @@ import { KnownRecords, freshOf } from './known';
 import { groupByRoot, recordOf, rowToEntry } from './rows';
 import type { StoreSql } from './sql';
 import type { TokenRecord } from '../../types';
+import { accountsOf, decodeAccount } from './side-tables';
+import { ChainBatcher, type Fetched } from './batch';
+import { MAX_BATCH_IDS, MAX_BATCHES_IN_FLIGHT } from './options';
 
 /**
  * @internal A chain as one read found it: its entries (from the full read, or
@@ -49,25 +52,44 @@ export class ChainReader {
     this.known = recordCacheSize > 0 ? new KnownRecords(recordCacheSize) : null;
   }
 
-  /** The chains of `ids`: known ones by the lean read, the rest (and any that changed) in full. */
-  async fetch(client: PoolClient, ids: readonly string[]): Promise<Map<string, Found>> {
+  /**
+   * The chains of `ids`: known ones by the lean read, the rest (and any that changed) in full.
+   * The accounts of `accounts` (keys of accounts.ts) ride on the first of those statements, so
+   * reading them costs no statement of its own (one is sent for them alone when no chain is asked).
+   */
+  async fetch(client: PoolClient, ids: readonly string[], accounts: readonly string[] = []): Promise<Fetched<Found>> {
     const out = new Map<string, Found>();
-    const rest = this.known === null ? ids : await this.readKnown(this.known, client, ids, out);
-    if (rest.length > 0) {
+    const riders = { keys: accounts, found: new Map<string, unknown>() };
+    const rest = this.known === null ? ids : await this.readKnown(this.known, client, ids, out, riders);
+    if (rest.length > 0 || riders.keys.length > 0) {
       // One id alone takes the single-id statement: nothing to encode or unpack.
       const query =
-        rest.length === 1
-          ? this.query('chain', this.sql.readChain, [rest[0]])
-          : this.query('chains', this.sql.readChains, [JSON.stringify(rest)]);
+        riders.keys.length > 0
+          ? this.query('chains_accounts', this.sql.readChainsAccounts, [JSON.stringify(rest), `[${riders.keys.join(',')}]`])
+          : rest.length === 1
+            ? this.query('chain', this.sql.readChain, [rest[0]])
+            : this.query('chains', this.sql.readChains, [JSON.stringify(rest)]);
       const { rows } = await client.query(query);
-      if (rows.length > 0) this.onVersion(rows[0]?.gov_version);
-      for (const [root, chain] of groupByRoot(rows)) out.set(root, this.entriesOf(chain));
+      // Accounts' rows (root null) sort last: a chain row, if any, comes first.
+      if (rows.length > 0 && rows[0]?.root !== null) this.onVersion(rows[0]?.gov_version);
+      const chains = riders.keys.length > 0 ? rows.filter((row) => row.root !== null) : rows;
+      if (riders.keys.length > 0) riders.found = accountsOf(rows.map((row) => row.account));
+      for (const [root, chain] of groupByRoot(chains)) out.set(root, this.entriesOf(chain));
     }
-    return out;
+    return { chains: out, accounts: riders.found };
   }
 
-  /** Answer the ids whose chain is known and unchanged into `out`; returns the ids still to read in full. */
-  private async readKnown(known: KnownRecords, client: PoolClient, ids: readonly string[], out: Map<string, Found>): Promise<string[]> {
+  /**
+   * Answer the ids whose chain is known and unchanged into `out`; returns the ids still to read in
+   * full. When it sends its statement, the accounts of `riders` ride on it (and are found there).
+   */
+  private async readKnown(
+    known: KnownRecords,
+    client: PoolClient,
+    ids: readonly string[],
+    out: Map<string, Found>,
+    riders: { keys: readonly string[]; found: Map<string, unknown> },
+  ): Promise<string[]> {
     const rest: string[] = [];
     const chains = new Map<string, string[]>();
     const wanted = new Set<string>();
@@ -81,13 +103,21 @@ export class ChainReader {
     }
     if (chains.size === 0) return rest;
     const query =
-      wanted.size === 1
-        ? this.query('version', this.sql.readVersion, [...wanted])
-        : this.query('versions', this.sql.readVersions, [JSON.stringify([...wanted])]);
+      riders.keys.length > 0
+        ? this.query('versions_accounts', this.sql.readVersionsAccounts, [JSON.stringify([...wanted]), `[${riders.keys.join(',')}]`])
+        : wanted.size === 1
+          ? this.query('version', this.sql.readVersion, [...wanted])
+          : this.query('versions', this.sql.readVersions, [JSON.stringify([...wanted])]);
     // Three columns read once each: as arrays, pg builds no object per row.
     query.rowMode = 'array';
-    const { rows } = await client.query(query);
-    if (rows.length > 0) this.onVersion((rows[0] as unknown as readonly unknown[])[3]);
+    const { rows } = (await client.query(query)) as unknown as { rows: (readonly unknown[])[] };
+    // An account's row has no id (freshOf passes it by); the first row with one carries the version.
+    const versioned = riders.keys.length > 0 ? rows.find((row) => row[0] !== null) : rows[0];
+    if (versioned !== undefined) this.onVersion(versioned[3]);
+    if (riders.keys.length > 0) {
+      riders.found = accountsOf(rows.map((row) => row[4]));
+      riders.keys = [];
+    }
     const fresh = freshOf(rows);
     for (const [id, chain] of chains) {
       const hit = known.unchangedWithViews(chain, fresh);
@@ -124,4 +154,28 @@ export class ChainReader {
     }
     return { entries };
   }
+}
+
+/**
+ * @internal A store's batcher over its reader: chains and accounts read in statements sent by
+ * `run` (a borrowed connection under a deadline of `ms`), each call within `timeoutMs`.
+ *
+ * @example
+ * ```ts
+ * const batcher = chainBatcher(reader, (ms, work) => borrow(pool, errors, ms, work), 5000);
+ * ```
+ */
+export function chainBatcher(
+  reader: ChainReader,
+  run: <T>(ms: number, work: (client: PoolClient) => Promise<T>) => Promise<T>,
+  timeoutMs: number,
+): ChainBatcher<Found> {
+  return new ChainBatcher<Found>(
+    {
+      fetch: (ids, ms, accounts) => run(ms, (client) => reader.fetch(client, ids, accounts)),
+      decode: (found, shared) => reader.decode(found, shared),
+      decodeAccount,
+    },
+    { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs },
+  );
 }

@@ -9,21 +9,13 @@ import { checkAccess, claimProofKey, pgAccounts } from './side-tables';
 import type { Pool, PoolClient } from 'pg';
 import { ConflictError, UnavailableError, ValidationError } from '../../../errors';
 import { timeOf, toEntry } from '../../record-codec';
-import { ChainBatcher } from './batch';
+import type { ChainBatcher } from './batch';
 import { checkIds, checkStorable, storable } from './text';
 import { borrow, clientErrors, type ClientErrors } from '../client';
 import { buildSql, migrateLockKey, nameLockKey, type StoreSql, type TableName } from './sql';
-import {
-  MAX_BATCH_IDS,
-  MAX_BATCHES_IN_FLIGHT,
-  MAX_ID_LENGTH,
-  MAX_REVOKE_PASSES,
-  MIN_MIGRATE_TIMEOUT_MS,
-  readOptions,
-  type PostgresTokenStoreOptions,
-} from './options';
+import { MAX_ID_LENGTH, MAX_REVOKE_PASSES, MIN_MIGRATE_TIMEOUT_MS, readOptions, type PostgresTokenStoreOptions } from './options';
 import { first, insertValues, rowToRecord } from './rows';
-import { ChainReader, type Found, type ReadQuery } from './chains';
+import { ChainReader, chainBatcher, type Found, type ReadQuery } from './chains';
 import type { InsertResult, TokenRecord, TokenStore, TokenUse } from '../../types';
 import { SHARED_READ, type SharedReadSource } from '../../views';
 import { checkMark, checkUses, soonestFirst } from '../../usage';
@@ -81,7 +73,7 @@ export class PostgresTokenStore implements TokenStore {
   private readonly chains: ChainBatcher<Found>;
   private readonly errors: ClientErrors;
   private readonly orgs: OrgGovernance;
-  /** Service accounts: a read is one statement, a change one transaction (side-tables/accounts.ts). */
+  /** Service accounts: a read rides on the chain reads' batch, a change is one transaction (side-tables/accounts.ts). */
   declare readonly readServiceAccount: Accounts['readServiceAccount'];
   declare readonly listServiceAccounts: Accounts['listServiceAccounts'];
   declare readonly putServiceAccount: Accounts['putServiceAccount'];
@@ -96,18 +88,16 @@ export class PostgresTokenStore implements TokenStore {
     this.timeoutMs = timeout;
     this.errors = clientErrors(this.pool);
     const orgs = (this.orgs = new OrgGovernance(this.sql, (work) => this.run(timeout, work)));
-    Object.assign(
-      this,
-      pgAccounts(this.sql.accounts, (work) => this.run(timeout, work)),
-    );
     const seen = (v: unknown): void => orgs.seen(v);
     const reader = new ChainReader(this.sql, (kind, text, values) => this.read(kind, text, values), checked.recordCacheSize, seen);
-    this.chains = new ChainBatcher<Found>(
-      {
-        fetch: (ids, ms) => this.run(ms, (client) => reader.fetch(client, ids)),
-        decode: (found, shared) => reader.decode(found, shared),
-      },
-      { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs: timeout },
+    const chains = (this.chains = chainBatcher(reader, (ms, work) => this.run(ms, work), timeout));
+    Object.assign(
+      this,
+      pgAccounts(
+        this.sql.accounts,
+        (work) => this.run(timeout, work),
+        (key) => chains.readAccount(key),
+      ),
     );
   }
 

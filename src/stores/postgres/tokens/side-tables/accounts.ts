@@ -13,8 +13,12 @@ import { checkServiceAccount, type ServiceAccountRecord } from '../../../service
 /** @internal The statements of the service accounts, for one token table. */
 export interface AccountsSql {
   readonly migrate: readonly string[];
-  /** $1 org, $2 name. */
-  readonly read: string;
+  /**
+   * The accounts named in $2 (a JSON array of `[org, name]` pairs), as rows of one jsonb
+   * column `account`: `[[org, name], record]`. Not a statement: the chain reads carry it
+   * (sql/reads.ts), so an account read beside a chain costs no statement of its own.
+   */
+  readonly riders: string;
   /** $1 org. */
   readonly list: string;
   /** $1 org, $2 name, $3 record. One row when created. */
@@ -43,13 +47,58 @@ export function buildAccountsSql(sibling: (suffix: string) => string): AccountsS
       `CREATE TABLE IF NOT EXISTS ${a} (org text NOT NULL, name text NOT NULL, record jsonb NOT NULL, version integer NOT NULL, PRIMARY KEY (org, name))`,
       `CREATE TABLE IF NOT EXISTS ${c} (client_id text NOT NULL PRIMARY KEY, org text NOT NULL, name text NOT NULL)`,
     ],
-    read: `SELECT record FROM ${a} WHERE org = $1 AND name = $2`,
+    riders: `SELECT jsonb_build_array(w.k, s.record) AS account FROM jsonb_array_elements($2::jsonb) AS w(k)
+        CROSS JOIN LATERAL (SELECT record FROM ${a} WHERE org = w.k->>0 AND name = w.k->>1) s`,
     list: `SELECT record FROM ${a} WHERE org = $1 ORDER BY name`,
     insert: `INSERT INTO ${a} (org, name, record, version) VALUES ($1, $2, $3, 1) ON CONFLICT DO NOTHING RETURNING 1 AS done`,
     update: `UPDATE ${a} SET record = $3, version = $4 WHERE org = $1 AND name = $2 AND version = $4 - 1 RETURNING 1 AS done`,
     clearClients: `DELETE FROM ${c} WHERE org = $1 AND name = $2`,
     addClients: `INSERT INTO ${c} (client_id, org, name) SELECT unnest($3::text[]), $1, $2`,
   };
+}
+
+/**
+ * @internal The key a batch reads an account by: its `[org, name]` pair as JSON, which is
+ * what the riders' statement is given (as elements of $2) and answers with.
+ *
+ * @example
+ * ```ts
+ * accountKey('acme', 'ci-bot'); // '["acme","ci-bot"]'
+ * ```
+ */
+export function accountKey(org: string, name: string): string {
+  return JSON.stringify([org, name]);
+}
+
+/**
+ * @internal The `account` column of the riders' rows by key (a value that is not a pair
+ * and a record is left for {@link decodeAccount} to refuse: fail closed).
+ *
+ * @example
+ * ```ts
+ * const byKey = accountsOf(rows.map((r) => r.account)); // Map { '["acme","ci-bot"]' => record }
+ * ```
+ */
+export function accountsOf(values: Iterable<unknown>): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const value of values) {
+    if (!Array.isArray(value)) continue;
+    const [pair, record] = value as unknown[];
+    if (Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string') out.set(accountKey(pair[0], pair[1]), record);
+  }
+  return out;
+}
+
+/**
+ * @internal One stored account as a fresh checked record; a malformed one is `UnavailableError`.
+ *
+ * @example
+ * ```ts
+ * const account = decodeAccount(row.record);
+ * ```
+ */
+export function decodeAccount(record: unknown): ServiceAccountRecord {
+  return parsed({ record }) as ServiceAccountRecord;
 }
 
 function parsed(row: { record?: unknown } | undefined): ServiceAccountRecord | null {
@@ -62,21 +111,25 @@ function parsed(row: { record?: unknown } | undefined): ServiceAccountRecord | n
 }
 
 /**
- * @internal The three store methods over `run` (a borrowed connection under the store's deadline).
+ * @internal The three store methods over `run` (a borrowed connection under the store's
+ * deadline); a read goes to `batched` (the chain batcher, by {@link accountKey}).
  *
  * @example
  * ```ts
- * const accounts = pgAccounts(sql.accounts, (work) => run(timeoutMs, work));
+ * const accounts = pgAccounts(sql.accounts, (work) => run(timeoutMs, work), (key) => batcher.readAccount(key));
  * await accounts.readServiceAccount('acme', 'ci-bot');
  * ```
  */
-export function pgAccounts(sql: AccountsSql, run: <T>(work: (client: PoolClient) => Promise<T>) => Promise<T>) {
+export function pgAccounts(
+  sql: AccountsSql,
+  run: <T>(work: (client: PoolClient) => Promise<T>) => Promise<T>,
+  batched: (key: string) => Promise<ServiceAccountRecord | null>,
+) {
   return {
     async readServiceAccount(org: string, name: string): Promise<ServiceAccountRecord | null> {
       if (typeof org !== 'string' || typeof name !== 'string' || org.length > 100 || name.length > 64) return null;
       if (!storable(org) || !storable(name)) return null; // no such account, and no text PostgreSQL refuses
-      const { rows } = await run((client) => client.query({ text: sql.read, values: [org, name] }));
-      return parsed(rows[0] as { record?: unknown } | undefined);
+      return batched(accountKey(org, name));
     },
     async listServiceAccounts(org: string): Promise<ServiceAccountRecord[]> {
       if (typeof org !== 'string') throw new ValidationError([{ path: 'org', message: 'expected an org name' }]);

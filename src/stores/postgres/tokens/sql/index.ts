@@ -5,92 +5,17 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { ValidationError } from '../../../../errors';
 import { buildUsageSql, type UsageSql } from '../usage';
 import { buildPurgeSql, type PurgeSql } from '../purge';
 import { buildAccountsSql, buildOrgSql, buildProofsSql, type AccountsSql, type OrgSql, type ProofsSql } from '../side-tables';
+import { indexName, quote, type TableName } from './names';
+import { COLUMNS, buildReads, prefixed, type ChainReads } from './reads';
 
-/** Each part of a table name: what an unquoted PostgreSQL identifier may be, lower case, at most 63 bytes. */
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+export { migrateLockKey, nameLockKey, parseTableName, type TableName } from './names';
+export { COLUMNS, MAX_CHAIN_DEPTH } from './reads';
 
-/** PostgreSQL's identifier limit (NAMEDATALEN - 1): longer names are silently truncated. */
-const MAX_IDENTIFIER = 63;
-
-/** @internal The columns a record is read back from, in one place so every query (and the benchmark's reference read) agrees. */
-export const COLUMNS =
-  'id, kind, owner_id, name, description, scopes, parent_id, created_at, expires_at, revoked_at, committer_identity, last_used_at, ' +
-  // The usage columns (usage.ts).
-  'allowed_ips, used_from, expiry_warnings, ' +
-  // Governance (org-sql.ts), then the key a token is bound to.
-  'org_access, bound_key';
-
-// A corrupted parent link must not spin a recursive query forever.
-/** @internal Deepest ancestor a chain read follows (a chain is at most this many records plus one). */
-export const MAX_CHAIN_DEPTH = 1000;
-
-/**
- * The version of a row as the chain reads return it: the id of the transaction
- * that wrote this row version. Every UPDATE (a revoke, a last-used write, a
- * hand edit) writes a new version, so an unchanged `xmin` means an unchanged row.
- */
-const VERSION = 'xmin::text AS row_version';
-
-/** @internal A table name split into its parts. */
-export interface TableName {
-  readonly schema: string | null;
-  readonly table: string;
-  /** `"schema"."table"` or `"table"`. */
-  readonly quoted: string;
-  /** `schema.table` or `table`: the key advisory locks are derived from. */
-  readonly plain: string;
-}
-
-/**
- * @internal Check a `table` option: `name` or `schema.name`, each part matching
- * `^[a-z_][a-z0-9_]{0,62}$`. Throws {@link ValidationError} otherwise.
- */
-export function parseTableName(value: unknown): TableName {
-  if (typeof value !== 'string') {
-    throw new ValidationError([{ path: 'table', message: 'expected a string such as "svc_auth_tokens" or "auth.tokens"' }]);
-  }
-  const parts = value.split('.');
-  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p))) {
-    throw new ValidationError([{ path: 'table', message: 'expected name or schema.name, each matching ^[a-z_][a-z0-9_]{0,62}$' }]);
-  }
-  const table = parts[parts.length - 1] as string;
-  const schema = parts.length === 2 ? (parts[0] as string) : null;
-  const quoted = schema === null ? quote(table) : `${quote(schema)}.${quote(table)}`;
-  return { schema, table, quoted, plain: value };
-}
-
-function quote(identifier: string): string {
-  // The pattern already excludes quotes; doubling them keeps this safe on its own.
-  return `"${identifier.replaceAll('"', '""')}"`;
-}
-
-/**
- * An index name derived from the table name that PostgreSQL will not truncate:
- * two long names truncated alike would make `CREATE INDEX IF NOT EXISTS` skip
- * the second index silently.
- */
-function indexName(table: string, suffix: string): string {
-  const plain = `${table}_${suffix}`;
-  if (plain.length <= MAX_IDENTIFIER) return plain;
-  const hash = fnv1a(table);
-  return `${table.slice(0, MAX_IDENTIFIER - suffix.length - hash.length - 2)}_${hash}_${suffix}`;
-}
-
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
-}
-
-/** @internal Every statement the store runs, for one table. */
-export interface StoreSql {
+/** @internal Every statement the store runs, for one table (the chain reads: reads.ts). */
+export interface StoreSql extends ChainReads {
   /** Parameters: timeout (ms, text), lock key (text). Sets the transaction's statement timeout and takes the advisory lock. */
   readonly beginLocked: string;
   /** Parameters: timeout (ms, text). Sets the transaction's statement timeout only. */
@@ -104,17 +29,6 @@ export interface StoreSql {
    * One row: parent_ok, name_ok, inserted.
    */
   readonly insert: string;
-  /** Parameter: $1 id. Rows of the chain, nearest first, each with `root` ($1), `row_version` and `gov_version`. */
-  readonly readChain: string;
-  /**
-   * Parameter: $1 ids (a JSON array of strings). The chains of several ids in one statement: rows
-   * carry `root` (the requested id) and `row_version`, nearest first within each root.
-   */
-  readonly readChains: string;
-  /** Parameter: $1 id. At most one row: `id`, `row_version`, `revoked_at`, `gov_version`. */
-  readonly readVersion: string;
-  /** Parameter: $1 ids (a JSON array of strings). Rows `id`, `row_version`, `revoked_at`, `gov_version` of the ids that exist. */
-  readonly readVersions: string;
   /** Parameter: $1 owner. Rows in creation order. */
   readonly listByOwner: string;
   /** Parameters: $1 ids (text[]), $2 at. Rows: ids newly revoked. */
@@ -206,30 +120,7 @@ export function buildSql(name: TableName): StoreSql {
         RETURNING 1
       )
       SELECT parent_ok, name_ok, EXISTS (SELECT 1 FROM ins) AS inserted FROM verdict`,
-    // The parent step is a LATERAL lookup with LIMIT 1, so it stays one primary-key
-    // probe per row: joined plainly, a small table gets a hash join over a scan
-    // of the whole table at every level.
-    readChain: chainSql(t, gov),
-    // The ids travel as one JSON array: a set-returning function over it has a
-    // fixed row estimate, so the prepared statement keeps one generic plan
-    // (with `= ANY($1)` PostgreSQL re-plans it on every call, knowing the array).
-    readChains: `WITH RECURSIVE chain AS (
-        SELECT r.root, ${prefixed('x')}, x.row_version, 0 AS depth
-        FROM jsonb_array_elements_text($1::jsonb) AS r(root)
-        CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = r.root LIMIT 1) x
-        UNION ALL
-        SELECT c.root, ${prefixed('p')}, p.row_version, c.depth + 1
-        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
-        WHERE c.depth < ${MAX_CHAIN_DEPTH}
-      )
-      SELECT root, ${COLUMNS}, row_version, ${gov} FROM chain ORDER BY root, depth`,
-    // The lean reads of records the store already knows: only what tells whether a
-    // row changed (its version) and, fresh on every read whatever the version says,
-    // whether it is revoked. Single-row primary-key probes, no recursion.
-    readVersion: `SELECT id, ${VERSION}, revoked_at, ${gov} FROM ${t} WHERE id = $1`,
-    readVersions: `SELECT x.id, x.row_version, x.revoked_at, ${gov}
-        FROM jsonb_array_elements_text($1::jsonb) AS r(id)
-        CROSS JOIN LATERAL (SELECT id, ${VERSION}, revoked_at FROM ${t} WHERE id = r.id LIMIT 1) x`,
+    ...buildReads(t, gov, accounts.riders),
     listByOwner: `SELECT ${COLUMNS} FROM ${t} WHERE owner_id = $1 ORDER BY seq`,
     // The subtree walk goes through already-revoked rows too, so a child that
     // slipped in beside an earlier revocation is still found. Rows are locked in
@@ -260,33 +151,4 @@ export function buildSql(name: TableName): StoreSql {
     org,
     accounts,
   };
-}
-
-/** The recursive read of one id's chain, each row tagged with `root`. */
-function chainSql(t: string, gov: string): string {
-  return `WITH RECURSIVE chain AS (
-        SELECT $1::text AS root, ${COLUMNS}, ${VERSION}, 0 AS depth FROM ${t} WHERE id = $1
-        UNION ALL
-        SELECT c.root, ${prefixed('p')}, p.row_version, c.depth + 1
-        FROM chain c CROSS JOIN LATERAL (SELECT ${COLUMNS}, ${VERSION} FROM ${t} WHERE id = c.parent_id LIMIT 1) p
-        WHERE c.depth < ${MAX_CHAIN_DEPTH}
-      )
-      SELECT root, ${COLUMNS}, row_version, ${gov} FROM chain ORDER BY depth`;
-}
-
-function prefixed(alias: string): string {
-  return COLUMNS.split(', ')
-    .map((c) => `${alias}.${c}`)
-    .join(', ');
-}
-
-/** @internal The advisory-lock key of `migrate()` for a table. */
-export function migrateLockKey(name: TableName): string {
-  return JSON.stringify(['svc-auth', 'migrate', name.plain]);
-}
-
-/** @internal The advisory-lock key that serialises inserts of one (owner, name). */
-export function nameLockKey(name: TableName, ownerId: string, tokenName: string): string {
-  // JSON keeps the parts apart: no owner/name pair can forge another pair's key.
-  return JSON.stringify(['svc-auth', 'name', name.plain, ownerId, tokenName]);
 }
