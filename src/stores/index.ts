@@ -17,5 +17,14 @@ export { JsonFile } from './file';
 /** @internal for the layers above (each folder imports another through its index); the package root decides what is public. */
 export { codeOf } from './file';
 export { checkRole } from './membership';
-export { CLAIM_NOW, SHARED_CHAIN, SHARED_READ, type ClaimNowSource, type SharedChainSource, type SharedReadSource } from './views';
+export {
+  BOUNDED_ACCOUNT,
+  CLAIM_NOW,
+  SHARED_CHAIN,
+  SHARED_READ,
+  type BoundedAccountSource,
+  type ClaimNowSource,
+  type SharedChainSource,
+  type SharedReadSource,
+} from './views';
 export { MAX_ALLOWED_IPS, MAX_USER_AGENT, MAX_MARK_LIMIT } from './usage';

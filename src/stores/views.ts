@@ -15,6 +15,7 @@
  */
 import { toRecord, type Entry } from './record-codec';
 import type { TokenRecord } from './types';
+import type { ServiceAccountRecord } from './service-accounts';
 
 /**
  * @internal The method a store offers for the service's request path: the same
@@ -168,4 +169,30 @@ export const CLAIM_NOW: unique symbol = Symbol('svc-auth.claimNow');
  */
 export interface ClaimNowSource {
   [CLAIM_NOW]?(key: string, expiresAtMs: number, nowMs: number): boolean | undefined;
+}
+
+/**
+ * @internal `readServiceAccount` for the request path, from a store that bounds
+ * the read itself within `withinMs` and rejects on every failure (PostgreSQL,
+ * whose account reads ride on its chain reads' batches): the caller arms no
+ * deadline of its own, as for {@link SHARED_READ}. `undefined` to decline (then
+ * `readServiceAccount` under the service's deadline).
+ *
+ * @example
+ * ```ts
+ * const account = await ((store as BoundedAccountSource)[BOUNDED_ACCOUNT]?.('acme', 'ci-bot', 5000) ?? store.readServiceAccount?.('acme', 'ci-bot'));
+ * ```
+ */
+export const BOUNDED_ACCOUNT: unique symbol = Symbol('svc-auth.boundedAccount');
+
+/**
+ * @internal A store that can answer {@link BOUNDED_ACCOUNT}.
+ *
+ * @example
+ * ```ts
+ * const read = (store as BoundedAccountSource)[BOUNDED_ACCOUNT];
+ * ```
+ */
+export interface BoundedAccountSource {
+  [BOUNDED_ACCOUNT]?(org: string, name: string, withinMs: number): Promise<ServiceAccountRecord | null> | undefined;
 }

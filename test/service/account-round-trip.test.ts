@@ -4,12 +4,16 @@
  * same turn as the token's chain, and its read rides on the chain read's statement (the store is the
  * real PostgresTokenStore; the pool notes each statement its connections send). The order of refusals
  * holds: a revoked token is refused for its revocation even when its account is disabled too, and a
- * live token of a disabled account for the account.
+ * live token of a disabled account for the account. The request path reads the account through
+ * the store's own deadline (BOUNDED_ACCOUNT): it answers as the service's deadline around
+ * `readServiceAccount` does, property-tested side by side.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import fc from 'fast-check';
 import pg from 'pg';
 import { createAuth, type Auth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
+import { BOUNDED_ACCOUNT, type BoundedAccountSource } from '../../src/stores';
 import { generateKeyRing } from '../../src/tokens';
 import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
 
@@ -23,7 +27,9 @@ const withDb = describeWithDb(
 withDb("a service account's PAT on PostgreSQL", () => {
   let pool: pg.Pool;
   let auth: Auth;
+  let slow: Auth;
   const sent: string[] = [];
+  const took = { bounded: 0, declined: 0 };
 
   beforeAll(async () => {
     pool = newPool(`svc_auth_account_rt_${RUN}`);
@@ -40,12 +46,16 @@ withDb("a service account's PAT on PostgreSQL", () => {
     });
     const store = new PostgresTokenStore({ pool, table: TABLE });
     await store.migrate();
-    auth = createAuth({
-      issuer: 'https://svc.test',
-      keys: await generateKeyRing(),
-      tokens: store,
-      members: { rolesOf: () => ({ orgs: { acme: 'owner' } }) },
-    });
+    const keys = await generateKeyRing();
+    const members = { rolesOf: () => ({ orgs: { acme: 'owner' as const } }) };
+    auth = createAuth({ issuer: 'https://svc.test', keys, tokens: store, members });
+    // The slow path: a store whose readServiceAccount was replaced declines BOUNDED_ACCOUNT.
+    const declining = new PostgresTokenStore({ pool, table: TABLE });
+    const read = declining.readServiceAccount.bind(declining);
+    Object.assign(declining, { readServiceAccount: (org: string, name: string) => (took.declined++, read(org, name)) });
+    const bounded = (store as BoundedAccountSource)[BOUNDED_ACCOUNT] as NonNullable<BoundedAccountSource[typeof BOUNDED_ACCOUNT]>;
+    Object.assign(store, { [BOUNDED_ACCOUNT]: (...args: [string, string, number]) => (took.bounded++, bounded.apply(store, args)) });
+    slow = createAuth({ issuer: 'https://svc.test', keys, tokens: declining, members });
   });
 
   afterAll(async () => {
@@ -109,5 +119,42 @@ withDb("a service account's PAT on PostgreSQL", () => {
     const refused = (await auth.authenticate(gone).catch((e: unknown) => e)) as Error & { reason?: string };
     expect(refused.reason).toBe('revoked');
     expect(refused.message).not.toContain('disabled');
+  });
+
+  it('property: the bounded account read answers as the read under the service deadline, through role changes and disabling', async () => {
+    const acme = auth.client(await auth.authenticate(await auth.issueSession('alice'))).org('acme');
+    await botToken('side-bot', 'first');
+    const all = ['repo:read', 'repo:write', 'repo:admin'];
+    const { token } = await acme
+      .serviceAccount('side-bot')
+      .token.create({ name: 'wide', scopes: [{ resource: 'acme/web', permissions: all }] });
+    const answer = async (a: Auth): Promise<unknown> => {
+      try {
+        const p = await a.authenticate(token);
+        return { user: p.userId, allowed: all.map((perm) => a.authorize(p, 'acme/web', perm).allowed) };
+      } catch (err) {
+        return { refused: (err as { reason?: unknown }).reason };
+      }
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ role: fc.constantFrom('owner', 'admin', 'editor', 'viewer'), disabled: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        async (changes) => {
+          for (const change of changes) {
+            await acme.serviceAccounts.update('side-bot', change);
+            const [fast, slowly] = await Promise.all([answer(auth), answer(slow)]);
+            expect(fast).toEqual(slowly);
+            expect(fast).toEqual(await answer(auth)); // and again, hot
+          }
+        },
+      ),
+      { numRuns: 12 },
+    );
+    // Each side took its own path.
+    expect(took.bounded).toBeGreaterThan(0);
+    expect(took.declined).toBeGreaterThan(0);
   });
 });

@@ -8,8 +8,8 @@
 import { AuthenticationError, UnavailableError } from '../../errors';
 import type { UserRoles } from '../../core/policy';
 import { parseServiceAccountId, type ServiceAccountRef } from '../../core/vocabulary';
-import type { ServiceAccountRecord, TokenStore } from '../../stores';
-import { isThenable } from '../deadlines';
+import { BOUNDED_ACCOUNT, type BoundedAccountSource, type ServiceAccountRecord, type TokenStore } from '../../stores';
+import { failure, isThenable } from '../deadlines';
 
 type Call = <T>(what: string, fn: () => T | Promise<T>) => Promise<T>;
 
@@ -21,7 +21,9 @@ export function rolesOfAccount(account: ServiceAccountRecord): UserRoles {
 /**
  * @internal Read an account now; `null` when there is none. A store that keeps no
  * service accounts is `UnavailableError` (fail closed). An answer without a promise
- * is taken without one (the memory store's), so the request path spares a timer.
+ * is taken without one (the memory store's), so the request path spares a timer;
+ * with `withinMs` (the request path), so is one from a store that bounds the read
+ * itself (BOUNDED_ACCOUNT in stores/views.ts, as chains are read).
  *
  * @example
  * ```ts
@@ -33,10 +35,14 @@ export function readAccount(
   store: TokenStore,
   call: Call,
   ref: ServiceAccountRef,
+  withinMs?: number,
 ): ServiceAccountRecord | null | Promise<ServiceAccountRecord | null> {
   if (typeof store.readServiceAccount !== 'function') throw new UnavailableError('this token store keeps no service accounts');
   let got: ServiceAccountRecord | null | Promise<ServiceAccountRecord | null>;
   try {
+    const bounded = withinMs === undefined ? undefined : (store as BoundedAccountSource)[BOUNDED_ACCOUNT];
+    const own = typeof bounded === 'function' ? bounded.call(store, ref.org, ref.name, withinMs as number) : undefined;
+    if (own !== undefined) return own.catch((err: unknown) => Promise.reject(failure(err, 'token store')));
     got = store.readServiceAccount(ref.org, ref.name);
   } catch (err) {
     throw new UnavailableError('token store readServiceAccount failed', { cause: err });
@@ -55,7 +61,8 @@ function usable(account: ServiceAccountRecord | null, ref: ServiceAccountRef, st
 /**
  * @internal The roles of a credential's owner on the request path: an account's from its
  * record (a missing or disabled account is `AuthenticationError` `revoked`; with `strict`
- * false, no roles), anyone else's from `members`. One prefix test for a person.
+ * false, no roles), anyone else's from `members`. One prefix test for a person. `withinMs`:
+ * the request path's store deadline (see {@link readAccount}).
  *
  * @example
  * ```ts
@@ -68,6 +75,7 @@ export function ownerRoles(
   call: Call,
   members: (userId: string) => UserRoles | Promise<UserRoles>,
   strict = true,
+  withinMs?: number,
 ): (userId: string) => UserRoles | Promise<UserRoles> {
   return (userId) => {
     const ref = parseServiceAccountId(userId);
@@ -76,7 +84,7 @@ export function ownerRoles(
       if (userId.startsWith('sa:')) throw new AuthenticationError('revoked', 'not a service account this service knows');
       return members(userId);
     }
-    const got = readAccount(store, call, ref);
+    const got = readAccount(store, call, ref, withinMs);
     return got instanceof Promise ? got.then((a) => usable(a, ref, strict)) : usable(got, ref, strict);
   };
 }

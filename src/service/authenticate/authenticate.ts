@@ -85,7 +85,7 @@ export function createAuthenticator(
   }
 
   // A service account's roles come from its record, never from the membership source (W1, W2).
-  const rolesOf = ownerRoles(store, call, memberRolesOf);
+  const rolesOf = ownerRoles(store, call, memberRolesOf, true, opts.storeTimeoutMs);
 
   const { readValidChain, readRequestChain, readChainNow } = chainReads(store, call, opts.storeTimeoutMs);
 

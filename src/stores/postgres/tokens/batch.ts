@@ -43,8 +43,8 @@ export interface ChainSource<F> {
    * service's request path, see stores/views.ts). Throws (UnavailableError) on a malformed row.
    */
   decode(found: F, shared: boolean): TokenRecord[];
-  /** One found account as a fresh record, once per caller; throws (UnavailableError) on a malformed one. */
-  decodeAccount(found: unknown): ServiceAccountRecord;
+  /** One found account as a record, once per caller: a fresh one, or a shared frozen one for `shared`; throws (UnavailableError) on a malformed one. */
+  decodeAccount(found: unknown, shared: boolean): ServiceAccountRecord;
 }
 
 /** @internal Limits of a {@link ChainBatcher}. */
@@ -116,14 +116,15 @@ export class ChainBatcher<F> {
 
   /**
    * The account of `key` (the store's key of an org and a name), or `null` when
-   * there is none: read with the next batch, on its first statement.
+   * there is none: read with the next batch, on its first statement; `shared`:
+   * the caller only reads it (see {@link ChainSource.decodeAccount}).
    */
-  readAccount(key: string): Promise<ServiceAccountRecord | null> {
+  readAccount(key: string, shared = false): Promise<ServiceAccountRecord | null> {
     return new Promise((resolve, reject) => {
       this.gathering();
       const same = this.pendingAccounts.get(key);
-      if (same !== undefined) same.push({ resolve, reject, shared: false });
-      else this.pendingAccounts.set(key, [{ resolve, reject, shared: false }]);
+      if (same !== undefined) same.push({ resolve, reject, shared });
+      else this.pendingAccounts.set(key, [{ resolve, reject, shared }]);
       this.schedule();
     });
   }
@@ -193,7 +194,7 @@ export class ChainBatcher<F> {
       const own = fetched.accounts.get(key);
       for (const w of waiters) {
         try {
-          w.resolve(own === undefined ? null : this.source.decodeAccount(own));
+          w.resolve(own === undefined ? null : this.source.decodeAccount(own, w.shared));
         } catch (err) {
           w.reject(err);
         }

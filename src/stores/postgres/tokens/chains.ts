@@ -10,9 +10,12 @@ import { KnownRecords, freshOf } from './known';
 import { groupByRoot, recordOf, rowToEntry } from './rows';
 import type { StoreSql } from './sql';
 import type { TokenRecord } from '../../types';
-import { accountsOf, decodeAccount } from './side-tables';
+import { AccountViews, accountParams, accountsOf, ridersParam } from './side-tables';
 import { ChainBatcher, type Fetched } from './batch';
 import { MAX_BATCH_IDS, MAX_BATCHES_IN_FLIGHT } from './options';
+
+/** Distinct account texts kept decoded for the request path (accounts are few beside tokens). */
+const MAX_ACCOUNT_VIEWS = 1000;
 
 /**
  * @internal A chain as one read found it: its entries (from the full read, or
@@ -41,6 +44,8 @@ export interface ReadQuery {
  */
 export class ChainReader {
   private readonly known: KnownRecords | null;
+  /** The service accounts' records, decoded once per distinct text for the request path. */
+  readonly accounts: AccountViews;
 
   constructor(
     private readonly sql: StoreSql,
@@ -50,6 +55,7 @@ export class ChainReader {
     private readonly onVersion: (version: unknown) => void = () => {},
   ) {
     this.known = recordCacheSize > 0 ? new KnownRecords(recordCacheSize) : null;
+    this.accounts = new AccountViews(Math.min(recordCacheSize, MAX_ACCOUNT_VIEWS));
   }
 
   /**
@@ -65,7 +71,7 @@ export class ChainReader {
       // One id alone takes the single-id statement: nothing to encode or unpack.
       const query =
         riders.keys.length > 0
-          ? this.query('chains_accounts', this.sql.readChainsAccounts, [JSON.stringify(rest), `[${riders.keys.join(',')}]`])
+          ? this.query('chains_accounts', this.sql.readChainsAccounts, [JSON.stringify(rest), ridersParam(riders.keys)])
           : rest.length === 1
             ? this.query('chain', this.sql.readChain, [rest[0]])
             : this.query('chains', this.sql.readChains, [JSON.stringify(rest)]);
@@ -102,19 +108,27 @@ export class ChainReader {
       }
     }
     if (chains.size === 0) return rest;
+    // A lone service account's request (one record, one account) takes the single-row form.
+    const lone = riders.keys.length === 1 && wanted.size === 1 ? accountParams(riders.keys[0] as string) : null;
     const query =
-      riders.keys.length > 0
-        ? this.query('versions_accounts', this.sql.readVersionsAccounts, [JSON.stringify([...wanted]), `[${riders.keys.join(',')}]`])
-        : wanted.size === 1
-          ? this.query('version', this.sql.readVersion, [...wanted])
-          : this.query('versions', this.sql.readVersions, [JSON.stringify([...wanted])]);
+      lone !== null
+        ? this.query('version_account', this.sql.readVersionAccount, [...wanted, ...lone])
+        : riders.keys.length > 0
+          ? this.query('versions_accounts', this.sql.readVersionsAccounts, [JSON.stringify([...wanted]), ridersParam(riders.keys)])
+          : wanted.size === 1
+            ? this.query('version', this.sql.readVersion, [...wanted])
+            : this.query('versions', this.sql.readVersions, [JSON.stringify([...wanted])]);
     // Three columns read once each: as arrays, pg builds no object per row.
     query.rowMode = 'array';
     const { rows } = (await client.query(query)) as unknown as { rows: (readonly unknown[])[] };
     // An account's row has no id (freshOf passes it by); the first row with one carries the version.
     const versioned = riders.keys.length > 0 ? rows.find((row) => row[0] !== null) : rows[0];
     if (versioned !== undefined) this.onVersion(versioned[3]);
-    if (riders.keys.length > 0) {
+    if (lone !== null) {
+      const record = rows[0]?.[4];
+      if (record !== null && record !== undefined) riders.found.set(riders.keys[0] as string, record);
+      riders.keys = [];
+    } else if (riders.keys.length > 0) {
       riders.found = accountsOf(rows.map((row) => row[4]));
       riders.keys = [];
     }
@@ -174,7 +188,7 @@ export function chainBatcher(
     {
       fetch: (ids, ms, accounts) => run(ms, (client) => reader.fetch(client, ids, accounts)),
       decode: (found, shared) => reader.decode(found, shared),
-      decodeAccount,
+      decodeAccount: (found, shared) => reader.accounts.decode(found, shared),
     },
     { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs },
   );

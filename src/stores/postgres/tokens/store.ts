@@ -96,7 +96,8 @@ export class PostgresTokenStore implements TokenStore {
       pgAccounts(
         this.sql.accounts,
         (work) => this.run(timeout, work),
-        (key) => chains.readAccount(key),
+        (key, shared) => chains.readAccount(key, shared),
+        timeout,
       ),
     );
   }

@@ -6,19 +6,23 @@
  * @module
  */
 import type { PoolClient } from 'pg';
-import { ConflictError, UnavailableError, ValidationError } from '../../../../errors';
+import { ConflictError, ValidationError } from '../../../../errors';
 import { storable } from '../text';
 import { checkServiceAccount, type ServiceAccountRecord } from '../../../service-accounts';
+import { BOUNDED_ACCOUNT } from '../../../views';
+import { accountKey, parsed } from './account-reads';
 
 /** @internal The statements of the service accounts, for one token table. */
 export interface AccountsSql {
   readonly migrate: readonly string[];
   /**
    * The accounts named in $2 (a JSON array of `[org, name]` pairs), as rows of one jsonb
-   * column `account`: `[[org, name], record]`. Not a statement: the chain reads carry it
-   * (sql/reads.ts), so an account read beside a chain costs no statement of its own.
+   * column `account`: `[[org, name], record as JSON text]`. Not a statement: the chain reads
+   * carry it (sql/reads.ts), so an account read beside a chain costs no statement of its own.
    */
   readonly riders: string;
+  /** The record (JSON text) of the one account $2 (org), $3 (name): a scalar subquery for the lone request's lean read (sql/reads.ts). */
+  readonly rider: string;
   /** $1 org. */
   readonly list: string;
   /** $1 org, $2 name, $3 record. One row when created. */
@@ -47,8 +51,11 @@ export function buildAccountsSql(sibling: (suffix: string) => string): AccountsS
       `CREATE TABLE IF NOT EXISTS ${a} (org text NOT NULL, name text NOT NULL, record jsonb NOT NULL, version integer NOT NULL, PRIMARY KEY (org, name))`,
       `CREATE TABLE IF NOT EXISTS ${c} (client_id text NOT NULL PRIMARY KEY, org text NOT NULL, name text NOT NULL)`,
     ],
-    riders: `SELECT jsonb_build_array(w.k, s.record) AS account FROM jsonb_array_elements($2::jsonb) AS w(k)
-        CROSS JOIN LATERAL (SELECT record FROM ${a} WHERE org = w.k->>0 AND name = w.k->>1) s`,
+    // LIMIT 1 keeps each pair a primary-key probe: flattened, the join hashes a scan of the whole table.
+    // The record travels as text: the driver does not parse it, and a record seen before is not checked again (account-reads.ts).
+    riders: `SELECT jsonb_build_array(w.k, s.record::text) AS account FROM jsonb_array_elements($2::jsonb) AS w(k)
+        CROSS JOIN LATERAL (SELECT record FROM ${a} WHERE org = w.k->>0 AND name = w.k->>1 LIMIT 1) s`,
+    rider: `SELECT record::text FROM ${a} WHERE org = $2 AND name = $3`,
     list: `SELECT record FROM ${a} WHERE org = $1 ORDER BY name`,
     insert: `INSERT INTO ${a} (org, name, record, version) VALUES ($1, $2, $3, 1) ON CONFLICT DO NOTHING RETURNING 1 AS done`,
     update: `UPDATE ${a} SET record = $3, version = $4 WHERE org = $1 AND name = $2 AND version = $4 - 1 RETURNING 1 AS done`,
@@ -58,78 +65,35 @@ export function buildAccountsSql(sibling: (suffix: string) => string): AccountsS
 }
 
 /**
- * @internal The key a batch reads an account by: its `[org, name]` pair as JSON, which is
- * what the riders' statement is given (as elements of $2) and answers with.
- *
- * @example
- * ```ts
- * accountKey('acme', 'ci-bot'); // '["acme","ci-bot"]'
- * ```
- */
-export function accountKey(org: string, name: string): string {
-  return JSON.stringify([org, name]);
-}
-
-/**
- * @internal The `account` column of the riders' rows by key (a value that is not a pair
- * and a record is left for {@link decodeAccount} to refuse: fail closed).
- *
- * @example
- * ```ts
- * const byKey = accountsOf(rows.map((r) => r.account)); // Map { '["acme","ci-bot"]' => record }
- * ```
- */
-export function accountsOf(values: Iterable<unknown>): Map<string, unknown> {
-  const out = new Map<string, unknown>();
-  for (const value of values) {
-    if (!Array.isArray(value)) continue;
-    const [pair, record] = value as unknown[];
-    if (Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string') out.set(accountKey(pair[0], pair[1]), record);
-  }
-  return out;
-}
-
-/**
- * @internal One stored account as a fresh checked record; a malformed one is `UnavailableError`.
- *
- * @example
- * ```ts
- * const account = decodeAccount(row.record);
- * ```
- */
-export function decodeAccount(record: unknown): ServiceAccountRecord {
-  return parsed({ record }) as ServiceAccountRecord;
-}
-
-function parsed(row: { record?: unknown } | undefined): ServiceAccountRecord | null {
-  if (row === undefined) return null;
-  try {
-    return checkServiceAccount(row.record, 'iso');
-  } catch (err) {
-    throw new UnavailableError('token store unavailable: a stored service account is malformed', { cause: err });
-  }
-}
-
-/**
  * @internal The three store methods over `run` (a borrowed connection under the store's
- * deadline); a read goes to `batched` (the chain batcher, by {@link accountKey}).
+ * deadline of `timeoutMs`); a read goes to `batched` (the chain batcher, by `accountKey`),
+ * which bounds it within `timeoutMs` itself: so it also answers {@link BOUNDED_ACCOUNT}, with a
+ * shared frozen record (the request path only reads it).
  *
  * @example
  * ```ts
- * const accounts = pgAccounts(sql.accounts, (work) => run(timeoutMs, work), (key) => batcher.readAccount(key));
+ * const accounts = pgAccounts(sql.accounts, (work) => run(timeoutMs, work), (key, shared) => batcher.readAccount(key, shared), timeoutMs);
  * await accounts.readServiceAccount('acme', 'ci-bot');
  * ```
  */
 export function pgAccounts(
   sql: AccountsSql,
   run: <T>(work: (client: PoolClient) => Promise<T>) => Promise<T>,
-  batched: (key: string) => Promise<ServiceAccountRecord | null>,
+  batched: (key: string, shared: boolean) => Promise<ServiceAccountRecord | null>,
+  timeoutMs: number,
 ) {
+  async function read(org: string, name: string, shared: boolean): Promise<ServiceAccountRecord | null> {
+    if (typeof org !== 'string' || typeof name !== 'string' || org.length > 100 || name.length > 64) return null;
+    if (!storable(org) || !storable(name)) return null; // no such account, and no text PostgreSQL refuses
+    return batched(accountKey(org, name), shared);
+  }
+  const readServiceAccount = (org: string, name: string): Promise<ServiceAccountRecord | null> => read(org, name, false);
   return {
-    async readServiceAccount(org: string, name: string): Promise<ServiceAccountRecord | null> {
-      if (typeof org !== 'string' || typeof name !== 'string' || org.length > 100 || name.length > 64) return null;
-      if (!storable(org) || !storable(name)) return null; // no such account, and no text PostgreSQL refuses
-      return batched(accountKey(org, name));
+    readServiceAccount,
+    // Set by Object.assign with the rest, never declared: the declarations do not name the private symbol.
+    [BOUNDED_ACCOUNT](this: { readServiceAccount?: unknown }, org: string, name: string, withinMs: number) {
+      // Declines when readServiceAccount was replaced, or when the caller's deadline is shorter than the store's own.
+      return this.readServiceAccount !== readServiceAccount || !(withinMs >= timeoutMs) ? undefined : read(org, name, true);
     },
     async listServiceAccounts(org: string): Promise<ServiceAccountRecord[]> {
       if (typeof org !== 'string') throw new ValidationError([{ path: 'org', message: 'expected an org name' }]);

@@ -9,4 +9,5 @@
 export { buildOrgSql, type OrgSql } from './org-sql';
 export { applyChange, checkAccess, checkPolicy, orgAccessJson, policyValues, readOrgAccess, rowToPolicy } from './org-rows';
 export { buildProofsSql, claimProofKey, type ProofsSql } from './proofs';
-export { accountsOf, buildAccountsSql, decodeAccount, pgAccounts, type AccountsSql } from './accounts';
+export { buildAccountsSql, pgAccounts, type AccountsSql } from './accounts';
+export { AccountViews, accountParams, accountsOf, ridersParam } from './account-reads';

@@ -120,7 +120,7 @@ export function buildSql(name: TableName): StoreSql {
         RETURNING 1
       )
       SELECT parent_ok, name_ok, EXISTS (SELECT 1 FROM ins) AS inserted FROM verdict`,
-    ...buildReads(t, gov, accounts.riders),
+    ...buildReads(t, gov, accounts.riders, accounts.rider),
     listByOwner: `SELECT ${COLUMNS} FROM ${t} WHERE owner_id = $1 ORDER BY seq`,
     // The subtree walk goes through already-revoked rows too, so a child that
     // slipped in beside an earlier revocation is still found. Rows are locked in

@@ -39,13 +39,18 @@ export interface ChainReads {
   readonly readVersions: string;
   /** `readVersions` with a fifth column `account`, and the accounts named in $2 as rows whose id is null. */
   readonly readVersionsAccounts: string;
+  /**
+   * $1 id, $2 org, $3 name: exactly one row, `readVersion`'s columns (null when there is no such
+   * id) and `account`, the record of that one account or null (a lone service account's request).
+   */
+  readonly readVersionAccount: string;
 }
 
 // The parent step is a LATERAL lookup with LIMIT 1, so it stays one primary-key
 // probe per row: joined plainly, a small table gets a hash join over a scan
 // of the whole table at every level.
 /** @internal Build the chain reads of the quoted table `t`. */
-export function buildReads(t: string, gov: string, riders: string): ChainReads {
+export function buildReads(t: string, gov: string, riders: string, rider: string): ChainReads {
   // Every column of a chain row but the account's, null on an account's row.
   const none = `NULL, ${COLUMNS.split(', ')
     .map(() => 'NULL')
@@ -69,6 +74,8 @@ export function buildReads(t: string, gov: string, riders: string): ChainReads {
         FROM jsonb_array_elements_text($1::jsonb) AS r(id)
         CROSS JOIN LATERAL (SELECT id, ${VERSION}, revoked_at FROM ${t} WHERE id = r.id LIMIT 1) x
       UNION ALL SELECT NULL, NULL, NULL, NULL, account FROM (${riders}) s`,
+    readVersionAccount: `SELECT x.id, x.row_version, x.revoked_at, ${gov}, (${rider}) AS account
+        FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT id, ${VERSION}, revoked_at FROM ${t} WHERE id = $1) x ON true`,
   };
 }
 
