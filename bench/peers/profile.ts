@@ -8,13 +8,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-interface ProfileNode {
+/** A `.cpuprofile` node (the fields read here). */
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
 
-interface Profile {
+/** A `.cpuprofile` (the fields read here), as `--cpu-prof` or the inspector's `Profiler.stop` gives it. */
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -24,7 +26,8 @@ interface Profile {
 const ours = (url: string): boolean => /\/(src|dist)\/[^/]/.test(url) && !url.includes('/node_modules/');
 const IDLE = new Set(['(idle)', '(program)']);
 
-function label(node: ProfileNode, root: string): string {
+/** A function as the summaries name it: name, file (relative to `root`) and line where known. */
+export function label(node: ProfileNode, root: string): string {
   const { functionName, url, lineNumber } = node.callFrame;
   // Code that tsx compiled reports line 0 (one line); say a line only where the profile knows it.
   const line = lineNumber > 0 ? `:${lineNumber + 1}` : '';
@@ -32,11 +35,17 @@ function label(node: ProfileNode, root: string): string {
   return `${functionName === '' ? '(anonymous)' : functionName}${where}`;
 }
 
+/** Self time (µs of samples) per node of `profile`, idle and program nodes included. */
+export function selfByNode(profile: Profile): Map<number, number> {
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  return self;
+}
+
 function summariseOne(file: string, root: string, top: number): string[] {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const self = selfByNode(profile);
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   let busy = 0;
