@@ -113,7 +113,8 @@ async function svcAuth(store: 'memory' | 'postgres', bound = false): Promise<Set
     ...(pool === undefined ? {} : { pool }),
     close: async () => {
       if (pool === undefined) return;
-      await pool.query(`DROP TABLE IF EXISTS "${table}"`).catch(() => undefined);
+      const sides = ['org_policies', 'governance', 'dpop_proofs', 'service_accounts', 'machine_clients'].map((t) => `"${table}_${t}"`);
+      await pool.query(`DROP TABLE IF EXISTS "${table}", ${sides.join(', ')}`).catch(() => undefined);
       await pool.end();
     },
   };
@@ -212,19 +213,41 @@ async function select1(): Promise<Setup> {
     await pool.query('SELECT 1');
     return 200;
   };
-  return { tokens: opaque(), check, pool, close: () => pool.end() };
+  return { tokens: await opaque(), check, pool, close: () => pool.end() };
 }
 
-/** Credentials nobody checks, for the references without auth: the same header bytes on the wire. */
-function opaque(): string[] {
-  return Array.from({ length: TOKENS }, () => randomBytes(48).toString('base64url'));
+/**
+ * Credentials nobody checks, for the references without auth: the same header bytes on the
+ * wire as svc-auth's PATs (opaque text of a PAT's length), so that what the guarded servers
+ * are compared with receives the same requests and differs only in checking them.
+ */
+async function opaque(): Promise<string[]> {
+  const length = await svcPatLength();
+  return Array.from({ length: TOKENS }, () =>
+    randomBytes(Math.ceil((length * 3) / 4))
+      .toString('base64url')
+      .slice(0, length),
+  );
+}
+
+let patLength: Promise<number> | undefined;
+
+/** The length of a PAT as the svc-auth variants make them (one made once per run). */
+function svcPatLength(): Promise<number> {
+  patLength ??= (async () => {
+    const auth = createAuth({ issuer: ISSUER, keys: await generateKeyRing(), members: { rolesOf: () => ROLES } });
+    const me = await auth.authenticate(await auth.issueSession('alice'));
+    const made = await auth.client(me).token.create({ name: 'bench-0', scopes: [{ resource: 'acme/web', permissions: [SCOPE] }] });
+    return made.token.length;
+  })();
+  return patLength;
 }
 
 /** The credentials and checks of one kind. */
 export async function setUp(kind: Kind): Promise<Setup> {
   switch (kind) {
     case 'bare':
-      return { tokens: opaque(), close: async () => {} };
+      return { tokens: await opaque(), close: async () => {} };
     case 'select1':
       return select1();
     case 'jwt-eddsa':
