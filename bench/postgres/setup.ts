@@ -30,8 +30,17 @@ export interface PgBench {
 export async function openPgBench(url: string): Promise<PgBench> {
   const { pool, sent } = countedPool(url, POOL_SIZE);
   const tableName = `svc_tokens_bench_${randomBytes(4).toString('hex')}`;
+  // The store's side tables (proofs, governance, accounts, …) are named after its table: all go.
   const close = async (): Promise<void> => {
-    await pool.query(`DROP TABLE IF EXISTS "${tableName}"`).catch(() => undefined);
+    const named = `SELECT string_agg(format('%I', tablename), ', ') AS names FROM pg_tables
+      WHERE schemaname = current_schema() AND (tablename = $1 OR starts_with(tablename, $1 || '_'))`;
+    await pool
+      .query(named, [tableName])
+      .then(async ({ rows }) => {
+        const names: unknown = rows[0]?.names;
+        if (typeof names === 'string') await pool.query(`DROP TABLE IF EXISTS ${names} CASCADE`);
+      })
+      .catch(() => undefined);
     await pool.end();
   };
   try {
