@@ -15,7 +15,7 @@ import { createAuth, type Auth } from '../../src/service';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import { BOUNDED_ACCOUNT, type BoundedAccountSource } from '../../src/stores';
 import { generateKeyRing } from '../../src/tokens';
-import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
+import { describeWithDb, newPool, recordStatements, RUN, tableName } from '../support/postgres';
 
 const TABLE = tableName('svc_tokens_account_rt');
 const withDb = describeWithDb(
@@ -33,17 +33,7 @@ withDb("a service account's PAT on PostgreSQL", () => {
 
   beforeAll(async () => {
     pool = newPool(`svc_auth_account_rt_${RUN}`);
-    pool.on('acquire', (client) => {
-      const marked = client as unknown as { counted?: boolean; query: (...args: unknown[]) => unknown };
-      if (marked.counted === true) return;
-      marked.counted = true;
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      marked.query = (...args: unknown[]) => {
-        const cfg = args[0];
-        sent.push(typeof cfg === 'string' ? cfg : String((cfg as { text?: unknown }).text));
-        return query(...args);
-      };
-    });
+    recordStatements(pool, sent);
     const store = new PostgresTokenStore({ pool, table: TABLE });
     await store.migrate();
     const keys = await generateKeyRing();

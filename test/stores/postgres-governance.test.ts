@@ -11,7 +11,7 @@ import { UnavailableError, ValidationError } from '../../src/errors';
 import { PostgresTokenStore } from '../../src/stores/postgres';
 import type { OrgAccessEntry, OrgPolicyRecord } from '../../src/stores';
 import { NOW } from '../support/clock';
-import { RUN, describeWithDb, newPool, tableName } from '../support/postgres';
+import { describeWithDb, newPool, recordStatements, RUN, tableName } from '../support/postgres';
 import { namedRecord as rec } from '../support/record';
 
 const TABLE = tableName('svc_tokens_gov');
@@ -62,17 +62,7 @@ withDb('PostgresTokenStore governance against PostgreSQL', () => {
   beforeAll(async () => {
     a = newPool(APP);
     b = newPool(APP);
-    b.on('acquire', (client) => {
-      const marked = client as unknown as { counted?: boolean; query: (...args: unknown[]) => unknown };
-      if (marked.counted === true) return;
-      marked.counted = true;
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      marked.query = (...args: unknown[]) => {
-        const cfg = args[0];
-        sentB.push(typeof cfg === 'string' ? cfg : String((cfg as { text?: unknown }).text));
-        return query(...args);
-      };
-    });
+    recordStatements(b, sentB);
     storeA = new PostgresTokenStore({ pool: a, table: TABLE });
     storeB = new PostgresTokenStore({ pool: b, table: TABLE });
     await storeA.migrate();

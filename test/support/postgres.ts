@@ -76,3 +76,21 @@ export function traceCalls<S extends object>(
     });
   }
 }
+
+/**
+ * Note in `sent` the text of every statement `pool`'s connections send (each connection is wrapped
+ * once, when first acquired), so that a test can say how many statements a call cost.
+ */
+export function recordStatements(pool: pg.Pool, sent: string[]): void {
+  pool.on('acquire', (client) => {
+    const marked = client as unknown as { counted?: boolean; query: (...args: unknown[]) => unknown };
+    if (marked.counted === true) return;
+    marked.counted = true;
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    marked.query = (...args: unknown[]) => {
+      const cfg = args[0];
+      sent.push(typeof cfg === 'string' ? cfg : String((cfg as { text?: unknown }).text));
+      return query(...args);
+    };
+  });
+}
