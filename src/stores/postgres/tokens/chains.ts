@@ -7,6 +7,7 @@
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { Entry } from '../../record-codec';
 import { KnownRecords, freshOf } from './known';
+import { leanRows } from './lean-rows';
 import { groupByRoot, recordOf, rowToEntry } from './rows';
 import type { StoreSql } from './sql';
 import type { TokenRecord } from '../../types';
@@ -118,9 +119,13 @@ export class ChainReader {
           : wanted.size === 1
             ? this.query('version', this.sql.readVersion, [...wanted])
             : this.query('versions', this.sql.readVersions, [JSON.stringify([...wanted])]);
-    // Three columns read once each: as arrays, pg builds no object per row.
+    // Three columns read once each: as arrays, pg builds no object per row. Without riders the
+    // statement goes the short way (lean-rows.ts; column 2 is `revoked_at`, the one timestamp).
     query.rowMode = 'array';
-    const { rows } = (await client.query(query)) as unknown as { rows: (readonly unknown[])[] };
+    const rows =
+      riders.keys.length > 0
+        ? ((await client.query(query)) as unknown as { rows: (readonly unknown[])[] }).rows
+        : await leanRows(client, query, [2]);
     // An account's row has no id (freshOf passes it by); the first row with one carries the version.
     const versioned = riders.keys.length > 0 ? rows.find((row) => row[0] !== null) : rows[0];
     if (versioned !== undefined) this.onVersion(versioned[3]);
