@@ -7,7 +7,9 @@
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { Entry } from '../../record-codec';
 import { KnownRecords, freshOf } from './known';
-import { leanRows } from './lean-rows';
+import { leanRows, type ReadQuery } from './lean-rows';
+
+export type { ReadQuery } from './lean-rows';
 import { groupByRoot, recordOf, rowToEntry } from './rows';
 import type { StoreSql } from './sql';
 import type { TokenRecord } from '../../types';
@@ -24,15 +26,6 @@ const MAX_ACCOUNT_VIEWS = 1000;
  * rows is malformed (which fails only the callers of that id).
  */
 export type Found = { readonly entries: readonly Entry[]; views?: readonly TokenRecord[] } | { readonly error: unknown };
-
-/** @internal A read's query config (named when statements are prepared). */
-export interface ReadQuery {
-  name?: string;
-  text: string;
-  values: unknown[];
-  /** `'array'`: rows as arrays of column values (no object per row; see `freshOf`). */
-  rowMode?: 'array';
-}
 
 /**
  * @internal The chain reads of one store.

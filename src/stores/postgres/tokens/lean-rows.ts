@@ -19,7 +19,15 @@
  * @module
  */
 import type { PoolClient } from 'pg';
-import type { ReadQuery } from './chains';
+
+/** @internal A read's query config (named when statements are prepared). */
+export interface ReadQuery {
+  name?: string;
+  text: string;
+  values: unknown[];
+  /** `'array'`: rows as arrays of column values (no object per row; see `freshOf`). */
+  rowMode?: 'array';
+}
 
 /** The parts of pg's (8.x) connection the short way uses. */
 interface Wire {
