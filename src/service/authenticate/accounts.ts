@@ -50,12 +50,17 @@ export function readAccount(
   return isThenable(got) ? call('token store', () => got as Promise<ServiceAccountRecord | null>) : got;
 }
 
-function usable(account: ServiceAccountRecord | null, ref: ServiceAccountRef, strict: boolean): UserRoles {
+function usable(
+  account: ServiceAccountRecord | null,
+  ref: ServiceAccountRef,
+  strict: boolean,
+  roles: (account: ServiceAccountRecord) => UserRoles,
+): UserRoles {
   // Management (an org's inventory, its rules at creation) sees a gone or disabled account as holding nothing.
   if (!strict && (account === null || account.disabled)) return Object.freeze({});
   if (account === null) throw new AuthenticationError('revoked', `the service account ${ref.org}/${ref.name} no longer exists`);
   if (account.disabled) throw new AuthenticationError('revoked', `the service account ${ref.org}/${ref.name} is disabled`);
-  return rolesOfAccount(account);
+  return roles(account);
 }
 
 /**
@@ -77,6 +82,16 @@ export function ownerRoles(
   strict = true,
   withinMs?: number,
 ): (userId: string) => UserRoles | Promise<UserRoles> {
+  // A store that hands out its frozen record (the memory store, PostgreSQL's request path) gets the
+  // same roles back while the record is the same object: no three frozen objects made per request.
+  // A changed account is a new record, so a lowered role is seen on the next request.
+  const known = new WeakMap<ServiceAccountRecord, UserRoles>();
+  const roles = (account: ServiceAccountRecord): UserRoles => {
+    if (!Object.isFrozen(account)) return rolesOfAccount(account);
+    let got = known.get(account);
+    if (got === undefined) known.set(account, (got = rolesOfAccount(account)));
+    return got;
+  };
   return (userId) => {
     const ref = parseServiceAccountId(userId);
     if (ref === null) {
@@ -85,6 +100,6 @@ export function ownerRoles(
       return members(userId);
     }
     const got = readAccount(store, call, ref, withinMs);
-    return got instanceof Promise ? got.then((a) => usable(a, ref, strict)) : usable(got, ref, strict);
+    return got instanceof Promise ? got.then((a) => usable(a, ref, strict, roles)) : usable(got, ref, strict, roles);
   };
 }
