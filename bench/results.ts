@@ -109,6 +109,7 @@ const ORDER = [
   'http',
   'memory',
   'postgres',
+  'postgres-profile',
   'http-postgres',
   'features',
   'peers',

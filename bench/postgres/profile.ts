@@ -7,7 +7,9 @@
  * inspector's sampling profiler, self time summed per group (pg driver, the
  * store, the service, node internals, GC, idle). Run by hand; prints markdown.
  *
- *   DATABASE_URL=… node --import tsx bench/postgres/profile.ts [--seconds=4] [--out=/tmp/pg-profile] [--rounds=5] [--cpu-only]
+ *   DATABASE_URL=… node --import tsx bench/postgres/profile.ts [--seconds=4] [--out=/tmp/pg-profile] [--rounds=5] [--cpu-only] [--write]
+ *
+ * `--write`: the output becomes the `postgres-profile` block of bench/RESULTS.md (where goal 2's time goes).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -18,6 +20,7 @@ import { buildSql, parseTableName } from '../../src/stores/postgres/tokens/sql';
 import { SHARED_READ, type SharedReadSource } from '../../src/stores/views';
 import { label, type Profile, selfByNode } from '../peers/profile';
 import { median } from '../timing';
+import { runOf, stamp, writeResults } from '../results';
 import type { Op } from './rounds';
 import { DISTINCT_TOKENS, distinctTokens, openPgBench, POOL_SIZE } from './setup';
 
@@ -178,6 +181,11 @@ try {
   }
   if (!CPU_ONLY) lines.push('', ...(await profiled(sides)));
   process.stdout.write(`${lines.join('\n')}\n`);
+  if (process.argv.includes('--write')) {
+    const command = `DATABASE_URL=… node --import tsx bench/postgres/profile.ts${CPU_ONLY ? ' --cpu-only' : ''} --write`;
+    const md = ["## Where a lone PostgreSQL request's time goes (issue 33, goal 2)", '', ...lines.slice(2)].join('\n');
+    writeResults(join(ROOT, 'bench', 'RESULTS.md'), [{ name: 'postgres-profile', md: stamp(md, runOf(command)), figures: {} }]);
+  }
 } finally {
   await bench.close();
 }
