@@ -112,11 +112,12 @@ export class ChainReader {
           : wanted.size === 1
             ? this.query('version', this.sql.readVersion, [...wanted])
             : this.query('versions', this.sql.readVersions, [JSON.stringify([...wanted])]);
-    // Three columns read once each: as arrays, pg builds no object per row. Without riders the
-    // statement goes the short way (lean-rows.ts; column 2 is `revoked_at`, the one timestamp).
+    // Three columns read once each: as arrays, pg builds no object per row. Without riders, or with
+    // one (its record is text), the statement goes the short way (lean-rows.ts; column 2 is
+    // `revoked_at`, the one timestamp); several riders' column is jsonb, which pg parses.
     query.rowMode = 'array';
     const rows =
-      riders.keys.length > 0
+      riders.keys.length > 0 && lone === null
         ? ((await client.query(query)) as unknown as { rows: (readonly unknown[])[] }).rows
         : await leanRows(client, query, [2]);
     // An account's row has no id (freshOf passes it by); the first row with one carries the version.
