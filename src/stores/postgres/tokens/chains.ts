@@ -8,14 +8,14 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import type { Entry } from '../../record-codec';
 import { KnownRecords, freshOf } from './known';
 import { leanRows, type ReadQuery } from './lean-rows';
-
-export type { ReadQuery } from './lean-rows';
 import { groupByRoot, recordOf, rowToEntry } from './rows';
 import type { StoreSql } from './sql';
 import type { TokenRecord } from '../../types';
 import { AccountViews, accountParams, accountsOf, ridersParam } from './side-tables';
 import { ChainBatcher, type Fetched } from './batch';
 import { MAX_BATCH_IDS, MAX_BATCHES_IN_FLIGHT } from './options';
+
+export type { ReadQuery } from './lean-rows';
 
 /** Distinct account texts kept decoded for the request path (accounts are few beside tokens). */
 const MAX_ACCOUNT_VIEWS = 1000;
