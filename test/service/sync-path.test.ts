@@ -10,28 +10,17 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SvcAuthError } from '../../src/errors';
 import { internalsOf } from '../../src/service';
-import { MemoryTokenStore, type TokenStore } from '../../src/stores';
+import { MemoryTokenStore } from '../../src/stores';
 import type { UserRoles } from '../../src/core/policy';
 import { testAuth, type TestAuth } from '../support/auth';
 import { Clock } from '../support/clock';
 import { newKey } from '../support/dpop';
+import { waitingStore } from '../support/token-stores';
 
 const ROLES: Record<string, UserRoles> = {
   alice: { orgs: { acme: 'owner' } },
   bob: { orgs: { acme: 'viewer' }, repos: { 'other/site': 'admin' } },
 };
-
-/** The same store, without its synchronous read: every chain read and account read is a promise. */
-function waitingStore(store: MemoryTokenStore): TokenStore {
-  return new Proxy(store, {
-    get(target, key) {
-      if (key === 'readChainSync') return undefined;
-      if (key === 'readServiceAccount') return (org: string, name: string) => Promise.resolve(target.readServiceAccount(org, name));
-      const v: unknown = Reflect.get(target, key, target);
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  }) as unknown as TokenStore;
-}
 
 type Outcome = { refused: string } | { user: string; kind: string; token: string | undefined; expires: number; allowed: boolean[] };
 

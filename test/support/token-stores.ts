@@ -60,3 +60,15 @@ export function tokenStores(file: string): [string, () => Promise<TokenStore>][]
   }
   return stores;
 }
+
+/** The same store, without its synchronous read: every chain read and account read is a promise. */
+export function waitingStore(store: MemoryTokenStore): TokenStore {
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'readChainSync') return undefined;
+      if (key === 'readServiceAccount') return (org: string, name: string) => Promise.resolve(target.readServiceAccount(org, name));
+      const v: unknown = Reflect.get(target, key, target);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  }) as unknown as TokenStore;
+}
