@@ -176,12 +176,20 @@ export const svcAuth: FastifyPluginAsync<SvcAuthPluginOptions> = fp(plugin, { fa
 export function requirePermission<G extends RouteGenericInterface = RouteGenericInterface>(
   permission: Permission,
   options: PermissionOptions<FastifyRequest<G>>,
-): (request: FastifyRequest<G>, reply: FastifyReply) => Promise<void> {
+): (request: FastifyRequest<G>, reply: FastifyReply, done: (err?: Error) => void) => void {
   const route = kit.permission<FastifyRequest<G>>(permission, options);
-  return async (request, reply) => {
-    // Throws when no svcAuth admitted this request: the error handler answers a bare 500.
-    const refused = route.permit(request, reply);
-    if (refused !== undefined) await refused;
+  // A hook with `done`, not an async one: Fastify awaits an async hook's promise, a microtask per request
+  // for a decision made in this turn. A refusal is already sent (reply.send): a hook that answered does not call done.
+  return (request, reply, done) => {
+    let refused: FastifyReply | undefined;
+    try {
+      refused = route.permit(request, reply);
+    } catch (err) {
+      // No svcAuth admitted this request: the error handler answers a bare 500.
+      done(err instanceof Error ? err : new Error('svc-auth: requirePermission failed'));
+      return;
+    }
+    if (refused === undefined) done();
   };
 }
 
