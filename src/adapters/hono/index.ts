@@ -8,7 +8,7 @@
  * `hono` is an optional peer dependency: install it yourself.
  * @module
  */
-import type { Context, Env, ErrorHandler, MiddlewareHandler } from 'hono';
+import type { Context, Env, ErrorHandler, MiddlewareHandler, Next } from 'hono';
 import type { Principal } from '../../core/policy';
 import type { Auth } from '../../service';
 import type { Permission } from '../../core/vocabulary';
@@ -101,22 +101,31 @@ export function svcAuth(auth: Auth, options: AdmissionOptions<Context> & { optio
 export function svcAuth(auth: Auth, options?: AdmissionOptions<Context>): MiddlewareHandler<PrincipalEnv>;
 export function svcAuth(auth: Auth, options?: AdmissionOptions<Context>): MiddlewareHandler {
   const guard = kit.admission(auth, options);
-  const handler: MiddlewareHandler<OptionalPrincipalEnv> = async (c, next) => {
-    // At once for a hot token on an in-process store: no await, no microtask.
+  // Hono hands an Error to app.onError itself; what still escapes next() (a thrown non-Error, an
+  // onError that threw) is answered, so this middleware never rejects.
+  const onward = (c: Context, admitted: Admitted, next: Next): Promise<Response | undefined> =>
+    'answer' in admitted ? Promise.resolve(admitted.answer) : proceed(next, (err) => guard.fail(c, err));
+  // Not `async`: Hono awaits what a middleware returns, and an async function's own promise and
+  // await were a share of a guarded request. A hot token on an in-process store is admitted at once.
+  const handler: MiddlewareHandler<OptionalPrincipalEnv> = (c, next) => {
     const got = guard.admit(c, c);
-    const admitted = got instanceof Promise ? await got : got;
-    if ('answer' in admitted) return admitted.answer;
-    try {
-      await next();
-    } catch (err) {
-      // Hono hands an Error to app.onError itself; what still escapes here (a thrown
-      // non-Error, an onError that threw) is answered, so this middleware never rejects.
-      return guard.fail(c, err);
-    }
-    return undefined;
+    return got instanceof Promise ? got.then((admitted) => onward(c, admitted, next)) : onward(c, got, next);
   };
   return handler as MiddlewareHandler;
 }
+
+type Admitted = Awaited<ReturnType<ReturnType<typeof kit.admission>['admit']>>;
+
+/** `next()`, with whatever it throws or rejects with answered by `fail`: never rejects. */
+function proceed(next: Next, fail: (err: unknown) => Response): Promise<Response | undefined> {
+  try {
+    return next().then(NOTHING, fail);
+  } catch (err) {
+    return Promise.resolve(fail(err));
+  }
+}
+
+const NOTHING = (): undefined => undefined;
 
 /**
  * Hono middleware that allows the request only when the principal that
@@ -143,16 +152,16 @@ export function requirePermission<E extends Env = Env, P extends string = string
   options: PermissionOptions<Context<E, P>>,
 ): MiddlewareHandler<E, P> {
   const route = kit.permission<Context<E, P>>(permission, options);
-  return async (c, next) => {
-    // Throws when no svcAuth admitted this request: app.onError answers a bare 500.
-    const refused = route.permit(c, c);
-    if (refused !== undefined) return refused;
+  // Not `async`, as svcAuth; permit throws when no svcAuth admitted this request: app.onError answers a bare 500.
+  return (c, next) => {
+    let refused: Response | undefined;
     try {
-      await next();
+      refused = route.permit(c, c);
     } catch (err) {
-      return route.fail(c, c, err); // as in svcAuth
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
+      return Promise.reject(err);
     }
-    return undefined;
+    return refused !== undefined ? Promise.resolve(refused) : proceed(next, (err) => route.fail(c, c, err));
   };
 }
 
