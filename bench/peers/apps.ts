@@ -31,6 +31,10 @@ export interface Running {
   close(): Promise<void>;
 }
 
+/** svc-auth's kinds, and the options of its guard in each (`svc-no-expiry`: no expiry header). */
+const SVC_KINDS: readonly Kind[] = ['svc-memory', 'svc-no-expiry', 'svc-bound', 'svc-postgres'];
+const guardOptions = (kind: Kind): { expirationHeader?: false } => (kind === 'svc-no-expiry' ? { expirationHeader: false } : {});
+
 function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`this variant needs ${what}`);
   return value;
@@ -67,9 +71,13 @@ function nodeApp(kind: Kind, setup: Setup): Server {
       nodeAnswer(res, m[1]!, m[2]!);
     });
   }
-  if (kind === 'svc-memory' || kind === 'svc-bound' || kind === 'svc-postgres') {
+  if (SVC_KINDS.includes(kind)) {
     type Routed = IncomingMessage & { repo?: string };
-    const guard = requireAuth(need(setup.auth, 'an Auth'), { permission: SCOPE, resource: (req: Routed) => req.repo ?? '' });
+    const guard = requireAuth(need(setup.auth, 'an Auth'), {
+      permission: SCOPE,
+      resource: (req: Routed) => req.repo ?? '',
+      ...guardOptions(kind),
+    });
     return createServer((req: Routed, res) => {
       const m = route(req);
       if (m === null) return nodeRefuse(res, 404);
@@ -97,9 +105,10 @@ function expressApp(kind: Kind, setup: Setup): express.Express {
       app.get(ROUTE, head);
       return app;
     case 'svc-memory':
+    case 'svc-no-expiry':
     case 'svc-bound':
     case 'svc-postgres':
-      app.use(svcExpress.svcAuth(need(setup.auth, 'an Auth')));
+      app.use(svcExpress.svcAuth(need(setup.auth, 'an Auth'), guardOptions(kind)));
       app.get(
         ROUTE,
         svcExpress.requirePermission<express.Request<{ org: string; repo: string }>>(SCOPE, {
@@ -147,9 +156,10 @@ async function fastifyApp(kind: Kind, setup: Setup): Promise<ReturnType<typeof F
       app.get<Repo>(ROUTE, head);
       return app;
     case 'svc-memory':
+    case 'svc-no-expiry':
     case 'svc-bound':
     case 'svc-postgres':
-      await app.register(svcFastify.svcAuth, { auth: need(setup.auth, 'an Auth') });
+      await app.register(svcFastify.svcAuth, { auth: need(setup.auth, 'an Auth'), ...guardOptions(kind) });
       app.setErrorHandler(svcFastify.errorHandler());
       app.get<Repo>(
         ROUTE,
@@ -201,9 +211,9 @@ async function fastifyApp(kind: Kind, setup: Setup): Promise<ReturnType<typeof F
 // Hono on @hono/node-server
 
 function honoApp(kind: Kind, setup: Setup): { fetch: (request: Request) => Response | Promise<Response> } {
-  if (kind === 'svc-memory' || kind === 'svc-bound' || kind === 'svc-postgres') {
+  if (SVC_KINDS.includes(kind)) {
     const app = new Hono<svcHono.PrincipalEnv>();
-    app.use(svcHono.svcAuth(need(setup.auth, 'an Auth')));
+    app.use(svcHono.svcAuth(need(setup.auth, 'an Auth'), guardOptions(kind)));
     app.get(ROUTE, svcHono.requirePermission(SCOPE, { resource: (c) => `${c.req.param('org')}/${c.req.param('repo')}` }), (c) =>
       c.json({ org: c.req.param('org'), repo: c.req.param('repo'), head: HEAD }),
     );

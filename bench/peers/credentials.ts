@@ -257,6 +257,7 @@ export async function setUp(kind: Kind): Promise<Setup> {
     case 'jwt-hs256-cached':
       return jwtPeer('HS256');
     case 'svc-memory':
+    case 'svc-no-expiry':
       return svcAuth('memory');
     case 'svc-bound':
       return svcAuth('memory', true);

@@ -197,8 +197,14 @@ function costs(results: Results, lone: Lone | undefined): string[] {
   const store: string[] = [];
   const select: string[] = [];
   for (const f of FRAMEWORKS) {
-    const [mem, pg, sel, bare] = (['svc-memory', 'svc-postgres', 'select1', 'bare'] as const).map((k) => cpuOf(results, f, k));
-    if (mem !== undefined && bare !== undefined) guard.push(`${FRAMEWORK_LABEL[f]} +${us(mem - bare)} on ${us(bare)} (${x(mem / bare)})`);
+    const [mem, pg, sel, bare, quiet] = (['svc-memory', 'svc-postgres', 'select1', 'bare', 'svc-no-expiry'] as const).map((k) =>
+      cpuOf(results, f, k),
+    );
+    if (mem !== undefined && bare !== undefined) {
+      // Without the expiry header: the guard's own share, apart from what one more response header costs the framework.
+      const header = quiet === undefined ? '' : `, +${us(quiet - bare)} (${x(quiet / bare)}) with \`expirationHeader: false\``;
+      guard.push(`${FRAMEWORK_LABEL[f]} +${us(mem - bare)} on ${us(bare)} (${x(mem / bare)})${header}`);
+    }
     if (pg !== undefined && mem !== undefined) store.push(`${FRAMEWORK_LABEL[f]} ${us(pg - mem)}`);
     if (sel !== undefined && bare !== undefined) select.push(`${FRAMEWORK_LABEL[f]} ${us(sel - bare)}`);
   }

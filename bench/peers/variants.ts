@@ -25,6 +25,8 @@ export const FRAMEWORK_LABEL: Record<Framework, string> = {
  * - `svc-memory`, `svc-postgres`: svc-auth's adapter for the framework with
  *   `repo:read` on `acme/web` (verify, read the token's record, roles, authorize),
  *   `MemoryTokenStore` or `PostgresTokenStore` (pool of 16).
+ * - `svc-no-expiry`: `svc-memory` with `expirationHeader: false`: the guard's own cost
+ *   apart from the one response header it adds by default (`Svc-Token-Expiration`).
  * - `svc-bound`: `svc-memory` with key-bound PATs (issue 32): every request is
  *   `Authorization: DPoP <token>` with a fresh proof by the key (signed by the load
  *   generator before the timed window), which the server verifies and spends once.
@@ -39,6 +41,7 @@ export const KINDS = [
   'jwt-eddsa-cached',
   'jwt-hs256-cached',
   'svc-memory',
+  'svc-no-expiry',
   'svc-bound',
   'svc-postgres',
   'better-auth',
@@ -65,6 +68,8 @@ export function peerOf(framework: Framework, kind: Kind): string {
       return 'no auth, one `SELECT 1`';
     case 'svc-memory':
       return 'svc-auth, memory store';
+    case 'svc-no-expiry':
+      return 'svc-auth, memory store, `expirationHeader: false`';
     case 'svc-bound':
       return 'svc-auth, memory store, key-bound PAT + DPoP proof';
     case 'svc-postgres':
