@@ -75,7 +75,9 @@ withDb('PostgresTokenStore under load and faults', { timeout: 60_000 }, () => {
         const asked = [...grandkids, ...kids, ...roots, `missing-${RUN}`].flatMap((r) => [typeof r === 'string' ? r : r.id]);
         const all = [...asked, ...asked.slice(0, 15)];
         const chains = await Promise.all(all.map((id) => s.readChain(id)));
-        expect(statements).toBeLessThanOrEqual(2);
+        // 49 distinct ids made in one turn: split over the free slots into 3 parts of at least 16, each part
+        // at most a lean read and a recursive one (64 one by one before coalescing).
+        expect(statements).toBeLessThanOrEqual(6);
         all.forEach((id, i) => {
           const chain = chains[i];
           if (id.startsWith('missing')) return expect(chain).toBeNull();

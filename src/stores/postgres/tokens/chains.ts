@@ -13,7 +13,7 @@ import type { StoreSql } from './sql';
 import type { TokenRecord } from '../../types';
 import { AccountViews, accountParams, accountsOf, ridersParam } from './side-tables';
 import { ChainBatcher, type Fetched } from './batch';
-import { MAX_BATCH_IDS, MAX_BATCHES_IN_FLIGHT } from './options';
+import { MAX_BATCH_IDS, MAX_BATCHES_IN_FLIGHT, MIN_SPLIT_IDS } from './options';
 
 export type { ReadQuery } from './lean-rows';
 
@@ -189,6 +189,6 @@ export function chainBatcher(
       decode: (found, shared) => reader.decode(found, shared),
       decodeAccount: (found, shared) => reader.accounts.decode(found, shared),
     },
-    { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, timeoutMs },
+    { maxIds: MAX_BATCH_IDS, maxInFlight: MAX_BATCHES_IN_FLIGHT, minSplit: MIN_SPLIT_IDS, timeoutMs },
   );
 }

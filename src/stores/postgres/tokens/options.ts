@@ -65,6 +65,12 @@ export const MAX_BATCH_IDS = 128;
  * gather into large batches instead of spreading over the pool one by one.
  */
 export const MAX_BATCHES_IN_FLIGHT = 4;
+/**
+ * Fewest ids per statement when a gathered batch is split over free slots
+ * (32 calls in flight: two statements of 16; 16 or fewer: one). Smaller parts
+ * cost the database more statements than the overlap saves.
+ */
+export const MIN_SPLIT_IDS = 16;
 const DEFAULT_RECORD_CACHE_SIZE = 10_000;
 const MAX_RECORD_CACHE_SIZE = 1_000_000;
 const OPTION_KEYS = new Set(['pool', 'table', 'statementTimeoutMs', 'prepare', 'recordCacheSize']);
