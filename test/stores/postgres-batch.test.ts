@@ -3,59 +3,10 @@
  * database): coalescing, order, per-id errors, T5's rule that a call never
  * joins a read already sent, and service-account reads riding on the batch.
  */
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { QueryResultRow } from 'pg';
 import { UnavailableError } from '../../src/errors';
 import { ChainBatcher } from '../../src/stores/postgres';
-import type { ChainSource } from '../../src/stores/postgres/tokens/batch';
-import { groupByRoot } from '../../src/stores/postgres/tokens/rows';
-import type { ServiceAccountRecord, TokenRecord } from '../../src/stores';
-
-interface Sent {
-  ids: readonly string[];
-  accounts: readonly string[];
-  answer: (rows: QueryResultRow[]) => void;
-  fail: (err: unknown) => void;
-}
-
-/** A source whose statements are answered by the test, one by one. */
-function scripted(): { source: ChainSource<QueryResultRow[]>; sent: Sent[] } {
-  const sent: Sent[] = [];
-  const source: ChainSource<QueryResultRow[]> = {
-    fetch: (ids, _ms, accounts) =>
-      new Promise<QueryResultRow[]>((resolve, reject) => {
-        sent.push({ ids, accounts, answer: resolve, fail: reject });
-      }).then((rows) => ({
-        chains: groupByRoot(rows.filter((r) => r.root !== undefined)),
-        accounts: new Map(rows.filter((r) => r.account !== undefined).map((r) => [String(r.account), r])),
-      })),
-    decode: (rows) =>
-      rows.map((r) => {
-        if (r.bad === true) throw new UnavailableError('token store unavailable: a stored record is malformed');
-        return { id: String(r.id), parentId: r.parent ?? null } as unknown as TokenRecord;
-      }),
-    decodeAccount: (found) => {
-      const r = found as QueryResultRow;
-      if (r.bad === true) throw new UnavailableError('token store unavailable: a stored service account is malformed');
-      return { org: String(r.account), name: 'bot' } as unknown as ServiceAccountRecord;
-    },
-  };
-  return { source, sent };
-}
-
-/** Rows of chains: each id's chain is itself then `<id>-parent`. */
-function rowsFor(ids: readonly string[]): QueryResultRow[] {
-  return ids.flatMap((id) => [
-    { root: id, id, parent: `${id}-parent` },
-    { root: id, id: `${id}-parent` },
-  ]);
-}
-
-// minSplit above the tests' batch sizes: a batch is one statement unless a test says otherwise.
-const limits = { maxIds: 128, maxInFlight: 2, minSplit: 64, timeoutMs: 5_000 };
-const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
-const ids = (chain: TokenRecord[] | null): string[] | null => chain?.map((r) => r.id) ?? null;
+import { ids, limits, rowsFor, scripted, tick } from '../support/chain-source';
 
 describe('ChainBatcher', () => {
   it('calls made together go out as one statement, and each caller gets exactly its own chain, nearest first', async () => {
@@ -163,80 +114,6 @@ describe('ChainBatcher', () => {
     expect(sent.map((s) => s.ids.length)).toEqual([10, 10, 5]);
     for (const s of sent) s.answer(rowsFor(s.ids));
     expect((await Promise.all(reads)).map((c) => c?.[0]?.id)).toEqual(Array.from({ length: 25 }, (_, i) => `m${i}`));
-  });
-
-  describe('a batch gathered in one turn is split over the free slots', () => {
-    it('32 calls with four free slots go out as two statements of 16; 31 as one; 100 as four of 25', async () => {
-      for (const [n, want] of [
-        [32, [16, 16]],
-        [31, [31]],
-        [100, [25, 25, 25, 25]],
-      ] as const) {
-        const { source, sent } = scripted();
-        const b = new ChainBatcher(source, { ...limits, maxInFlight: 4, minSplit: 16 });
-        const reads = Array.from({ length: n }, (_, i) => b.read(`s${i}`));
-        await tick();
-        expect(sent.map((s) => s.ids.length)).toEqual(want);
-        for (const s of sent) s.answer(rowsFor(s.ids));
-        expect((await Promise.all(reads)).map((c) => c?.[0]?.id)).toEqual(Array.from({ length: n }, (_, i) => `s${i}`));
-      }
-    });
-
-    it('only over slots that are free: with one busy of two, 40 calls are one statement; a flood is maxIds per slot', async () => {
-      const { source, sent } = scripted();
-      const b = new ChainBatcher(source, { ...limits, maxInFlight: 2, minSplit: 16 });
-      const first = b.read('first');
-      await tick();
-      const reads = Array.from({ length: 40 }, (_, i) => b.read(`w${i}`));
-      await tick();
-      expect(sent.map((s) => s.ids.length)).toEqual([1, 40]);
-      for (const s of sent) s.answer(rowsFor(s.ids));
-      await Promise.all([first, ...reads]);
-
-      const flood = scripted();
-      const f = new ChainBatcher(flood.source, { ...limits, maxIds: 128, maxInFlight: 4, minSplit: 16 });
-      const many = Array.from({ length: 1000 }, (_, i) => f.read(`f${i}`));
-      await tick();
-      expect(flood.sent.map((s) => s.ids.length)).toEqual([128, 128, 128, 128]);
-      while (flood.sent.some((s) => s.ids.length > 0)) {
-        const open = flood.sent.splice(0);
-        for (const s of open) s.answer(rowsFor(s.ids));
-        await tick();
-        await tick();
-      }
-      expect((await Promise.all(many)).map((c) => c?.[0]?.id)).toEqual(Array.from({ length: 1000 }, (_, i) => `f${i}`));
-    });
-
-    it('invariant: every caller gets its own chain, no statement holds more than maxIds or (split) fewer than minSplit (fast-check)', async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.integer({ min: 1, max: 300 }),
-          fc.integer({ min: 1, max: 6 }),
-          fc.integer({ min: 1, max: 40 }),
-          fc.integer({ min: 1, max: 64 }),
-          async (n, maxInFlight, minSplit, maxIds) => {
-            const { source, sent } = scripted();
-            const b = new ChainBatcher(source, { ...limits, maxIds, maxInFlight, minSplit });
-            const reads = Array.from({ length: n }, (_, i) => b.read(`p${i % 250}`));
-            await tick();
-            const first = sent.map((s) => s.ids.length);
-            expect(first.length).toBeLessThanOrEqual(maxInFlight);
-            // Split parts are even and at least minSplit each, unless maxIds caps them lower.
-            if (first.length > 1) for (const size of first.slice(0, -1)) expect(size).toBeGreaterThanOrEqual(Math.min(minSplit, maxIds));
-            for (let round = 0; sent.length > 0 && round < 1000; round++) {
-              for (const s of sent.splice(0)) {
-                expect(s.ids.length).toBeLessThanOrEqual(maxIds);
-                s.answer(rowsFor(s.ids));
-              }
-              await tick();
-              await tick();
-            }
-            expect((await Promise.all(reads)).map((c) => c?.[0]?.id)).toEqual(Array.from({ length: n }, (_, i) => `p${i % 250}`));
-          },
-        ),
-        { numRuns: 60 },
-      );
-    });
   });
 
   describe('service-account reads', () => {
