@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChainBatcher } from '../../src/stores/postgres';
-import { limits, rowsFor, scripted, tick } from '../support/chain-source';
+import { limits, rowsFor, scripted, tick } from './chain-source';
 
 describe('a batch gathered in one turn is split over the free slots', () => {
   it('32 calls with four free slots go out as two statements of 16; 31 as one; 100 as four of 25', async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/errors';
 import { ChainBatcher } from '../../src/stores/postgres';
-import { ids, limits, rowsFor, scripted, tick } from '../support/chain-source';
+import { ids, limits, rowsFor, scripted, tick } from './chain-source';
 
 describe('ChainBatcher', () => {
   it('calls made together go out as one statement, and each caller gets exactly its own chain, nearest first', async () => {
