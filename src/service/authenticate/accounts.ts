@@ -7,7 +7,7 @@
  */
 import { AuthenticationError, UnavailableError } from '../../errors';
 import type { UserRoles } from '../../core/policy';
-import { parseServiceAccountId, type ServiceAccountRef } from '../../core/vocabulary';
+import { parseServiceAccountId, SERVICE_ACCOUNT_PREFIX, type ServiceAccountRef } from '../../core/vocabulary';
 import { BOUNDED_ACCOUNT, type BoundedAccountSource, type ServiceAccountRecord, type TokenStore } from '../../stores';
 import { failure, isThenable } from '../deadlines';
 
@@ -16,6 +16,36 @@ type Call = <T>(what: string, fn: () => T | Promise<T>) => Promise<T>;
 /** @internal The roles an account's record gives: its role on its org, nothing else. */
 export function rolesOfAccount(account: ServiceAccountRecord): UserRoles {
   return Object.freeze({ orgs: Object.freeze({ [account.org]: account.role }), repos: Object.freeze({}) });
+}
+
+// Parsed account ids remembered per Auth; past it the memo starts over (a flood costs a parse each, never memory).
+const MAX_ACCOUNT_REFS = 1024;
+
+/**
+ * @internal `parseServiceAccountId`, remembered per id: an account's credential names the same id on
+ * every request, and both its principal and its roles need it parsed. Each ref is frozen, as one is
+ * shared by every principal of the account. Answers exactly as `parseServiceAccountId`.
+ *
+ * @example
+ * ```ts
+ * const refOf = accountRefs();
+ * refOf('sa:acme/ci-bot'); // { org: 'acme', name: 'ci-bot' }, the same frozen object next time
+ * refOf('alice'); // null
+ * ```
+ */
+export function accountRefs(): (userId: string) => ServiceAccountRef | null {
+  const seen = new Map<string, ServiceAccountRef>();
+  return (userId) => {
+    if (!userId.startsWith(SERVICE_ACCOUNT_PREFIX)) return null;
+    let ref = seen.get(userId);
+    if (ref === undefined) {
+      const parsed = parseServiceAccountId(userId);
+      if (parsed === null) return null;
+      if (seen.size >= MAX_ACCOUNT_REFS) seen.clear();
+      seen.set(userId, (ref = Object.freeze(parsed)));
+    }
+    return ref;
+  };
 }
 
 /**
@@ -81,6 +111,7 @@ export function ownerRoles(
   members: (userId: string) => UserRoles | Promise<UserRoles>,
   strict = true,
   withinMs?: number,
+  refOf: (userId: string) => ServiceAccountRef | null = parseServiceAccountId,
 ): (userId: string) => UserRoles | Promise<UserRoles> {
   // A store that hands out its frozen record (the memory store, PostgreSQL's request path) gets the
   // same roles back while the record is the same object: no three frozen objects made per request.
@@ -93,7 +124,7 @@ export function ownerRoles(
     return got;
   };
   return (userId) => {
-    const ref = parseServiceAccountId(userId);
+    const ref = refOf(userId);
     if (ref === null) {
       // A malformed `sa:` id is nobody's: refused, never handed to the membership source.
       if (userId.startsWith('sa:')) throw new AuthenticationError('revoked', 'not a service account this service knows');

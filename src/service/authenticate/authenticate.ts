@@ -37,7 +37,7 @@ import type { IpAddress } from '../../core/network';
 import { bindingCheck, boundKeyOf, isBound } from './dpop';
 import type { Authenticator } from './authenticator';
 import { drive, promised, type Steps } from './steps';
-import { ownerRoles } from './accounts';
+import { accountRefs, ownerRoles } from './accounts';
 
 /**
  * @internal the request path of one Auth instance. `call` runs a store or
@@ -58,7 +58,9 @@ export function createAuthenticator(
     maxLifetimeSec: { pat: LIFETIMES.pat.maxSec, session: LIFETIMES.session.maxSec, component: LIFETIMES.component.maxSec },
   });
   // Per-instance, never module-global: two Auth objects share nothing.
-  const principals = principalFactory();
+  // One memo of parsed account ids for the principal and the roles: a service account's id is parsed once, not twice a request.
+  const refOf = accountRefs();
+  const principals = principalFactory(refOf);
   const grants = grantSource(opts.layerCacheSize, opts.grantCacheSize);
 
   const allowedIps = new AllowedIps(opts.layerCacheSize);
@@ -85,7 +87,7 @@ export function createAuthenticator(
   }
 
   // A service account's roles come from its record, never from the membership source (W1, W2).
-  const rolesOf = ownerRoles(store, call, memberRolesOf, true, opts.storeTimeoutMs);
+  const rolesOf = ownerRoles(store, call, memberRolesOf, true, opts.storeTimeoutMs, refOf);
 
   const { readValidChain, readRequestChain, readChainNow } = chainReads(store, call, opts.storeTimeoutMs);
 

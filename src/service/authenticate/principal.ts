@@ -123,7 +123,7 @@ export interface PrincipalFactory {
  * b.stateOf(a.make('session', 'alice', new Date(), undefined, grant, { roles: {}, chain: null })); // undefined
  * ```
  */
-export function principalFactory(): PrincipalFactory {
+export function principalFactory(refOf: (userId: string) => ServiceAccountRef | null = parseServiceAccountId): PrincipalFactory {
   class AuthPrincipal implements Principal {
     readonly kind: Principal['kind'];
     readonly userId: string;
@@ -149,7 +149,7 @@ export function principalFactory(): PrincipalFactory {
       this.userId = userId;
       this.expiresAt = expiresAt;
       // One prefix test for a person; the id's form is reserved (W1), so it cannot be a user's.
-      this.serviceAccount = userId.startsWith(SERVICE_ACCOUNT_PREFIX) ? parseServiceAccountId(userId) : null;
+      this.serviceAccount = userId.startsWith(SERVICE_ACCOUNT_PREFIX) ? refOf(userId) : null;
       if (head !== undefined) {
         const self = this as { tokenId?: string; tokenName?: string; committerIdentity?: string };
         self.tokenId = head.id;
