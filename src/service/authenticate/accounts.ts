@@ -127,7 +127,7 @@ export function ownerRoles(
     const ref = refOf(userId);
     if (ref === null) {
       // A malformed `sa:` id is nobody's: refused, never handed to the membership source.
-      if (userId.startsWith('sa:')) throw new AuthenticationError('revoked', 'not a service account this service knows');
+      if (userId.startsWith(SERVICE_ACCOUNT_PREFIX)) throw new AuthenticationError('revoked', 'not a service account this service knows');
       return members(userId);
     }
     const got = readAccount(store, call, ref, withinMs);

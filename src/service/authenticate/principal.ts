@@ -13,7 +13,7 @@
  */
 import { GRANT_SLOT, type IssuedBy, type Principal, type UserRoles } from '../../core/policy';
 import type { Scope } from '../../core/scopes';
-import { parseServiceAccountId, SERVICE_ACCOUNT_PREFIX, type Permission, type ServiceAccountRef } from '../../core/vocabulary';
+import { parseServiceAccountId, type Permission, type ServiceAccountRef } from '../../core/vocabulary';
 import type { TokenRecord } from '../../stores';
 import type { PrincipalState } from '../internals';
 
@@ -148,8 +148,8 @@ export function principalFactory(refOf: (userId: string) => ServiceAccountRef | 
       this.kind = kind;
       this.userId = userId;
       this.expiresAt = expiresAt;
-      // One prefix test for a person; the id's form is reserved (W1), so it cannot be a user's.
-      this.serviceAccount = userId.startsWith(SERVICE_ACCOUNT_PREFIX) ? refOf(userId) : null;
+      // One prefix test for a person (refOf's first step); the id's form is reserved (W1), so it cannot be a user's.
+      this.serviceAccount = refOf(userId);
       if (head !== undefined) {
         const self = this as { tokenId?: string; tokenName?: string; committerIdentity?: string };
         self.tokenId = head.id;
